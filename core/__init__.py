@@ -1,0 +1,40 @@
+"""The rules of Poison: a compiled engine (`core.engine`) and a readable reference
+(`core.reference`) that behave identically.
+
+`core` imports nothing from the rest of the product; events and service build on it.
+"""
+
+from core.engine import CARD_CODES, Game, replay, score_round, seeded_deal, simulate
+from core.errors import IllegalMove, InvalidArgument, RuleError
+from core.results import (
+    Cauldron,
+    Deal,
+    Move,
+    Played,
+    Replayed,
+    RoundResult,
+    Simulation,
+    Taken,
+    View,
+)
+
+__all__ = [
+    "CARD_CODES",
+    "Cauldron",
+    "Deal",
+    "Game",
+    "IllegalMove",
+    "InvalidArgument",
+    "Move",
+    "Played",
+    "Replayed",
+    "RoundResult",
+    "RuleError",
+    "Simulation",
+    "Taken",
+    "View",
+    "replay",
+    "score_round",
+    "seeded_deal",
+    "simulate",
+]

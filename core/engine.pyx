@@ -1,0 +1,560 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The Python face of the compiled rules: `Game`, `replay`, `simulate`, `score_round`, `seeded_deal`.
+
+This is the one place where the C rules of rules.pyx meet Python: it checks and converts
+arguments, calls the rule functions, turns their error codes into the exceptions of
+core.errors and builds the result tuples of core.results. It holds no rule of its own, and
+nothing it does on a refused call changes a game.
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport int16_t, int64_t, uint8_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from core.rules cimport (
+    CAULDRONS_DYNAMIC, CAULDRONS_FIXED, DEAL_SIZE, DECK_SIZE, ERR_AWAITING_DEAL,
+    ERR_CARD_NOT_IN_HAND, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_ILLEGAL_CAULDRON,
+    ERR_INVALID_DEAL, ERR_NOT_AWAITING_DEAL, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
+    ERR_UNKNOWN_CARD, MAX_CAULDRON_CARDS, MAX_HANDS, MAX_LEGAL_MOVES, MAX_PLAYERS, MAX_ROUNDS,
+    MIN_PLAYERS, MIN_ROUNDS, N_CAULDRONS, N_COLOURS, N_KINDS, N_SUITS, NO_COLOUR, OK,
+    PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_RANDOM, GameState, Outcome,
+    check_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed,
+    hands_dealt, kind_colour, kind_copies, kind_from_chars, legal_moves, play_move, play_out,
+    replay_moves, score_taken, stream_seed,
+)
+
+from core import errors
+from core.results import (
+    COLOURS, Cauldron, Deal, Move, Played, Replayed, RoundResult, Simulation, Taken, View,
+)
+
+# Card codes by kind: the canonical order of hands, legal moves and decks everywhere.
+CARD_CODES = (
+    "R1", "R2", "R4", "R5", "R7",
+    "B1", "B2", "B4", "B5", "B7",
+    "P1", "P2", "P4", "P5", "P7",
+    "G4",
+)
+CAULDRON_RULES = ("dynamic", "fixed")
+STATUSES = ("dealing", "active", "finished")
+
+cdef tuple CODES = CARD_CODES
+cdef tuple COLOUR_NAMES = COLOURS
+cdef uint64_t SEED_LIMIT = 0xFFFFFFFFFFFFFFFFULL
+
+
+# ---- arguments ------------------------------------------------------------------------
+
+cdef inline bint is_int(object value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+cdef int parse_card(object card) except -2:
+    """The kind of a card code, or -1 when it is none."""
+    cdef str code
+    if type(card) is not str:
+        return -1
+    code = <str>card
+    if len(code) != 2:
+        return -1
+    return kind_from_chars(code[0], code[1])
+
+
+cdef int card_kind(object card) except -1:
+    cdef int kind = parse_card(card)
+    if kind < 0:
+        raise errors.unknown_card(card)
+    return kind
+
+
+cdef int parse_players(object players) except -1:
+    if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise errors.rule_error("invalid_players", f"a game has 3 to 6 players, not {players!r}")
+    return players
+
+
+cdef int parse_rounds(object rounds, int players) except -1:
+    if rounds is None:
+        return players
+    if not is_int(rounds) or not MIN_ROUNDS <= rounds <= MAX_ROUNDS:
+        raise errors.rule_error("invalid_rounds", f"a game has 1 to 20 rounds, not {rounds!r}")
+    return rounds
+
+
+cdef int parse_rule(object cauldrons) except -1:
+    if cauldrons == "dynamic" and type(cauldrons) is str:
+        return CAULDRONS_DYNAMIC
+    if cauldrons == "fixed" and type(cauldrons) is str:
+        return CAULDRONS_FIXED
+    raise errors.rule_error(
+        "invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {cauldrons!r}"
+    )
+
+
+cdef uint64_t parse_seed(object seed) except? 0:
+    if not is_int(seed) or not 0 <= seed <= SEED_LIMIT:
+        raise errors.rule_error("invalid_seed", f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+    return seed
+
+
+cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t* deal):
+    """Fill `deal` (DEAL_SIZE bytes) from card codes, or raise saying what is wrong."""
+    cdef int seat, kind, expected, count
+    cdef int n_hands = hands_dealt(players)
+    memset(deal, 0, DEAL_SIZE)
+    if not isinstance(hands, (list, tuple)) or len(hands) != players:
+        raise errors.rule_error(
+            "invalid_deal", f"a deal holds one hand per seat: {players} hands expected"
+        )
+    if set_aside is None:
+        set_aside = ()
+    if not isinstance(set_aside, (list, tuple)):
+        raise errors.rule_error("invalid_deal", "set_aside must be a list of card codes")
+    for seat in range(n_hands):
+        hand = hands[seat] if seat < players else set_aside
+        who = f"seat {seat}" if seat < players else "the set-aside hand"
+        if not isinstance(hand, (list, tuple)):
+            raise errors.rule_error("invalid_deal", f"the hand of {who} must be a list of card codes")
+        expected = dealt_hand_size(players, dealer, seat)
+        if len(hand) != expected:
+            raise errors.rule_error(
+                "invalid_deal",
+                f"{who} must be dealt {expected} cards (one at a time from the dealer's left), "
+                f"not {len(hand)}",
+            )
+        for card in hand:
+            kind = parse_card(card)
+            if kind < 0:
+                raise errors.rule_error("unknown_card", f"in the hand of {who}: {errors.unknown_card(card)}")
+            deal[seat * N_KINDS + kind] += 1
+    if players != 3 and len(set_aside) != 0:
+        raise errors.rule_error("invalid_deal", "only a three-player round sets a hand aside")
+    for kind in range(N_KINDS):
+        count = 0
+        for seat in range(n_hands):
+            count += deal[seat * N_KINDS + kind]
+        if count != kind_copies(kind):
+            raise errors.rule_error(
+                "invalid_deal",
+                f"the deal holds {count} × {CODES[kind]}, but the deck has {kind_copies(kind)}",
+            )
+
+
+cdef tuple cards_of(const uint8_t* counts):
+    """Card codes, in canonical order, of a row of counts per kind."""
+    cdef list cards = []
+    cdef int kind, copy
+    for kind in range(N_KINDS):
+        for copy in range(counts[kind]):
+            cards.append(CODES[kind])
+    return tuple(cards)
+
+
+cdef raise_move_error(const GameState* state, int error, object seat, object card, object cauldron):
+    cdef int c, colour
+    if error == ERR_SEAT_OUT_OF_RANGE:
+        raise errors.seat_out_of_range(seat, state.n_players)
+    if error == ERR_UNKNOWN_CARD:
+        raise errors.unknown_card(card)
+    if error == ERR_CAULDRON_OUT_OF_RANGE:
+        raise errors.cauldron_out_of_range(cauldron)
+    if error == ERR_GAME_FINISHED:
+        raise errors.game_finished()
+    if error == ERR_AWAITING_DEAL:
+        raise errors.awaiting_deal(state.round + 1)
+    if error == ERR_NOT_YOUR_TURN:
+        raise errors.not_your_turn(seat, state.turn)
+    if error == ERR_CARD_NOT_IN_HAND:
+        raise errors.card_not_in_hand(seat, card)
+    if error == ERR_ILLEGAL_CAULDRON:
+        colour = kind_colour(parse_card(card))
+        home = None
+        if state.cauldron_rule == CAULDRONS_FIXED:
+            home = colour
+        else:
+            for c in range(N_CAULDRONS):
+                if state.cauldron_colour[c] == colour:
+                    home = c
+        raise errors.illegal_cauldron(card, cauldron, home, state.cauldron_rule == CAULDRONS_FIXED)
+    raise errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
+
+
+cdef bint parse_move(object move, int* seat, int* kind, int* cauldron) except -1:
+    """Unpack a (seat, card, cauldron) triple of a recorded game; False when malformed."""
+    if not isinstance(move, (tuple, list)) or len(move) != 3:
+        return False
+    s, card, c = move
+    if not is_int(s) or not is_int(c) or not 0 <= s < MAX_PLAYERS or not 0 <= c < N_CAULDRONS:
+        return False
+    kind[0] = parse_card(card)
+    seat[0] = s
+    cauldron[0] = c
+    return kind[0] >= 0
+
+
+# ---- the game -------------------------------------------------------------------------
+
+cdef class Game:
+    """One game of Poison, in C. See core/engine.pyi for the documented interface."""
+
+    cdef GameState state
+    cdef list pending_deals
+
+    def __init__(self, players, *, rounds=None, cauldrons="dynamic", seed=None, deals=None):
+        cdef int n = parse_players(players)
+        cdef int n_rounds = parse_rounds(rounds, n)
+        cdef int rule = parse_rule(cauldrons)
+        cdef uint64_t s = 0
+        cdef uint8_t scratch[DEAL_SIZE]
+        if seed is not None:
+            s = parse_seed(seed)
+            if deals is not None:
+                raise errors.rule_error("invalid_deal", "give a seed or explicit deals, not both")
+        if deals is not None and not isinstance(deals, (list, tuple)):
+            raise errors.rule_error("invalid_deal", "deals must be a list of deals, one per round")
+        if deals is not None and len(deals) > n_rounds:
+            raise errors.rule_error("invalid_deal", f"{len(deals)} deals for a game of {n_rounds} rounds")
+        for number, deal in enumerate(deals or ()):
+            # Check every deal now, so that a bad one is refused before any move is made.
+            if not isinstance(deal, (list, tuple)) or len(deal) != 2:
+                raise errors.rule_error("invalid_deal", "each deal is a pair (hands, set_aside)")
+            parse_deal(n, number % n, deal[0], deal[1], scratch)
+        game_init(&self.state, n, n_rounds, rule)
+        self.pending_deals = list(deals) if deals is not None else []
+        if seed is not None:
+            game_seed(&self.state, s)
+        else:
+            self._deal_pending()
+
+    cdef _deal_pending(self):
+        if self.pending_deals and self.state.phase == PHASE_DEAL:
+            hands, set_aside = self.pending_deals.pop(0)
+            self.deal(hands, set_aside)
+
+    # -- options and public state ------------------------------------------------------
+
+    @property
+    def players(self):
+        return self.state.n_players
+
+    @property
+    def rounds(self):
+        return self.state.n_rounds
+
+    @property
+    def cauldron_rule(self):
+        return CAULDRON_RULES[self.state.cauldron_rule]
+
+    @property
+    def seed(self):
+        return self.state.seed if self.state.seeded else None
+
+    @property
+    def status(self):
+        return STATUSES[self.state.phase]
+
+    @property
+    def round(self):
+        return self.state.round + 1
+
+    @property
+    def dealer(self):
+        return self.state.dealer
+
+    @property
+    def turn(self):
+        return self.state.turn if self.state.phase == PHASE_PLAY else None
+
+    @property
+    def cauldrons(self):
+        cdef int c, i
+        cdef list cauldrons = []
+        for c in range(N_CAULDRONS):
+            colour = self.state.cauldron_colour[c]
+            cauldrons.append(Cauldron(
+                None if colour == NO_COLOUR else COLOUR_NAMES[colour],
+                self.state.cauldron_total[c],
+                tuple([CODES[self.state.cauldron[c][i]] for i in range(self.state.cauldron_len[c])]),
+            ))
+        return tuple(cauldrons)
+
+    @property
+    def hand_sizes(self):
+        return tuple([self.state.hand_size[s] for s in range(self.state.n_players)])
+
+    @property
+    def pile_sizes(self):
+        cdef int s
+        return tuple([
+            self.state.taken[s][0] + self.state.taken[s][1] + self.state.taken[s][2] + self.state.taken[s][3]
+            for s in range(self.state.n_players)
+        ])
+
+    @property
+    def totals(self):
+        return tuple([self.state.total[s] for s in range(self.state.n_players)])
+
+    @property
+    def winners(self):
+        cdef int s
+        if self.state.phase != PHASE_OVER:
+            return ()
+        best = min(self.totals)
+        return tuple([s for s in range(self.state.n_players) if self.state.total[s] == best])
+
+    # -- hidden information: callers decide who may see it -----------------------------
+
+    def hand(self, seat):
+        return cards_of(self.state.hand[self._seat(seat)])
+
+    def set_aside(self):
+        if self.state.n_players != 3:
+            return ()
+        return cards_of(self.state.hand[3])
+
+    def taken(self, seat):
+        cdef int s = self._seat(seat)
+        return Taken(self.state.taken[s][0], self.state.taken[s][1],
+                     self.state.taken[s][2], self.state.taken[s][3])
+
+    cdef int _seat(self, object seat) except -1:
+        if not is_int(seat) or not 0 <= seat < self.state.n_players:
+            raise errors.seat_out_of_range(seat, self.state.n_players)
+        return seat
+
+    # -- moves -------------------------------------------------------------------------
+
+    def legal_moves(self):
+        cdef uint8_t kinds[MAX_LEGAL_MOVES]
+        cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
+        cdef int n = legal_moves(&self.state, kinds, cauldrons)
+        return tuple([Move(CODES[kinds[i]], cauldrons[i]) for i in range(n)])
+
+    def check(self, seat, card, cauldron):
+        cdef int s = seat if is_int(seat) and -1 <= seat <= MAX_PLAYERS else -1
+        cdef int kind = parse_card(card)
+        cdef int c = cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
+        cdef int error = check_move(&self.state, s, kind, c)
+        if error != OK:
+            raise_move_error(&self.state, error, seat, card, cauldron)
+
+    def play(self, seat, card, cauldron):
+        cdef Outcome outcome
+        cdef int s = seat if is_int(seat) and -1 <= seat <= MAX_PLAYERS else -1
+        cdef int kind = parse_card(card)
+        cdef int c = cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
+        cdef int error = play_move(&self.state, s, kind, c, &outcome)
+        if error != OK:
+            raise_move_error(&self.state, error, seat, card, cauldron)
+        if outcome.round_over and self.pending_deals:
+            self._deal_pending()
+        return Played(
+            outcome.seat, CODES[outcome.kind], outcome.cauldron, outcome.total,
+            tuple([CODES[outcome.taken[i]] for i in range(outcome.n_taken)]),
+            bool(outcome.round_over), bool(outcome.game_over),
+        )
+
+    def deal(self, hands, set_aside=()):
+        cdef uint8_t deal[DEAL_SIZE]
+        if self.state.phase == PHASE_OVER:
+            raise errors.game_finished()
+        if self.state.phase != PHASE_DEAL:
+            raise errors.not_awaiting_deal(self.state.round + 1)
+        parse_deal(self.state.n_players, self.state.dealer, hands, set_aside, deal)
+        if game_deal(&self.state, deal) != OK:   # parse_deal checked all; this is a backstop
+            raise errors.rule_error("invalid_deal", "the engine refused the deal")
+
+    # -- results -----------------------------------------------------------------------
+
+    def round_results(self):
+        cdef int r, s, colour
+        cdef int n = self.state.n_players
+        results = []
+        for r in range(self.state.rounds_scored):
+            results.append(RoundResult(
+                r + 1,
+                r % n,
+                tuple([Taken(*[self.state.round_taken[r][s][colour] for colour in range(N_SUITS)])
+                       for s in range(n)]),
+                tuple([tuple([COLOUR_NAMES[colour] for colour in range(N_COLOURS)
+                              if (self.state.discarded[r][s] >> colour) & 1]) for s in range(n)]),
+                tuple([self.state.score[r][s] for s in range(n)]),
+            ))
+        return tuple(results)
+
+    def view(self, seat=None):
+        cdef int s = -1
+        if seat is not None:
+            s = self._seat(seat)
+        hand = None
+        moves = None
+        if s >= 0:
+            hand = cards_of(self.state.hand[s])
+            moves = self.legal_moves() if self.state.phase == PHASE_PLAY and self.state.turn == s else ()
+        return View(
+            self.status, self.round, self.state.n_rounds, self.state.dealer, self.turn,
+            self.cauldrons, self.hand_sizes, self.pile_sizes,
+            tuple([result.scores for result in self.round_results()]),
+            self.totals, self.winners, None if s < 0 else s, hand, moves,
+        )
+
+    def copy(self):
+        cdef Game twin = Game.__new__(Game)
+        memcpy(&twin.state, &self.state, sizeof(GameState))
+        twin.pending_deals = list(self.pending_deals)
+        return twin
+
+    def __copy__(self):
+        return self.copy()
+
+    def __repr__(self):
+        return (f"<Game {self.state.n_players} players, round {self.round}/{self.state.n_rounds}, "
+                f"{self.status}>")
+
+
+# ---- free functions -------------------------------------------------------------------
+
+def seeded_deal(seed, players, round):
+    """The deal a seeded game uses for `round` (1-based)."""
+    cdef uint8_t deal[DEAL_SIZE]
+    cdef int n = parse_players(players)
+    cdef uint64_t s = parse_seed(seed)
+    cdef int seat
+    if not is_int(round) or not MIN_ROUNDS <= round <= MAX_ROUNDS:
+        raise errors.rule_error("invalid_rounds", f"round {round!r} is not 1 to 20")
+    deal_from_seed(s, round - 1, n, (round - 1) % n, deal)
+    return Deal(
+        tuple([cards_of(&deal[seat * N_KINDS]) for seat in range(n)]),
+        cards_of(&deal[n * N_KINDS]) if n == 3 else (),
+    )
+
+
+def score_round(taken):
+    """Scores and discards of one round from per-seat counts (red, blue, purple, poison)."""
+    cdef uint8_t counts[MAX_PLAYERS * N_SUITS]
+    cdef int16_t scores[MAX_PLAYERS]
+    cdef uint8_t discarded[MAX_PLAYERS]
+    cdef int n, s, colour
+    if not isinstance(taken, (list, tuple)) or not MIN_PLAYERS <= len(taken) <= MAX_PLAYERS:
+        raise errors.rule_error("invalid_players", "score_round takes the piles of 3 to 6 seats")
+    n = len(taken)
+    for s in range(n):
+        row = taken[s]
+        if not isinstance(row, (list, tuple)) or len(row) != N_SUITS:
+            raise errors.rule_error("invalid_deal", f"seat {s}: a pile is four counts (red, blue, purple, poison)")
+        for colour in range(N_SUITS):
+            value = row[colour]
+            if not is_int(value) or not 0 <= value <= (14 if colour < N_COLOURS else 8):
+                raise errors.rule_error("invalid_deal", f"seat {s}: {value!r} cannot be a count of that suit")
+            counts[s * N_SUITS + colour] = value
+    score_taken(n, counts, scores, discarded)
+    return (
+        tuple([scores[s] for s in range(n)]),
+        tuple([tuple([COLOUR_NAMES[colour] for colour in range(N_COLOURS) if (discarded[s] >> colour) & 1])
+               for s in range(n)]),
+    )
+
+
+def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals=()):
+    """Replay a recorded game in one C loop; see core/engine.pyi."""
+    cdef Game game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
+    cdef int n = game.state.n_players
+    cdef Py_ssize_t n_moves, n_deals, i
+    cdef int64_t usable, applied
+    cdef int error = OK, seat, kind, cauldron
+    cdef uint8_t* move_bytes = NULL
+    cdef uint8_t* deal_bytes = NULL
+    cdef uint8_t dealer
+    cdef object stop = None             # an error found while reading the record
+    if seed is not None and deals:
+        raise errors.rule_error("invalid_deal", "give a seed or explicit deals, not both")
+    if not isinstance(moves, (list, tuple)) or not isinstance(deals, (list, tuple)):
+        raise errors.rule_error("invalid_move", "moves and deals must be lists")
+    n_moves = len(moves)
+    n_deals = min(len(deals), game.state.n_rounds)
+    try:
+        move_bytes = <uint8_t*>PyMem_Malloc(3 * n_moves + 1)
+        deal_bytes = <uint8_t*>PyMem_Malloc(DEAL_SIZE * n_deals + 1)
+        if move_bytes == NULL or deal_bytes == NULL:
+            raise MemoryError()
+        usable = n_moves
+        for i in range(n_moves):
+            if not parse_move(moves[i], &seat, &kind, &cauldron):
+                usable = i
+                stop = errors.rule_error("invalid_move", f"move {i} is not a (seat, card, cauldron) triple: {moves[i]!r}")
+                break
+            move_bytes[3 * i] = seat
+            move_bytes[3 * i + 1] = kind
+            move_bytes[3 * i + 2] = cauldron
+        for i in range(n_deals):
+            deal = deals[i]
+            try:
+                if not isinstance(deal, (list, tuple)) or len(deal) != 2:
+                    raise errors.rule_error("invalid_deal", "each deal is a pair (hands, set_aside)")
+                parse_deal(n, i % n, deal[0], deal[1], deal_bytes + i * DEAL_SIZE)
+            except errors.RuleError as refused:
+                n_deals = i
+                deal_stop = refused
+                break
+        else:
+            deal_stop = None
+        with nogil:
+            applied = replay_moves(&game.state, deal_bytes, <int>n_deals, move_bytes, usable, &error)
+    finally:
+        PyMem_Free(move_bytes)
+        PyMem_Free(deal_bytes)
+    if error == ERR_AWAITING_DEAL and deal_stop is not None:
+        return Replayed(game, applied, deal_stop)
+    if error != OK:
+        move = moves[applied]
+        try:
+            raise_move_error(&game.state, error, move[0], move[1], move[2])
+        except errors.RuleError as refused:
+            return Replayed(game, applied, refused)
+    if stop is not None:
+        return Replayed(game, applied, stop)
+    return Replayed(game, applied, None)
+
+
+def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic"):
+    """Play `games` complete games of random legal moves in C; see core/engine.pyi."""
+    cdef GameState state
+    cdef int n = parse_players(players)
+    cdef int n_rounds = parse_rounds(rounds, n)
+    cdef int rule = parse_rule(cauldrons)
+    cdef uint64_t master = parse_seed(seed)
+    cdef int64_t n_games, g, moves = 0
+    cdef uint8_t policies[MAX_PLAYERS]
+    cdef int64_t wins[MAX_PLAYERS]
+    cdef int64_t score_sum[MAX_PLAYERS]
+    cdef int64_t score_squares[MAX_PLAYERS]
+    cdef uint64_t game_seed_value, rng
+    cdef int s, best
+    if not is_int(games) or not 0 <= games <= 1_000_000_000:
+        raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
+    n_games = games
+    memset(policies, POLICY_RANDOM, sizeof(policies))
+    memset(wins, 0, sizeof(wins))
+    memset(score_sum, 0, sizeof(score_sum))
+    memset(score_squares, 0, sizeof(score_squares))
+    with nogil:
+        for g in range(n_games):
+            game_init(&state, n, n_rounds, rule)
+            game_seed_value = stream_seed(master, <uint64_t>g)
+            game_seed(&state, game_seed_value)
+            rng = stream_seed(game_seed_value, 0)
+            moves += play_out(&state, policies, &rng)
+            best = state.total[0]
+            for s in range(n):
+                if state.total[s] < best:
+                    best = state.total[s]
+            for s in range(n):
+                wins[s] += state.total[s] == best
+                score_sum[s] += state.total[s]
+                score_squares[s] += state.total[s] * state.total[s]
+    return Simulation(
+        n_games, moves,
+        tuple([wins[s] for s in range(n)]),
+        tuple([score_sum[s] for s in range(n)]),
+        tuple([score_squares[s] for s in range(n)]),
+    )

@@ -1,0 +1,105 @@
+"""The exceptions of the rules engine, shared by the compiled core and the reference.
+
+Every refusal carries a stable, machine-readable `code` (the service maps these codes to
+its problem+json errors) and a message a person can act on. A function that raises one of
+these has changed nothing.
+"""
+
+from __future__ import annotations
+
+
+class RuleError(ValueError):
+    """Base of every refusal of the engine; `code` names the reason."""
+
+    code: str
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {str(self)!r})"
+
+
+class IllegalMove(RuleError):
+    """A well-formed request that the rules forbid in the game's present state.
+
+    Codes: `not_your_turn`, `card_not_in_hand`, `illegal_cauldron`, `game_finished`,
+    `awaiting_deal` (a move while the next round has not been dealt) and
+    `not_awaiting_deal` (a deal while a round is being played).
+    """
+
+
+class InvalidArgument(RuleError):
+    """A value no game could accept: wrong type, out of range, malformed.
+
+    Codes: `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`,
+    `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`, `invalid_deal`,
+    `invalid_move`, `invalid_games`, `invalid_policy`.
+    """
+
+
+ILLEGAL_MOVE_CODES = frozenset(
+    {
+        "not_your_turn",
+        "card_not_in_hand",
+        "illegal_cauldron",
+        "game_finished",
+        "awaiting_deal",
+        "not_awaiting_deal",
+    }
+)
+
+
+def rule_error(code: str, message: str) -> RuleError:
+    """The exception of the right class for `code`."""
+    cls = IllegalMove if code in ILLEGAL_MOVE_CODES else InvalidArgument
+    return cls(code, message)
+
+
+# ---- the messages, built in one place so both implementations say the same thing -------
+
+
+def seat_out_of_range(seat: object, players: int) -> RuleError:
+    return rule_error("seat_out_of_range", f"seat {seat!r} is not a seat of this game (0 to {players - 1})")
+
+
+def unknown_card(card: object) -> RuleError:
+    return rule_error(
+        "unknown_card", f"{card!r} is not a card code (R1 R2 R4 R5 R7, B…, P… or G4 for poison)"
+    )
+
+
+def cauldron_out_of_range(cauldron: object) -> RuleError:
+    return rule_error("cauldron_out_of_range", f"cauldron {cauldron!r} is not 0, 1 or 2")
+
+
+def game_finished() -> RuleError:
+    return rule_error("game_finished", "the game is finished: every round has been scored")
+
+
+def awaiting_deal(round: int) -> RuleError:
+    return rule_error("awaiting_deal", f"round {round} has not been dealt yet")
+
+
+def not_awaiting_deal(round: int) -> RuleError:
+    return rule_error("not_awaiting_deal", f"round {round} is being played: deal only before a round")
+
+
+def not_your_turn(seat: int, turn: int) -> RuleError:
+    return rule_error("not_your_turn", f"seat {seat} may not play now: it is seat {turn}'s turn")
+
+
+def card_not_in_hand(seat: int, card: str) -> RuleError:
+    return rule_error("card_not_in_hand", f"seat {seat} holds no {card}")
+
+
+def illegal_cauldron(card: str, cauldron: int, home: int | None, fixed: bool) -> RuleError:
+    """`home` is the cauldron the potion must go into, or None when it needs a colourless one."""
+    if fixed:
+        reason = f"with fixed cauldrons it goes only into cauldron {home}"
+    elif home is not None:
+        reason = f"cauldron {home} holds its colour, so it must go there"
+    else:
+        reason = f"cauldron {cauldron} holds another colour, and its colour opens only a colourless one"
+    return rule_error("illegal_cauldron", f"{card} may not go into cauldron {cauldron}: {reason}")

@@ -1,0 +1,115 @@
+"""The values the rules engine hands out, shared by the compiled core and the reference.
+
+Plain immutable tuples: cheap to build from C, comparable with `==` (the property tests
+compare the two implementations value by value) and free of any behaviour of their own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from core.errors import RuleError
+
+#: Colour names in their index order; poison is the fourth suit of a taken pile.
+COLOURS = ("red", "blue", "purple")
+SUITS = ("red", "blue", "purple", "poison")
+
+G = TypeVar("G")
+
+
+class Move(NamedTuple):
+    """A card code and the cauldron (0, 1, 2) it goes into."""
+
+    card: str
+    cauldron: int
+
+
+class Cauldron(NamedTuple):
+    colour: str | None  # None while colourless (empty, or poison only)
+    total: int
+    cards: tuple[str, ...]  # in the order they were played
+
+
+class Taken(NamedTuple):
+    """How many cards of each suit one seat took (face down) in a round."""
+
+    red: int
+    blue: int
+    purple: int
+    poison: int
+
+
+class Deal(NamedTuple):
+    """The hands of one round, seat by seat; `set_aside` is the unused fourth hand of a
+    three-player round (empty otherwise). Card order within a hand carries no meaning."""
+
+    hands: tuple[tuple[str, ...], ...]
+    set_aside: tuple[str, ...] = ()
+
+
+class Played(NamedTuple):
+    """What one move did."""
+
+    seat: int
+    card: str
+    cauldron: int
+    total: int  # the cauldron's total once the move is complete
+    taken: tuple[str, ...]  # what an overflow made the seat take; empty if none
+    round_over: bool
+    game_over: bool
+
+    @property
+    def overflowed(self) -> bool:
+        # An overflow always takes something: only a total of 7 or more can overflow.
+        return bool(self.taken)
+
+
+class RoundResult(NamedTuple):
+    round: int  # 1-based
+    dealer: int
+    taken: tuple[Taken, ...]  # per seat
+    discarded: tuple[tuple[str, ...], ...]  # colours each seat discarded
+    scores: tuple[int, ...]
+
+
+class View(NamedTuple):
+    """A game as one seat (or, with `seat` None, the public) may see it."""
+
+    status: str  # "dealing", "active" or "finished"
+    round: int
+    rounds: int
+    dealer: int
+    turn: int | None
+    cauldrons: tuple[Cauldron, ...]
+    hand_sizes: tuple[int, ...]
+    taken: tuple[int, ...]  # pile sizes this round, never their contents
+    scores: tuple[tuple[int, ...], ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    seat: int | None
+    hand: tuple[str, ...] | None
+    legal_moves: tuple[Move, ...] | None
+
+
+class Simulation(NamedTuple):
+    """Totals over many complete games of bot play."""
+
+    games: int
+    moves: int
+    wins: tuple[int, ...]  # per seat; a shared win counts for every winner
+    score_sum: tuple[int, ...]  # per seat, sum of final totals
+    score_squares: tuple[int, ...]  # per seat, sum of squared final totals (for spread)
+
+
+class Replayed(NamedTuple, Generic[G]):
+    """The outcome of replaying a recorded game."""
+
+    game: G  # the game after the last move that was applied
+    applied: int  # how many moves were applied
+    error: RuleError | None  # why the replay stopped early; None when every move was legal
+
+    @property
+    def illegal_at(self) -> int | None:
+        """Index of the first move that could not be applied, if any."""
+        return None if self.error is None else self.applied

@@ -1,0 +1,390 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The rules of Poison as C functions over one `GameState` struct (declared in rules.pxd).
+
+Every function here is `noexcept nogil` and touches no Python object: a broken rule shows
+up as an error code, never as an exception. The order in which `check_move` tests things is
+part of the contract (the first failing check names the error) and `core/reference.py`
+follows the same order.
+"""
+
+from libc.string cimport memcpy, memset
+
+# Card kinds are colour * N_VALUES + value index for potions, and POISON_KIND for poison.
+cdef uint8_t[5] POTION_VALUES = [1, 2, 4, 5, 7]
+cdef uint8_t[5] POTION_COPIES = [3, 3, 2, 3, 3]
+cdef uint8_t N_POISON_CARDS = 8
+
+# splitmix64 (Steele, Lea and Flood): small, fast and easy to write again in plain Python,
+# so that a seed deals and plays the same game in the compiled core and in the reference.
+cdef uint64_t GOLDEN_GAMMA = 0x9E3779B97F4A7C15ULL
+
+
+cdef uint8_t kind_colour(int kind) noexcept nogil:
+    if kind == POISON_KIND:
+        return POISON
+    return <uint8_t>(kind // N_VALUES)
+
+
+cdef uint8_t kind_value(int kind) noexcept nogil:
+    if kind == POISON_KIND:
+        return POISON_VALUE
+    return POTION_VALUES[kind % N_VALUES]
+
+
+cdef uint8_t kind_copies(int kind) noexcept nogil:
+    if kind == POISON_KIND:
+        return N_POISON_CARDS
+    return POTION_COPIES[kind % N_VALUES]
+
+
+cdef int kind_from_chars(int first, int second) noexcept nogil:
+    cdef int colour
+    if first == 71 and second == 52:        # "G4"
+        return POISON_KIND
+    if first == 82:                          # "R"
+        colour = 0
+    elif first == 66:                        # "B"
+        colour = 1
+    elif first == 80:                        # "P"
+        colour = 2
+    else:
+        return -1
+    if second == 49:                         # "1"
+        return colour * N_VALUES
+    if second == 50:                         # "2"
+        return colour * N_VALUES + 1
+    if second == 52:                         # "4"
+        return colour * N_VALUES + 2
+    if second == 53:                         # "5"
+        return colour * N_VALUES + 3
+    if second == 55:                         # "7"
+        return colour * N_VALUES + 4
+    return -1
+
+
+# ---- random numbers -------------------------------------------------------------------
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef uint64_t stream_seed(uint64_t seed, uint64_t stream) noexcept nogil:
+    return mix64(seed + stream * GOLDEN_GAMMA)
+
+
+cdef uint64_t next_random(uint64_t* state) noexcept nogil:
+    state[0] += GOLDEN_GAMMA
+    return mix64(state[0])
+
+
+cdef uint32_t random_below(uint64_t* state, uint32_t n) noexcept nogil:
+    # The top 32 bits scaled to [0, n): no division, and the bias (< n / 2**32) is nil here.
+    return <uint32_t>(((next_random(state) >> 32) * n) >> 32)
+
+
+# ---- dealing --------------------------------------------------------------------------
+
+cdef int hands_dealt(int n_players) noexcept nogil:
+    # Three players deal as if there were four and set the fourth hand aside.
+    return 4 if n_players == 3 else n_players
+
+
+cdef inline int deal_position(int n_players, int dealer, int hand) noexcept nogil:
+    # Cards go out one at a time from the dealer's left; the set-aside hand comes last.
+    if hand >= n_players:
+        return hand
+    return (hand - dealer - 1 + n_players) % n_players
+
+
+cdef int dealt_hand_size(int n_players, int dealer, int hand) noexcept nogil:
+    cdef int hands = hands_dealt(n_players)
+    if hand < 0 or hand >= hands:
+        return 0
+    return DECK_SIZE // hands + (1 if deal_position(n_players, dealer, hand) < DECK_SIZE % hands else 0)
+
+
+cdef void deal_from_seed(uint64_t seed, int round, int n_players, int dealer, uint8_t* deal) noexcept nogil:
+    cdef uint8_t deck[DECK_SIZE]
+    cdef int kind, copy, i, j, position, hand
+    cdef int n = 0
+    cdef int hands = hands_dealt(n_players)
+    cdef uint8_t swap
+    cdef uint64_t rng = stream_seed(seed, <uint64_t>(round + 1))
+    for kind in range(N_KINDS):
+        for copy in range(kind_copies(kind)):
+            deck[n] = <uint8_t>kind
+            n += 1
+    # Fisher–Yates, from the top of the deck down.
+    for i in range(DECK_SIZE - 1, 0, -1):
+        j = random_below(&rng, <uint32_t>(i + 1))
+        swap = deck[i]
+        deck[i] = deck[j]
+        deck[j] = swap
+    memset(deal, 0, DEAL_SIZE)
+    for i in range(DECK_SIZE):
+        position = i % hands
+        hand = position if position >= n_players else (dealer + 1 + position) % n_players
+        deal[hand * N_KINDS + deck[i]] += 1
+
+
+# ---- a game ---------------------------------------------------------------------------
+
+cdef inline void clear_cauldrons(GameState* game) noexcept nogil:
+    cdef int c
+    for c in range(N_CAULDRONS):
+        game.cauldron_len[c] = 0
+        game.cauldron_total[c] = 0
+        game.cauldron_colour[c] = c if game.cauldron_rule == CAULDRONS_FIXED else NO_COLOUR
+
+
+cdef int game_init(GameState* game, int n_players, int n_rounds, int cauldron_rule) noexcept nogil:
+    if n_players < MIN_PLAYERS or n_players > MAX_PLAYERS:
+        return ERR_INVALID_PLAYERS
+    if n_rounds < MIN_ROUNDS or n_rounds > MAX_ROUNDS:
+        return ERR_INVALID_ROUNDS
+    if cauldron_rule != CAULDRONS_DYNAMIC and cauldron_rule != CAULDRONS_FIXED:
+        return ERR_INVALID_RULE
+    memset(game, 0, sizeof(GameState))
+    game.n_players = <uint8_t>n_players
+    game.n_rounds = <uint8_t>n_rounds
+    game.cauldron_rule = <uint8_t>cauldron_rule
+    game.phase = PHASE_DEAL
+    clear_cauldrons(game)
+    return OK
+
+
+cdef void game_seed(GameState* game, uint64_t seed) noexcept nogil:
+    cdef uint8_t deal[DEAL_SIZE]
+    game.seeded = 1
+    game.seed = seed
+    if game.phase == PHASE_DEAL:
+        deal_from_seed(seed, game.round, game.n_players, game.dealer, deal)
+        game_deal(game, deal)
+
+
+cdef int game_deal(GameState* game, const uint8_t* deal) noexcept nogil:
+    cdef int hand, kind, size
+    cdef int hands = hands_dealt(game.n_players)
+    cdef int copies
+    if game.phase == PHASE_OVER:
+        return ERR_GAME_FINISHED
+    if game.phase != PHASE_DEAL:
+        return ERR_NOT_AWAITING_DEAL
+    # Validate all before changing anything: every hand its size, the whole deck once.
+    for hand in range(MAX_HANDS):
+        size = 0
+        for kind in range(N_KINDS):
+            size += deal[hand * N_KINDS + kind]
+        if size != dealt_hand_size(game.n_players, game.dealer, hand):
+            return ERR_INVALID_DEAL
+    for kind in range(N_KINDS):
+        copies = 0
+        for hand in range(hands):
+            copies += deal[hand * N_KINDS + kind]
+        if copies != kind_copies(kind):
+            return ERR_INVALID_DEAL
+    memcpy(game.hand, deal, DEAL_SIZE)
+    for hand in range(MAX_HANDS):
+        game.hand_size[hand] = <uint8_t>dealt_hand_size(game.n_players, game.dealer, hand)
+    memset(game.taken, 0, sizeof(game.taken))
+    clear_cauldrons(game)
+    game.turn = (game.dealer + 1) % game.n_players
+    game.phase = PHASE_PLAY
+    return OK
+
+
+cdef inline bint cauldron_accepts(const GameState* game, int kind, int cauldron) noexcept nogil:
+    cdef int colour = kind_colour(kind)
+    cdef int c
+    if colour == POISON:
+        return True
+    if game.cauldron_rule == CAULDRONS_FIXED:
+        return cauldron == colour
+    # A potion follows its colour; only when no cauldron has it may it open a colourless one.
+    for c in range(N_CAULDRONS):
+        if game.cauldron_colour[c] == colour:
+            return c == cauldron
+    return game.cauldron_colour[cauldron] == NO_COLOUR
+
+
+cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil:
+    if seat < 0 or seat >= game.n_players:
+        return ERR_SEAT_OUT_OF_RANGE
+    if kind < 0 or kind >= N_KINDS:
+        return ERR_UNKNOWN_CARD
+    if cauldron < 0 or cauldron >= N_CAULDRONS:
+        return ERR_CAULDRON_OUT_OF_RANGE
+    if game.phase == PHASE_OVER:
+        return ERR_GAME_FINISHED
+    if game.phase == PHASE_DEAL:
+        return ERR_AWAITING_DEAL
+    if seat != game.turn:
+        return ERR_NOT_YOUR_TURN
+    if game.hand[seat][kind] == 0:
+        return ERR_CARD_NOT_IN_HAND
+    if not cauldron_accepts(game, kind, cauldron):
+        return ERR_ILLEGAL_CAULDRON
+    return OK
+
+
+cdef void score_taken(int n_players, const uint8_t* taken, int16_t* scores, uint8_t* discarded) noexcept nogil:
+    cdef int seat, colour, most, leader, count, points
+    for seat in range(n_players):
+        discarded[seat] = 0
+    for colour in range(N_COLOURS):
+        # Whoever took strictly more of a colour than everyone else discards it.
+        most = 0
+        leader = -1
+        for seat in range(n_players):
+            count = taken[seat * N_SUITS + colour]
+            if count > most:
+                most = count
+                leader = seat
+            elif count == most:
+                leader = -1
+        if leader >= 0:
+            discarded[leader] |= <uint8_t>(1 << colour)
+    for seat in range(n_players):
+        points = POISON_POINTS * taken[seat * N_SUITS + POISON]
+        for colour in range(N_COLOURS):
+            if not (discarded[seat] >> colour) & 1:
+                points += taken[seat * N_SUITS + colour]
+        scores[seat] = <int16_t>points
+
+
+cdef void end_round(GameState* game) noexcept nogil:
+    cdef int seat
+    cdef int r = game.round
+    cdef uint8_t deal[DEAL_SIZE]
+    memcpy(game.round_taken[r], game.taken, sizeof(game.taken))
+    score_taken(game.n_players, &game.taken[0][0], game.score[r], game.discarded[r])
+    for seat in range(game.n_players):
+        game.total[seat] += game.score[r][seat]
+    game.rounds_scored += 1
+    # Cards left in the cauldrons score for nobody; they leave the table with the round.
+    memset(game.taken, 0, sizeof(game.taken))
+    memset(game.hand, 0, sizeof(game.hand))
+    memset(game.hand_size, 0, sizeof(game.hand_size))
+    clear_cauldrons(game)
+    if game.rounds_scored == game.n_rounds:
+        game.phase = PHASE_OVER
+        return
+    game.round += 1
+    game.dealer = (game.dealer + 1) % game.n_players
+    game.phase = PHASE_DEAL
+    if game.seeded:
+        deal_from_seed(game.seed, game.round, game.n_players, game.dealer, deal)
+        game_deal(game, deal)
+
+
+cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil:
+    cdef int error = check_move(game, seat, kind, cauldron)
+    cdef int i, n, value
+    if error != OK:
+        return error
+    value = kind_value(kind)
+    game.hand[seat][kind] -= 1
+    game.hand_size[seat] -= 1
+    outcome.seat = <uint8_t>seat
+    outcome.kind = <uint8_t>kind
+    outcome.cauldron = <uint8_t>cauldron
+    outcome.n_taken = 0
+    if game.cauldron_total[cauldron] + value > OVERFLOW_LIMIT:
+        # Overflow: the player takes what was there before; the card just played stays.
+        n = game.cauldron_len[cauldron]
+        for i in range(n):
+            outcome.taken[i] = game.cauldron[cauldron][i]
+            game.taken[seat][kind_colour(game.cauldron[cauldron][i])] += 1
+        outcome.n_taken = <uint8_t>n
+        game.cauldron[cauldron][0] = <uint8_t>kind
+        game.cauldron_len[cauldron] = 1
+        game.cauldron_total[cauldron] = <uint8_t>value
+        if game.cauldron_rule == CAULDRONS_DYNAMIC:
+            game.cauldron_colour[cauldron] = NO_COLOUR if kind == POISON_KIND else kind_colour(kind)
+    else:
+        game.cauldron[cauldron][game.cauldron_len[cauldron]] = <uint8_t>kind
+        game.cauldron_len[cauldron] += 1
+        game.cauldron_total[cauldron] += value
+        if kind != POISON_KIND:
+            game.cauldron_colour[cauldron] = kind_colour(kind)
+    outcome.total = game.cauldron_total[cauldron]
+    game.turn = (seat + 1) % game.n_players
+    # Hands are dealt from the dealer's left, so the round is over exactly when the next
+    # seat has nothing left to play.
+    outcome.round_over = game.hand_size[game.turn] == 0
+    outcome.game_over = False
+    if outcome.round_over:
+        end_round(game)
+        outcome.game_over = game.phase == PHASE_OVER
+    return OK
+
+
+cdef int legal_moves(const GameState* game, uint8_t* kinds, uint8_t* cauldrons) noexcept nogil:
+    cdef int kind, c
+    cdef int n = 0
+    cdef int seat = game.turn
+    if game.phase != PHASE_PLAY:
+        return 0
+    for kind in range(N_KINDS):
+        if game.hand[seat][kind] == 0:
+            continue
+        for c in range(N_CAULDRONS):
+            if cauldron_accepts(game, kind, c):
+                kinds[n] = <uint8_t>kind
+                cauldrons[n] = <uint8_t>c
+                n += 1
+    return n
+
+
+# ---- batch loops ----------------------------------------------------------------------
+
+cdef int64_t replay_moves(GameState* game, const uint8_t* deals, int n_deals,
+                          const uint8_t* moves, int64_t n_moves, int* error) noexcept nogil:
+    """Play `moves` (seat, kind, cauldron triples), dealing rounds from `deals` as they
+    start. Returns how many moves were applied; `error` says why it stopped early (OK if
+    it did not)."""
+    cdef Outcome outcome
+    cdef int next_deal = 0
+    cdef int64_t i
+    error[0] = OK
+    for i in range(n_moves + 1):
+        if game.phase == PHASE_DEAL and next_deal < n_deals:
+            error[0] = game_deal(game, deals + next_deal * DEAL_SIZE)
+            next_deal += 1
+            if error[0] != OK:
+                return i
+        if i == n_moves:
+            break
+        error[0] = play_move(game, moves[3 * i], moves[3 * i + 1], moves[3 * i + 2], &outcome)
+        if error[0] != OK:
+            return i
+    return n_moves
+
+
+cdef int choose_move(const GameState* game, int policy, uint64_t* rng,
+                     uint8_t* kind, uint8_t* cauldron) noexcept nogil:
+    cdef uint8_t kinds[MAX_LEGAL_MOVES]
+    cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
+    cdef int n = legal_moves(game, kinds, cauldrons)
+    cdef int pick
+    if n == 0:
+        return ERR_GAME_FINISHED if game.phase == PHASE_OVER else ERR_AWAITING_DEAL
+    pick = random_below(rng, <uint32_t>n)
+    kind[0] = kinds[pick]
+    cauldron[0] = cauldrons[pick]
+    return OK
+
+
+cdef int64_t play_out(GameState* game, const uint8_t* policies, uint64_t* rng) noexcept nogil:
+    """Play until the game ends or waits for a deal; returns the number of moves made."""
+    cdef Outcome outcome
+    cdef uint8_t kind, cauldron
+    cdef int64_t moves = 0
+    while game.phase == PHASE_PLAY:
+        if choose_move(game, policies[game.turn], rng, &kind, &cauldron) != OK:
+            break
+        play_move(game, game.turn, kind, cauldron, &outcome)
+        moves += 1
+    return moves
