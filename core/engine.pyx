@@ -179,17 +179,26 @@ cdef raise_move_error(const GameState* state, int error, object seat, object car
     raise errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
 
 
-cdef bint parse_move(object move, int* seat, int* kind, int* cauldron) except -1:
-    """Unpack a (seat, card, cauldron) triple of a recorded game; False when malformed."""
+cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out):
+    """Encode a recorded (seat, card, cauldron) triple into `out`, or return the error
+    that playing it would raise whatever the game's state (None when it is well-formed)."""
+    cdef int kind
     if not isinstance(move, (tuple, list)) or len(move) != 3:
-        return False
-    s, card, c = move
-    if not is_int(s) or not is_int(c) or not 0 <= s < MAX_PLAYERS or not 0 <= c < N_CAULDRONS:
-        return False
-    kind[0] = parse_card(card)
-    seat[0] = s
-    cauldron[0] = c
-    return kind[0] >= 0
+        return errors.rule_error(
+            "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}"
+        )
+    seat, card, cauldron = move
+    if not is_int(seat) or not 0 <= seat < players:
+        return errors.seat_out_of_range(seat, players)
+    kind = parse_card(card)
+    if kind < 0:
+        return errors.unknown_card(card)
+    if not is_int(cauldron) or not 0 <= cauldron < N_CAULDRONS:
+        return errors.cauldron_out_of_range(cauldron)
+    out[0] = <uint8_t>seat
+    out[1] = <uint8_t>kind
+    out[2] = <uint8_t>cauldron
+    return None
 
 
 # ---- the game -------------------------------------------------------------------------
@@ -461,7 +470,7 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     cdef int n = game.state.n_players
     cdef Py_ssize_t n_moves, n_deals, i
     cdef int64_t usable, applied
-    cdef int error = OK, seat, kind, cauldron
+    cdef int error = OK
     cdef uint8_t* move_bytes = NULL
     cdef uint8_t* deal_bytes = NULL
     cdef uint8_t dealer
@@ -479,13 +488,10 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
             raise MemoryError()
         usable = n_moves
         for i in range(n_moves):
-            if not parse_move(moves[i], &seat, &kind, &cauldron):
+            stop = parse_move(moves[i], n, i, move_bytes + 3 * i)
+            if stop is not None:
                 usable = i
-                stop = errors.rule_error("invalid_move", f"move {i} is not a (seat, card, cauldron) triple: {moves[i]!r}")
                 break
-            move_bytes[3 * i] = seat
-            move_bytes[3 * i + 1] = kind
-            move_bytes[3 * i + 2] = cauldron
         for i in range(n_deals):
             deal = deals[i]
             try:
@@ -503,7 +509,9 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     finally:
         PyMem_Free(move_bytes)
         PyMem_Free(deal_bytes)
-    if error == ERR_AWAITING_DEAL and deal_stop is not None:
+    if deal_stop is not None and (error == ERR_AWAITING_DEAL or
+                                  (error == OK and game.state.phase == PHASE_DEAL)):
+        # The round that needed the unreadable deal is the one that stopped the replay.
         return Replayed(game, applied, deal_stop)
     if error != OK:
         move = moves[applied]

@@ -509,7 +509,8 @@ def replay(
         raise errors.rule_error("invalid_move", "moves and deals must be lists")
     game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     deals = list(deals)
-    for index, move in enumerate(moves):
+    for index, move in enumerate([*moves, None]):
+        # A round is dealt as it starts, also after the last recorded move.
         if game.status == "dealing" and deals:
             deal = deals.pop(0)
             try:
@@ -518,24 +519,17 @@ def replay(
                 game.deal(deal[0], deal[1])
             except errors.RuleError as refused:
                 return Replayed(game, index, refused)
+        if move is None:
+            break
         if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            return Replayed(
-                game,
-                index,
-                errors.rule_error(
-                    "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}"
-                ),
+            error = errors.rule_error(
+                "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}"
             )
+            return Replayed(game, index, error)
         try:
             game.play(*move)
         except errors.RuleError as refused:
             return Replayed(game, index, refused)
-    if game.status == "dealing" and deals:
-        deal = deals.pop(0)
-        try:
-            game.deal(deal[0], deal[1])
-        except errors.RuleError as refused:
-            return Replayed(game, len(moves), refused)
     return Replayed(game, len(moves), None)
 
 

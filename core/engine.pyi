@@ -1,0 +1,167 @@
+"""The compiled rules of Poison (core/engine.pyx over core/rules.pyx): the documented API.
+
+A game is created from its number of players, its options, and either a `seed` (every
+round is then dealt from it, reproducibly) or explicit `deals` (recorded hands; rounds
+without one wait for `Game.deal`). Moves are `(seat, card, cauldron)`: a seat 0..n-1, a
+card code (`R1 R2 R4 R5 R7`, `B…`, `P…`, `G4` for poison) and a cauldron 0..2.
+
+Every refusal raises a `core.errors.RuleError` whose `code` names the reason (an
+`IllegalMove` or an `InvalidArgument`), and leaves the game exactly as it was:
+
+- `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`, `invalid_games`
+- `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`
+- `invalid_deal` (wrong number or size of hands, cards missing or doubled),
+  `invalid_move` (a malformed entry of a recorded game)
+- `game_finished`, `awaiting_deal`, `not_awaiting_deal`, `not_your_turn`,
+  `card_not_in_hand`, `illegal_cauldron`
+
+When several are true, the first in this order is raised: seat, card and cauldron range,
+then finished, awaiting deal, turn, hand, cauldron colour.
+
+Hidden information is the caller's to guard: `hand`, `set_aside` and `taken` show what
+only their owner (or nobody, during the round) may see; `view(seat)` shows exactly what
+that seat may see, and `view()` what the public may.
+"""
+
+from collections.abc import Sequence
+from typing import Literal
+
+from core.results import (
+    Cauldron,
+    Deal,
+    Move,
+    Played,
+    Replayed,
+    RoundResult,
+    Simulation,
+    Taken,
+    View,
+)
+
+#: Every card code, in the canonical order of hands, legal moves and the deck.
+CARD_CODES: tuple[str, ...]
+CAULDRON_RULES: tuple[str, ...]
+STATUSES: tuple[str, ...]
+
+CauldronRule = Literal["dynamic", "fixed"]
+DealLike = Deal | tuple[Sequence[Sequence[str]], Sequence[str]]
+
+class Game:
+    def __init__(
+        self,
+        players: int,
+        *,
+        rounds: int | None = None,
+        cauldrons: CauldronRule = "dynamic",
+        seed: int | None = None,
+        deals: Sequence[DealLike] | None = None,
+    ) -> None:
+        """A new game of 3 to 6 `players` and `rounds` rounds (1 to 20, default one per
+        player) with the `cauldrons` rule. With a `seed` (0 to 2**64 - 1) every round is
+        dealt from it; with `deals` (at most one per round, all checked at once) the
+        first rounds are dealt from them; otherwise the game waits for `deal`."""
+
+    # -- options ----------------------------------------------------------------------
+    @property
+    def players(self) -> int: ...
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def cauldron_rule(self) -> CauldronRule: ...
+    @property
+    def seed(self) -> int | None: ...
+
+    # -- public state -----------------------------------------------------------------
+    @property
+    def status(self) -> Literal["dealing", "active", "finished"]:
+        """`dealing` while a round waits for its hands, `active` while it is played."""
+    @property
+    def round(self) -> int:
+        """The round being played or dealt, from 1; the last one once finished."""
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def turn(self) -> int | None:
+        """The seat to move, or None when no round is being played."""
+    @property
+    def cauldrons(self) -> tuple[Cauldron, Cauldron, Cauldron]: ...
+    @property
+    def hand_sizes(self) -> tuple[int, ...]: ...
+    @property
+    def pile_sizes(self) -> tuple[int, ...]:
+        """How many cards each seat has taken this round (their faces stay hidden)."""
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each seat's sum of the scores of the finished rounds."""
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The seats with the lowest total once the game is finished; () before."""
+
+    # -- hidden information -----------------------------------------------------------
+    def hand(self, seat: int) -> tuple[str, ...]:
+        """The cards `seat` holds, in canonical order. Only that seat may see them."""
+    def set_aside(self) -> tuple[str, ...]:
+        """The unused fourth hand of a three-player round; () otherwise. Never shown
+        during the game."""
+    def taken(self, seat: int) -> Taken:
+        """What `seat` took this round, by suit. Face down: nobody may see it until the
+        round is scored (see `round_results`)."""
+
+    # -- moves ------------------------------------------------------------------------
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Every legal move of the seat to move, ordered by card then cauldron; () when
+        no round is being played. Never empty while one is."""
+    def check(self, seat: int, card: str, cauldron: int) -> None:
+        """Raise what `play` would raise for this move; change nothing."""
+    def play(self, seat: int, card: str, cauldron: int) -> Played:
+        """Play a card. An overflow is reported in `Played.taken`; the move that empties
+        the last hand scores the round (and, seeded or with deals left, deals the next)."""
+    def deal(self, hands: Sequence[Sequence[str]], set_aside: Sequence[str] = ()) -> None:
+        """Deal the round that waits: one hand per seat, each exactly the size the deal
+        from the dealer's left gives it, the whole deck once (with three players, the
+        fourth hand goes to `set_aside`)."""
+
+    # -- results ----------------------------------------------------------------------
+    def round_results(self) -> tuple[RoundResult, ...]:
+        """Every scored round: taken counts per seat and suit, discards and scores."""
+    def view(self, seat: int | None = None) -> View:
+        """The game as `seat` may see it (its hand, and its legal moves when it is to
+        move), or as the public may with `seat` None."""
+    def copy(self) -> Game: ...
+    def __copy__(self) -> Game: ...
+
+def seeded_deal(seed: int, players: int, round: int) -> Deal:
+    """The deal a game with this seed uses for `round` (from 1)."""
+
+def score_round(
+    taken: Sequence[Sequence[int]],
+) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
+    """Scores and discarded colours of one round, from each seat's taken counts
+    (red, blue, purple, poison)."""
+
+def replay(
+    players: int,
+    moves: Sequence[tuple[int, str, int]],
+    *,
+    rounds: int | None = None,
+    cauldrons: CauldronRule = "dynamic",
+    seed: int | None = None,
+    deals: Sequence[DealLike] = (),
+) -> Replayed[Game]:
+    """Replay a recorded game in one C loop: rounds are dealt from `deals` (or from
+    `seed`) as they start, moves applied in order. Stops at the first move that cannot be
+    applied (an illegal or malformed move, or a round whose deal is missing or invalid)
+    and reports it in `Replayed.error`, with `Replayed.illegal_at` its index. Raises only
+    for invalid game options."""
+
+def simulate(
+    players: int,
+    games: int,
+    *,
+    seed: int = 0,
+    rounds: int | None = None,
+    cauldrons: CauldronRule = "dynamic",
+) -> Simulation:
+    """Play `games` complete games in C, every seat choosing uniformly among its legal
+    moves. Game g is dealt from the seed `stream_seed(seed, g)`; the same arguments give
+    the same result here and in core.reference."""

@@ -1,0 +1,12 @@
+"""Every rule test runs twice: against the compiled engine and against the reference."""
+
+from types import ModuleType
+
+import pytest
+
+from core import engine, reference
+
+
+@pytest.fixture(params=[engine, reference], ids=["engine", "reference"])
+def rules(request: pytest.FixtureRequest) -> ModuleType:
+    return request.param
