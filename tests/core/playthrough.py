@@ -1,0 +1,100 @@
+"""Golden playthroughs, as OpenSpiel keeps them: a whole game as text, with the state after
+every move. `python -m tests.core.playthrough` rewrites the files in playthroughs/ from the
+engine; the tests render the same games with the engine and the reference and demand the
+files, byte for byte, so that any change of behaviour shows as a diff.
+
+Moves are chosen as `simulate` chooses them: uniformly among the legal moves, from the
+game's own random stream.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from core import engine, reference
+
+HERE = Path(__file__).parent / "playthroughs"
+
+#: (players, rounds, cauldrons, seed) of every golden game.
+GAMES = [
+    (3, 3, "dynamic", 1),
+    (4, 4, "dynamic", 2),
+    (4, 2, "fixed", 3),
+    (5, 1, "dynamic", 4),
+    (6, 1, "fixed", 5),
+]
+
+
+def file_name(players: int, rounds: int, cauldrons: str, seed: int) -> str:
+    return f"{players}p-{rounds}r-{cauldrons}-seed{seed}.txt"
+
+
+def cards(codes) -> str:
+    return " ".join(codes) or "-"
+
+
+def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: int) -> str:
+    game = rules.Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
+    rng = reference.Random(reference.stream_seed(seed, 0))
+    lines = [
+        f"# Poison playthrough: {players} players, {rounds} rounds, {cauldrons} cauldrons, seed {seed}",
+        "# Regenerate with: python -m tests.core.playthrough",
+    ]
+    number = 0
+    dealt_round = 0
+    while game.status != "finished":
+        if game.round != dealt_round:
+            dealt_round = game.round
+            lines.append(f"round {game.round}: dealer {game.dealer}, seat {game.turn} plays first")
+            for seat in range(players):
+                lines.append(f"  hand {seat}: {cards(game.hand(seat))}")
+            if players == 3:
+                lines.append(f"  set aside: {cards(game.set_aside())}")
+        legal = game.legal_moves()
+        card, cauldron = legal[rng.below(len(legal))]
+        number += 1
+        played = game.play(game.turn, card, cauldron)
+        lines.append(
+            f"move {number}: seat {played.seat} plays {played.card} into cauldron {played.cauldron}"
+            f" -> total {played.total}"
+        )
+        if played.taken:
+            lines.append(f"  overflow: seat {played.seat} takes {cards(played.taken)}")
+        if played.round_over:
+            result = game.round_results()[-1]
+            lines.append(f"round {result.round} scored:")
+            for seat in range(players):
+                taken = result.taken[seat]
+                lines.append(
+                    f"  seat {seat}: took red {taken.red} blue {taken.blue} purple {taken.purple}"
+                    f" poison {taken.poison}; discards {cards(result.discarded[seat])};"
+                    f" scores {result.scores[seat]}"
+                )
+            lines.append(f"  totals: {' '.join(map(str, game.totals))}")
+        else:
+            pots = " | ".join(
+                f"{index}: {c.colour or 'colourless'} {c.total} [{cards(c.cards)}]"
+                for index, c in enumerate(game.cauldrons)
+            )
+            lines.append(f"  cauldrons {pots}")
+            lines.append(
+                f"  hands {' '.join(map(str, game.hand_sizes))}; piles {' '.join(map(str, game.pile_sizes))};"
+                f" turn {game.turn}"
+            )
+    lines.append(f"winners: {' '.join(map(str, game.winners))}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    HERE.mkdir(exist_ok=True)
+    for spec in GAMES:
+        path = HERE / file_name(*spec)
+        path.write_text(render(engine, *spec))
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
