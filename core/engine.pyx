@@ -46,7 +46,8 @@ cdef uint64_t SEED_LIMIT = 0xFFFFFFFFFFFFFFFFULL
 # ---- arguments ------------------------------------------------------------------------
 
 cdef inline bint is_int(object value):
-    return isinstance(value, int) and not isinstance(value, bool)
+    # The exact type first: it is what every caller passes, and the cheapest test.
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 cdef int parse_card(object card) except -2:
@@ -97,6 +98,10 @@ cdef uint64_t parse_seed(object seed) except? 0:
     return seed
 
 
+cdef str hand_owner(int seat, int players):
+    return f"seat {seat}" if seat < players else "the set-aside hand"
+
+
 cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t* deal):
     """Fill `deal` (DEAL_SIZE bytes) from card codes, or raise saying what is wrong."""
     cdef int seat, kind, expected, count
@@ -112,20 +117,23 @@ cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t
         raise errors.rule_error("invalid_deal", "set_aside must be a list of card codes")
     for seat in range(n_hands):
         hand = hands[seat] if seat < players else set_aside
-        who = f"seat {seat}" if seat < players else "the set-aside hand"
         if not isinstance(hand, (list, tuple)):
-            raise errors.rule_error("invalid_deal", f"the hand of {who} must be a list of card codes")
+            raise errors.rule_error(
+                "invalid_deal", f"the hand of {hand_owner(seat, players)} must be a list of card codes"
+            )
         expected = dealt_hand_size(players, dealer, seat)
         if len(hand) != expected:
             raise errors.rule_error(
                 "invalid_deal",
-                f"{who} must be dealt {expected} cards (one at a time from the dealer's left), "
-                f"not {len(hand)}",
+                f"{hand_owner(seat, players)} must be dealt {expected} cards (one at a time from the "
+                f"dealer's left), not {len(hand)}",
             )
         for card in hand:
             kind = parse_card(card)
             if kind < 0:
-                raise errors.rule_error("unknown_card", f"in the hand of {who}: {errors.unknown_card(card)}")
+                raise errors.rule_error(
+                    "unknown_card", f"in the hand of {hand_owner(seat, players)}: {errors.unknown_card(card)}"
+                )
             deal[seat * N_KINDS + kind] += 1
     if players != 3 and len(set_aside) != 0:
         raise errors.rule_error("invalid_deal", "only a three-player round sets a hand aside")
@@ -183,11 +191,16 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
     """Encode a recorded (seat, card, cauldron) triple into `out`, or return the error
     that playing it would raise whatever the game's state (None when it is well-formed)."""
     cdef int kind
-    if not isinstance(move, (tuple, list)) or len(move) != 3:
+    cdef tuple triple
+    if type(move) is tuple and len(<tuple>move) == 3:
+        triple = <tuple>move
+        seat, card, cauldron = triple[0], triple[1], triple[2]
+    elif isinstance(move, (tuple, list)) and len(move) == 3:
+        seat, card, cauldron = move
+    else:
         return errors.rule_error(
             "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}"
         )
-    seat, card, cauldron = move
     if not is_int(seat) or not 0 <= seat < players:
         return errors.seat_out_of_range(seat, players)
     kind = parse_card(card)

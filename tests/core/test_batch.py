@@ -11,16 +11,26 @@ def outcome(replayed):
     error = replayed.error
     game = replayed.game
     return (
-        replayed.applied, replayed.illegal_at, None if error is None else (error.code, str(error)),
-        game.status, game.round, game.view(), game.round_results(), game.totals, game.winners,
+        replayed.applied,
+        replayed.illegal_at,
+        None if error is None else (error.code, str(error)),
+        game.status,
+        game.round,
+        game.view(),
+        game.round_results(),
+        game.totals,
+        game.winners,
     )
 
 
-@pytest.mark.parametrize(("players", "cauldrons"), [(3, "dynamic"), (4, "fixed"), (5, "dynamic"), (6, "fixed")])
+@pytest.mark.parametrize(
+    ("players", "cauldrons"), [(3, "dynamic"), (4, "fixed"), (5, "dynamic"), (6, "fixed")]
+)
 def test_replaying_a_recorded_game_gives_the_same_final_state(rules, players, cauldrons):
     deals, moves, original = record_game(players, 40 + players, cauldrons=cauldrons)
     replayed = rules.replay(players, moves, cauldrons=cauldrons, deals=deals)
-    assert replayed.error is None and replayed.illegal_at is None
+    assert replayed.error is None
+    assert replayed.illegal_at is None
     assert replayed.applied == len(moves) == players * (38 if players == 3 else 50)
     assert replayed.game.round_results() == original.round_results()
     assert replayed.game.winners == original.winners
@@ -34,14 +44,20 @@ def test_replay_reports_the_index_of_the_first_illegal_move_and_stops_there(rule
     bad[70] = ((seat + 1) % 4, card, cauldron)
     replayed = rules.replay(4, bad, deals=deals)
     assert (replayed.illegal_at, replayed.error.code) == (70, "not_your_turn")
-    assert replayed.game.round == 2 and sum(replayed.game.hand_sizes) == 50 - 20
+    assert replayed.game.round == 2
+    assert sum(replayed.game.hand_sizes) == 50 - 20
 
 
 @pytest.mark.parametrize(
     ("entry", "code"),
-    [(("1", "R1", 0), "seat_out_of_range"), ((1, "R1"), "invalid_move"), ("R1", "invalid_move"),
-     ((1, "R9", 0), "unknown_card"), ((1, "R1", 4), "cauldron_out_of_range"),
-     ((5, "R1", 0), "seat_out_of_range")],
+    [
+        (("1", "R1", 0), "seat_out_of_range"),
+        ((1, "R1"), "invalid_move"),
+        ("R1", "invalid_move"),
+        ((1, "R9", 0), "unknown_card"),
+        ((1, "R1", 4), "cauldron_out_of_range"),
+        ((5, "R1", 0), "seat_out_of_range"),
+    ],
 )
 def test_replay_reports_a_malformed_entry_as_the_first_illegal_move(rules, entry, code):
     deals, moves, _ = record_game(4, 42)
@@ -91,14 +107,15 @@ def test_engine_and_reference_replay_alike_wherever_the_record_breaks(cut, damag
         "entry": [seat, card],
         "deal": (seat, card, cauldron),
     }[damage]
-    moves = [*moves[:cut], broken, *moves[cut + 1:]]
+    moves = [*moves[:cut], broken, *moves[cut + 1 :]]
     if damage == "deal":
         deals = [deals[0], (deals[1].hands, ("R1",)), *deals[2:]]
     assert outcome(engine.replay(4, moves, deals=deals)) == outcome(reference.replay(4, moves, deals=deals))
 
 
 @pytest.mark.parametrize(
-    ("players", "rounds", "cauldrons"), [(3, None, "dynamic"), (4, 2, "fixed"), (5, 1, "dynamic"), (6, 7, "fixed")]
+    ("players", "rounds", "cauldrons"),
+    [(3, None, "dynamic"), (4, 2, "fixed"), (5, 1, "dynamic"), (6, 7, "fixed")],
 )
 def test_simulate_gives_the_same_totals_in_the_engine_and_the_reference(players, rounds, cauldrons):
     one = engine.simulate(players, 12, seed=50, rounds=rounds, cauldrons=cauldrons)

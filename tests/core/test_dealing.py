@@ -136,7 +136,7 @@ def _invalid_deals():
     good = rigged_deal(4, {})
     hands = [list(hand) for hand in good.hands]
     swapped = [list(hand) for hand in hands]
-    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]   # still valid: order is free
+    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]  # still valid: order is free
     short = [hand[:] for hand in hands]
     short[1] = short[1][1:]
     long_ = [hand[:] for hand in hands]
@@ -173,7 +173,8 @@ def test_an_unknown_card_in_a_deal_is_named(rules):
     with pytest.raises(RuleError) as refused:
         rules.Game(4).deal(hands)
     assert refused.value.code == "unknown_card"
-    assert "seat 2" in str(refused.value) and "'Q9'" in str(refused.value)
+    assert "seat 2" in str(refused.value)
+    assert "'Q9'" in str(refused.value)
 
 
 def test_card_order_within_a_dealt_hand_does_not_matter(rules):

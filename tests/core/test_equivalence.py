@@ -20,12 +20,23 @@ JUNK_CARDS = ["R3", "G1", "", "r1", None, 4]
 def state_of(game):
     players = game.players
     return (
-        game.status, game.round, game.rounds, game.dealer, game.turn, game.cauldrons,
-        game.hand_sizes, game.pile_sizes, game.legal_moves(), game.round_results(),
-        game.totals, game.winners, game.set_aside(),
+        game.status,
+        game.round,
+        game.rounds,
+        game.dealer,
+        game.turn,
+        game.cauldrons,
+        game.hand_sizes,
+        game.pile_sizes,
+        game.legal_moves(),
+        game.round_results(),
+        game.totals,
+        game.winners,
+        game.set_aside(),
         tuple(game.hand(seat) for seat in range(players)),
         tuple(game.taken(seat) for seat in range(players)),
-        tuple(game.view(seat) for seat in range(players)), game.view(),
+        tuple(game.view(seat) for seat in range(players)),
+        game.view(),
     )
 
 

@@ -14,9 +14,16 @@ def finished_game(rules):
 
 def snapshot(game):
     return (
-        game.status, game.round, game.turn, game.cauldrons, game.hand_sizes, game.pile_sizes,
-        [game.hand(s) for s in range(game.players)], [game.taken(s) for s in range(game.players)],
-        game.round_results(), game.totals,
+        game.status,
+        game.round,
+        game.turn,
+        game.cauldrons,
+        game.hand_sizes,
+        game.pile_sizes,
+        [game.hand(s) for s in range(game.players)],
+        [game.taken(s) for s in range(game.players)],
+        game.round_results(),
+        game.totals,
     )
 
 
@@ -34,7 +41,7 @@ def snapshot(game):
         (1, "R1", 3, "cauldron_out_of_range"),
         (1, "R1", 1.0, "cauldron_out_of_range"),
         (1, "R1", "0", "cauldron_out_of_range"),
-        (9, "XX", 9, "seat_out_of_range"),          # the first failing check is named
+        (9, "XX", 9, "seat_out_of_range"),  # the first failing check is named
         (1, "XX", 9, "unknown_card"),
     ],
 )
@@ -76,8 +83,14 @@ def test_a_legal_looking_move_into_the_wrong_cauldron_says_where_it_must_go(rule
     while True:
         colours = {c.colour: i for i, c in enumerate(game.cauldrons) if c.colour}
         hand = game.hand(game.turn)
-        potion = next((card for card in hand if card != "G4" and
-                       {"R": "red", "B": "blue", "P": "purple"}[card[0]] in colours), None)
+        potion = next(
+            (
+                card
+                for card in hand
+                if card != "G4" and {"R": "red", "B": "blue", "P": "purple"}[card[0]] in colours
+            ),
+            None,
+        )
         if potion:
             break
         game.play(game.turn, *game.legal_moves()[0])
@@ -116,4 +129,7 @@ def test_engine_and_reference_say_the_same_thing():
             with pytest.raises(RuleError) as two:
                 b.play(seat, card, cauldron)
             assert (type(one.value), one.value.code, str(one.value)) == (
-                type(two.value), two.value.code, str(two.value))
+                type(two.value),
+                two.value.code,
+                str(two.value),
+            )

@@ -46,7 +46,7 @@ def test_taken_piles_show_only_their_size_during_the_round(rules):
 
 def test_everything_that_was_face_up_in_a_cauldron_stays_visible(rules):
     game = rules.Game(4, seed=12)
-    shown: list[list[str]] = [[], [], []]   # what an onlooker saw go in since the last overflow
+    shown: list[list[str]] = [[], [], []]  # what an onlooker saw go in since the last overflow
     while game.status == "active" and game.round == 1:
         result = game.play(game.turn, *game.legal_moves()[0])
         if result.round_over:

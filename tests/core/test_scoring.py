@@ -45,8 +45,11 @@ def test_each_remaining_potion_scores_one_point_whatever_its_value(rules):
         game.play(game.turn, *game.legal_moves()[0])
     for result in game.round_results():
         for seat, pile in enumerate(result.taken):
-            kept = [n for n, colour in zip(pile[:3], ("red", "blue", "purple"), strict=True)
-                    if colour not in result.discarded[seat]]
+            kept = [
+                n
+                for n, colour in zip(pile[:3], ("red", "blue", "purple"), strict=True)
+                if colour not in result.discarded[seat]
+            ]
             assert result.scores[seat] == sum(kept) + 2 * pile.poison
 
 
@@ -65,7 +68,7 @@ def test_the_round_ends_when_every_hand_is_empty_and_cauldron_leftovers_score_fo
     (result,) = game.round_results()
     assert sum(sum(pile) for pile in result.taken) == 50 - in_cauldrons
     assert in_cauldrons > 0
-    assert game.cauldrons == rules.Game(4, rounds=1, seed=21).cauldrons   # cleared with the round
+    assert game.cauldrons == rules.Game(4, rounds=1, seed=21).cauldrons  # cleared with the round
 
 
 def test_taken_counts_per_round_match_what_overflows_took(rules):
@@ -106,8 +109,17 @@ def test_equal_lowest_totals_share_the_win(rules):
 
 @pytest.mark.parametrize(
     "piles",
-    [[], [(0, 0, 0, 0)] * 2, [(0, 0, 0, 0)] * 7, [(0, 0, 0)] * 3, [(0, 0, 0, 9)] * 3,
-     [(-1, 0, 0, 0)] * 3, [(15, 0, 0, 0)] * 3, "abc", [("1", 0, 0, 0)] * 3],
+    [
+        [],
+        [(0, 0, 0, 0)] * 2,
+        [(0, 0, 0, 0)] * 7,
+        [(0, 0, 0)] * 3,
+        [(0, 0, 0, 9)] * 3,
+        [(-1, 0, 0, 0)] * 3,
+        [(15, 0, 0, 0)] * 3,
+        "abc",
+        [("1", 0, 0, 0)] * 3,
+    ],
 )
 def test_score_round_refuses_piles_that_cannot_exist(rules, piles):
     with pytest.raises(RuleError):

@@ -1,0 +1,48 @@
+# The project's commands. Each sets up what it needs first: a virtual environment in
+# .venv with the package installed in development mode (which compiles core/*.pyx).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test bench lint playthroughs annotate clean
+
+setup: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall (and so recompile) whenever the build or the compiled sources change.
+$(STAMP): pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+## run: a demonstration: one seeded game of random play, round by round
+run: setup
+	$(BIN)/python -m core
+
+## test: lint, then every test (benchmarks run once each, untimed, to check their results)
+test: setup lint
+	$(BIN)/python -m pytest tests benchmarks --benchmark-disable
+
+lint: setup
+	$(BIN)/ruff check .
+
+## bench: time core against reference and check the bar (core ≥ 50× in simulate and replay)
+bench: setup
+	mkdir -p .benchmarks
+	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=.benchmarks/latest.json
+	$(BIN)/python -m benchmarks.ratios .benchmarks/latest.json
+
+## playthroughs: rewrite the golden playthrough files from the engine (then read the diff!)
+playthroughs: setup
+	$(BIN)/python -m tests.core.playthrough
+
+## annotate: Cython's annotated HTML of the rules, core/rules.html
+annotate: setup
+	$(BIN)/cython -3 -a core/rules.pyx -o build/rules-annotated.c && mv build/rules-annotated.html core/rules.html
+
+clean:
+	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html .benchmarks .pytest_cache .hypothesis

@@ -1,0 +1,75 @@
+"""Ratios of a benchmark run: how many times faster the core is than the reference.
+
+Usage: python -m benchmarks.ratios RESULT.json [--bar 50]
+
+Reads the JSON that `pytest benchmarks --benchmark-json=RESULT.json` wrote, prints each
+group's core and reference medians, their ratio and the rate (games/s, moves/s), and exits
+non-zero when `simulate` or `replay` is below the bar. Medians, not means: on a shared,
+noisy machine the median resists the stray slow round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+#: The work one call of each group does, to turn seconds into rates.
+WORK = {"simulate": (100, "games/s"), "replay": (200, "moves/s"), "play": (1, "moves/s")}
+BARRED = ("simulate", "replay")
+
+
+def medians(path: Path) -> dict[str, dict[str, float]]:
+    data = json.loads(path.read_text())
+    groups: dict[str, dict[str, float]] = {}
+    for bench in data["benchmarks"]:
+        case = bench["param"] or bench["name"]
+        groups.setdefault(bench["group"], {})[case] = bench["stats"]["median"]
+    return groups
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("result", type=Path)
+    parser.add_argument("--bar", type=float, default=50.0, help="least core/reference ratio")
+    args = parser.parse_args(argv)
+    groups = medians(args.result)
+    table = Table(title=f"core vs reference ({platform.machine()}, Python {platform.python_version()})")
+    for column in ("group", "core median", "reference median", "ratio", "core rate", "reference rate"):
+        table.add_column(column, justify="right")
+    failed = []
+    for group, cases in sorted(groups.items()):
+        core, ref = cases.get("core"), cases.get("reference")
+        if core is None or ref is None:
+            failed.append(f"{group}: a case is missing")
+            continue
+        ratio = ref / core
+        work, unit = WORK.get(group, (1, "calls/s"))
+        table.add_row(
+            group,
+            f"{core * 1e6:,.1f} µs",
+            f"{ref * 1e6:,.1f} µs",
+            f"{ratio:,.0f}×",
+            f"{work / core:,.0f} {unit}",
+            f"{work / ref:,.0f} {unit}",
+        )
+        if group in BARRED and ratio < args.bar:
+            failed.append(f"{group}: core is {ratio:.1f}× the reference, below the bar of {args.bar:g}×")
+    missing = [group for group in BARRED if group not in groups]
+    failed += [f"{group}: not measured" for group in missing]
+    console = Console(width=max(Console().width, 110))
+    console.print(table)
+    for failure in failed:
+        console.print(f"[red]FAIL[/red] {failure}")
+    if not failed:
+        console.print(f"every barred group is at least {args.bar:g}× faster in the core")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
