@@ -26,8 +26,7 @@ else:
     COMPILE_ARGS = ["-O3", "-Wall", "-Wno-unused-function", "-Werror"]
 
 extensions = [
-    Extension(f"core.{name}", [f"core/{name}.pyx"], extra_compile_args=COMPILE_ARGS)
-    for name in ("rules", "engine")
+    Extension(f"core.{name}", [f"core/{name}.pyx"], extra_compile_args=COMPILE_ARGS) for name in ("rules", "engine")
 ]
 
 setup(

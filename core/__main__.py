@@ -27,8 +27,7 @@ def play(players: int, rounds: int | None, cauldrons: str, seed: int) -> engine.
 def report(game: engine.Game) -> str:
     seats = range(game.players)
     lines = [
-        f"Poison: {game.players} players, {game.rounds} rounds, {game.cauldron_rule} cauldrons,"
-        f" seed {game.seed}",
+        f"Poison: {game.players} players, {game.rounds} rounds, {game.cauldron_rule} cauldrons, seed {game.seed}",
         "",
         "round  dealer  " + "  ".join(f"{'seat ' + str(s):>22}" for s in seats),
     ]

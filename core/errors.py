@@ -65,9 +65,7 @@ def seat_out_of_range(seat: object, players: int) -> RuleError:
 
 
 def unknown_card(card: object) -> RuleError:
-    return rule_error(
-        "unknown_card", f"{card!r} is not a card code (R1 R2 R4 R5 R7, B…, P… or G4 for poison)"
-    )
+    return rule_error("unknown_card", f"{card!r} is not a card code (R1 R2 R4 R5 R7, B…, P… or G4 for poison)")
 
 
 def cauldron_out_of_range(cauldron: object) -> RuleError:

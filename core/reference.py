@@ -163,8 +163,7 @@ def check_deal(players: int, dealer: int, hands: object, set_aside: object) -> N
         if len(hand) != sizes[who]:
             raise errors.rule_error(
                 "invalid_deal",
-                f"{name} must be dealt {sizes[who]} cards (one at a time from the dealer's left), "
-                f"not {len(hand)}",
+                f"{name} must be dealt {sizes[who]} cards (one at a time from the dealer's left), not {len(hand)}",
             )
         for card in hand:
             if not is_card(card):
@@ -188,14 +187,10 @@ def score_round(taken: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[
         raise errors.rule_error("invalid_players", "score_round takes the piles of 3 to 6 seats")
     for seat, pile in enumerate(taken):
         if not isinstance(pile, (list, tuple)) or len(pile) != 4:
-            raise errors.rule_error(
-                "invalid_deal", f"seat {seat}: a pile is four counts (red, blue, purple, poison)"
-            )
+            raise errors.rule_error("invalid_deal", f"seat {seat}: a pile is four counts (red, blue, purple, poison)")
         for suit, count in enumerate(pile):
             if not is_int(count) or not 0 <= count <= (14 if suit < 3 else 8):
-                raise errors.rule_error(
-                    "invalid_deal", f"seat {seat}: {count!r} cannot be a count of that suit"
-                )
+                raise errors.rule_error("invalid_deal", f"seat {seat}: {count!r} cannot be a count of that suit")
     discarded: list[list[str]] = [[] for _ in taken]
     for index, colour in enumerate(COLOURS):
         counts = [pile[index] for pile in taken]
@@ -262,9 +257,7 @@ class Game:
         if not is_int(rounds) or not 1 <= rounds <= 20:
             raise errors.rule_error("invalid_rounds", f"a game has 1 to 20 rounds, not {rounds!r}")
         if not (type(cauldrons) is str and cauldrons in ("dynamic", "fixed")):
-            raise errors.rule_error(
-                "invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {cauldrons!r}"
-            )
+            raise errors.rule_error("invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {cauldrons!r}")
         if seed is not None:
             check_seed(seed)
             if deals is not None:
@@ -522,9 +515,7 @@ def replay(
         if move is None:
             break
         if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            error = errors.rule_error(
-                "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}"
-            )
+            error = errors.rule_error("invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}")
             return Replayed(game, index, error)
         try:
             game.play(*move)

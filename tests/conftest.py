@@ -1,1 +1,46 @@
-"""Fixtures shared by every test package."""
+"""Fixtures shared by every test package: a real Redis-compatible server for the session.
+
+The server is the embedded one the product itself starts (events.server), in a temporary
+data directory; no test fakes or mocks the store. Each test gets its own key namespace, so
+tests never see each other's games.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from events.server import EmbeddedServer
+from events.store import EventStore
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    server = EmbeddedServer(tmp_path_factory.mktemp("store"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: EmbeddedServer) -> str:
+    return redis_server.url
+
+
+@pytest.fixture
+def namespace() -> str:
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def store(redis_url: str, namespace: str) -> AsyncIterator[EventStore]:
+    store = EventStore.from_url(redis_url, namespace=namespace)
+    yield store
+    await store.close()

@@ -23,9 +23,7 @@ def outcome(replayed):
     )
 
 
-@pytest.mark.parametrize(
-    ("players", "cauldrons"), [(3, "dynamic"), (4, "fixed"), (5, "dynamic"), (6, "fixed")]
-)
+@pytest.mark.parametrize(("players", "cauldrons"), [(3, "dynamic"), (4, "fixed"), (5, "dynamic"), (6, "fixed")])
 def test_replaying_a_recorded_game_gives_the_same_final_state(rules, players, cauldrons):
     deals, moves, original = record_game(players, 40 + players, cauldrons=cauldrons)
     replayed = rules.replay(players, moves, cauldrons=cauldrons, deals=deals)

@@ -63,9 +63,7 @@ def test_the_demo_prints_a_game_round_by_round():
 
 
 def test_the_demo_refuses_bad_options_on_stderr():
-    shown = subprocess.run(
-        [sys.executable, "-m", "core", "--players", "7"], capture_output=True, text=True, cwd=ROOT
-    )
+    shown = subprocess.run([sys.executable, "-m", "core", "--players", "7"], capture_output=True, text=True, cwd=ROOT)
     assert shown.returncode == 2
     assert "3 to 6 players" in shown.stderr
     assert shown.stdout == ""

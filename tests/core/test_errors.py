@@ -84,11 +84,7 @@ def test_a_legal_looking_move_into_the_wrong_cauldron_says_where_it_must_go(rule
         colours = {c.colour: i for i, c in enumerate(game.cauldrons) if c.colour}
         hand = game.hand(game.turn)
         potion = next(
-            (
-                card
-                for card in hand
-                if card != "G4" and {"R": "red", "B": "blue", "P": "purple"}[card[0]] in colours
-            ),
+            (card for card in hand if card != "G4" and {"R": "red", "B": "blue", "P": "purple"}[card[0]] in colours),
             None,
         )
         if potion:

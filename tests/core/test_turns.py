@@ -76,9 +76,7 @@ def test_no_colour_is_ever_in_two_cauldrons(rules):
         colours = [c.colour for c in game.cauldrons if c.colour is not None]
         assert len(colours) == len(set(colours))
         for cauldron in game.cauldrons:
-            assert {card[0] for card in cauldron.cards if card != "G4"} <= {
-                (cauldron.colour or "-")[0].upper()
-            }
+            assert {card[0] for card in cauldron.cards if card != "G4"} <= {(cauldron.colour or "-")[0].upper()}
         move = game.legal_moves()[game.round % len(game.legal_moves())]
         game.play(game.turn, *move)
 

@@ -1,0 +1,127 @@
+"""The games as the service sees them: create one, load one, record a move.
+
+A game's state is always what its log gives: `load` reads the log and rebuilds it through
+the core. A per-process cache keeps recently used games and reads only the events newer
+than what it holds, so a move costs one short read and one append; correctness never
+depends on it (every load asks the store what is new, so processes sharing a store agree).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+
+import msgspec
+
+from events.play import LoggedGame, move, new_game
+from events.replay import InvalidLog, advance, rebuild
+from events.schema import Event, Player, Rules
+from events.store import Appended, EventStore, Idempotency, UnknownGame, VersionConflict
+
+#: How often a move without an expected version is recomputed after losing a race.
+RACE_RETRIES = 5
+
+
+def summary_of(logged: LoggedGame) -> dict[str, str | int]:
+    """The listing's fields of a game, written with every append."""
+    return {
+        "status": "finished" if logged.finished else "active",
+        "players": msgspec.json.encode([player.name for player in logged.created.players]).decode(),
+        "round": logged.game.round,
+        "rounds": logged.game.rounds,
+        "version": logged.version,
+    }
+
+
+class Games:
+    def __init__(self, store: EventStore, *, cache_size: int = 4096) -> None:
+        self.store = store
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
+
+    async def create(
+        self,
+        game_id: str,
+        players: tuple[Player, ...],
+        *,
+        rounds: int | None,
+        rules: Rules,
+        seed: int,
+        token_hashes: Mapping[int, str],
+        created_ms: int,
+    ) -> tuple[list[Event], LoggedGame]:
+        """Write a new game's first events; raises core.RuleError for invalid options."""
+        events, logged = new_game(game_id, players, rounds=rounds, rules=rules, seed=seed)
+        await self.store.index_game(game_id, created_ms)
+        await self.store.append(
+            game_id,
+            events,
+            0,
+            summary=summary_of(logged),
+            tokens={seat: h for seat, h in token_hashes.items()},
+        )
+        self._remember(game_id, logged)
+        return events, logged
+
+    async def load(self, game_id: str, *, version: int | None = None) -> LoggedGame:
+        """The game as its log makes it now, or right after event `version`."""
+        if version is not None:
+            events = await self.store.read(game_id, 0, limit=version)
+            if not events:
+                raise UnknownGame(game_id)
+            return rebuild(events)
+        cached = self._cache.get(game_id)
+        if cached is None:
+            events = await self.store.read(game_id)
+            if not events:
+                raise UnknownGame(game_id)
+            logged = rebuild(events)
+        else:
+            newer = await self.store.read(game_id, cached.version)
+            logged = advance(cached, newer) if newer else cached
+        self._remember(game_id, logged)
+        return logged
+
+    async def play(
+        self,
+        game_id: str,
+        seat: int,
+        card: str,
+        cauldron: int,
+        *,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> tuple[Appended, LoggedGame]:
+        """Record one move. Raises core.RuleError when the rules refuse it,
+        VersionConflict when `expected_version` is not current, IdempotencyKeyReused;
+        an idempotent retry returns the first attempt's Appended (with `replayed`)."""
+        if idempotency is not None:
+            earlier = await self.store.recall(game_id, idempotency)
+            if earlier is not None:
+                return earlier, await self.load(game_id)
+        for _ in range(RACE_RETRIES):
+            logged = await self.load(game_id)
+            if expected_version is not None and expected_version != logged.version:
+                raise VersionConflict(expected_version, logged.version)
+            events, after = move(logged, seat, card, cauldron)
+            try:
+                appended = await self.store.append(
+                    game_id, events, logged.version, idempotency=idempotency, summary=summary_of(after)
+                )
+            except VersionConflict:
+                if expected_version is not None:
+                    raise
+                continue  # someone moved first: look again, the move may now be illegal
+            if not appended.replayed:
+                self._remember(game_id, after)
+            return appended, after if not appended.replayed else await self.load(game_id)
+        raise VersionConflict(logged.version, await self.store.version(game_id))
+
+    def _remember(self, game_id: str, logged: LoggedGame) -> None:
+        self._cache[game_id] = logged
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+
+__all__ = ["Games", "InvalidLog", "summary_of"]

@@ -1,0 +1,110 @@
+"""Turning a new game and each move into the events they cause, through the core.
+
+The consequences of a move (an overflow, a scored round, the end of the game) are derived
+here and only here: the live service records them, and replay demands that a log holds
+exactly these, so a log can never say something the rules did not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core import Game, Played, seeded_deal
+from events.schema import (
+    CardPlayed,
+    CauldronOverflowed,
+    Event,
+    GameCreated,
+    GameFinished,
+    Player,
+    RoundScored,
+    RoundStarted,
+    Rules,
+    TakenCounts,
+)
+
+
+class CannotDeal(RuntimeError):
+    """A game without a seed cannot deal its next round by itself: its log must say."""
+
+
+@dataclass
+class LoggedGame:
+    """A game as its log makes it: the creation facts, the engine's state, the version
+    (number of events) and the events the log still owes after the last move."""
+
+    created: GameCreated
+    game: Game
+    version: int
+    pending: tuple[Event, ...] = field(default=())
+
+    @property
+    def finished(self) -> bool:
+        return self.game.status == "finished"
+
+    def copy(self) -> LoggedGame:
+        return LoggedGame(self.created, self.game.copy(), self.version, self.pending)
+
+
+def round_started(game: Game) -> RoundStarted:
+    """The event of the round just dealt, with every hand: the store keeps all facts."""
+    return RoundStarted(
+        round=game.round,
+        dealer=game.dealer,
+        hands=tuple(game.hand(seat) for seat in range(game.players)),
+        set_aside=game.set_aside(),
+    )
+
+
+def deal_next_round(game: Game, seed: int | None) -> RoundStarted:
+    if seed is None:
+        raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
+    game.deal(*seeded_deal(seed, game.players, game.round))
+    return round_started(game)
+
+
+def new_game(
+    game_id: str, players: tuple[Player, ...], *, rounds: int | None, rules: Rules, seed: int
+) -> tuple[list[Event], LoggedGame]:
+    """The first two events of a game (its creation and the first deal) and its state.
+    Raises core.RuleError for invalid options."""
+    game = Game(len(players), rounds=rounds, cauldrons=rules.cauldrons)
+    created = GameCreated(game_id=game_id, players=players, rounds=game.rounds, rules=rules, seed=seed)
+    first_deal = deal_next_round(game, seed)
+    return [created, first_deal], LoggedGame(created, game, 2)
+
+
+def consequences(game: Game, round: int, played: Played) -> list[Event]:
+    """The events a move that was just applied to `game` causes, its own first; a round
+    that starts afterwards is not among them (its deal is a fact of its own)."""
+    caused: list[Event] = [
+        CardPlayed(round=round, seat=played.seat, card=played.card, cauldron=played.cauldron, total=played.total)
+    ]
+    if played.taken:
+        caused.append(CauldronOverflowed(round=round, seat=played.seat, cauldron=played.cauldron, taken=played.taken))
+    if played.round_over:
+        result = game.round_results()[-1]
+        caused.append(
+            RoundScored(
+                round=result.round,
+                scores=result.scores,
+                taken=tuple(TakenCounts(**pile._asdict()) for pile in result.taken),
+                discarded=result.discarded,
+            )
+        )
+    if played.game_over:
+        caused.append(GameFinished(totals=game.totals, winners=game.winners))
+    return caused
+
+
+def move(logged: LoggedGame, seat: int, card: str, cauldron: int) -> tuple[list[Event], LoggedGame]:
+    """The events of one move and the game after it; `logged` is left as it was. Raises
+    core.RuleError when the rules refuse the move."""
+    after = logged.copy()
+    round_now = after.game.round
+    played = after.game.play(seat, card, cauldron)
+    caused = consequences(after.game, round_now, played)
+    if after.game.status == "dealing":
+        caused.append(deal_next_round(after.game, logged.created.seed))
+    after.version += len(caused)
+    return caused, after

@@ -1,0 +1,92 @@
+"""The embedded server: durable appends, fast failure when it is gone, recovery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from events.server import EmbeddedServer, ServerNotFound, find_server_binary
+from events.store import EventStore, StoreUnavailable
+from tests.events.logs import game_log, numbered
+
+pytestmark = pytest.mark.anyio
+
+LOG, _ = game_log(5, seed=31)
+
+
+async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_data(tmp_path):
+    server = EmbeddedServer(tmp_path / "data")
+    server.start()
+    store = EventStore.from_url(server.url, namespace="durable")
+    try:
+        version = 0
+        for event in LOG:
+            version = (await store.append("g", [event], version)).version
+        server.kill()  # no shutdown, no final flush
+        server.start()  # same port, same data directory
+        assert await store.read("g") == numbered(LOG)
+    finally:
+        await store.close()
+        server.stop()
+
+
+async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_recovers(tmp_path):
+    server = EmbeddedServer(tmp_path / "data")
+    server.start()
+    store = EventStore.from_url(server.url, namespace="outage", timeout=1.0)
+    try:
+        await store.append("g", LOG[:2], 0)
+        server.kill()
+        for call in (store.read("g"), store.append("g", LOG[2:3], 2), store.ping()):
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailable):
+                await call
+            assert time.monotonic() - started < 2.5
+        server.start()
+        assert (await store.append("g", LOG[2:3], 2)).version == 3  # the same store object
+    finally:
+        await store.close()
+        server.stop()
+
+
+async def test_a_frozen_server_is_store_unavailable_not_a_hang(tmp_path):
+    server = EmbeddedServer(tmp_path / "data")
+    server.start()
+    store = EventStore.from_url(server.url, namespace="frozen", timeout=1.0)
+    try:
+        await store.append("g", LOG[:2], 0)
+        os.kill(server.process.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await store.read("g")
+        assert time.monotonic() - started < 2.5
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        await store.close()
+        server.stop()
+
+
+async def test_nothing_listening_is_store_unavailable_at_once():
+    store = EventStore.from_url("redis://127.0.0.1:1/0", timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable, match="cannot be reached"):
+        await store.ping()
+    assert time.monotonic() - started < 2.5
+    await store.close()
+
+
+def test_the_embedded_server_keeps_its_append_only_file_in_the_data_directory(tmp_path):
+    with EmbeddedServer(tmp_path / "data") as server:
+        assert server.url.startswith("redis://127.0.0.1:")
+    assert (tmp_path / "data" / "appendonlydir").is_dir()
+    assert server.process is None
+
+
+def test_the_server_binary_comes_with_the_project_or_from_the_environment(tmp_path, monkeypatch):
+    assert os.access(find_server_binary(), os.X_OK)
+    monkeypatch.setenv("POISON_REDIS_SERVER", str(tmp_path / "nothing-here"))
+    with pytest.raises(ServerNotFound, match="POISON_REDIS_SERVER"):
+        find_server_binary()

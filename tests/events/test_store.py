@@ -1,0 +1,211 @@
+"""The event store against a real Redis-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import get_context
+
+import msgspec
+import pytest
+
+from events.games import Games
+from events.replay import InvalidLog
+from events.schema import CardPlayed, RoundScored, Rules
+from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict
+from tests.events.logs import game_log, numbered, players
+
+pytestmark = pytest.mark.anyio
+
+LOG, FINISHED = game_log(4, seed=21)
+CARD = CardPlayed(round=1, seat=1, card="R1", cauldron=0, total=1)
+
+
+async def test_appended_events_read_back_in_order_with_their_versions(store):
+    first = await store.append("g1", LOG[:2], 0)
+    rest = await store.append("g1", LOG[2:], 2)
+    assert (first.version, first.count, rest.version, rest.first_version) == (2, 2, len(LOG), 3)
+    assert await store.read("g1") == numbered(LOG)
+    assert await store.read("g1", after=5, limit=3) == numbered(LOG)[5:8]
+    assert await store.read("g1", after=len(LOG)) == []
+    assert await store.version("g1") == len(LOG)
+
+
+async def test_a_stale_version_is_a_conflict_carrying_the_current_version_and_appends_nothing(store):
+    await store.append("g2", LOG[:3], 0)
+    with pytest.raises(VersionConflict) as conflict:
+        await store.append("g2", LOG[3:5], 2)
+    assert (conflict.value.expected, conflict.value.current_version) == (2, 3)
+    with pytest.raises(VersionConflict):
+        await store.append("g2", LOG[3:5], 4)
+    assert await store.read("g2") == numbered(LOG[:3])
+
+
+async def test_a_game_that_does_not_exist_has_no_events_and_a_bad_id_none_at_all(store):
+    assert await store.read("nobody") == []
+    assert await store.version("nobody") == 0
+    for bad in ["", "a" * 65, "a b", "x}{y", "é"]:
+        with pytest.raises(UnknownGame):
+            await store.read(bad)
+
+
+async def test_an_idempotent_retry_returns_the_first_result_and_appends_nothing(store):
+    await store.append("g3", LOG[:2], 0)
+    key = Idempotency("retry-1", "fingerprint-a", b"first answer")
+    first = await store.append("g3", LOG[2:4], 2, idempotency=key)
+    again = await store.append("g3", LOG[2:4], 2, idempotency=key)
+    assert (again.version, again.count, again.replayed, again.result) == (first.version, 2, True, b"first answer")
+    assert await store.recall("g3", key) == again
+    assert await store.version("g3") == 4
+    with pytest.raises(IdempotencyKeyReused):
+        await store.append("g3", LOG[4:5], 4, idempotency=Idempotency("retry-1", "fingerprint-b"))
+    with pytest.raises(IdempotencyKeyReused):
+        await store.recall("g3", Idempotency("retry-1", "fingerprint-b"))
+    assert await store.recall("g3", Idempotency("another", "x")) is None
+    ttl = await store.client.ttl(store._key("g3", "idempotency:" + hashlib.sha256(b"retry-1").hexdigest()))
+    assert ttl > 24 * 3600
+
+
+async def test_readers_never_see_part_of_a_move(store):
+    await store.append("g4", LOG[:2], 0)
+    seen: set[int] = set()
+    done = asyncio.Event()
+
+    async def reader():
+        while not done.is_set():
+            seen.add(await store.version("g4"))
+            await asyncio.sleep(0)
+
+    async def writer():
+        version = 2
+        for _ in range(200):
+            await store.append("g4", [CARD, CARD, CARD], version)  # three events per "move"
+            version += 3
+        done.set()
+
+    await asyncio.gather(reader(), reader(), writer())
+    assert seen <= {2 + 3 * n for n in range(201)}
+    assert len(seen) > 10
+
+
+async def test_summaries_tokens_and_the_listing_newest_first_with_a_cursor(store):
+    games = Games(store)
+
+    for number in range(7):
+        await games.create(
+            f"list{number}",
+            players(3 + number % 4),
+            rounds=1,
+            rules=Rules(),
+            seed=number,
+            token_hashes={0: f"hash{number}"},
+            created_ms=1_700_000_000_000 + number,
+        )
+    await games.play("list2", *_first_move(await games.load("list2")))
+    page, cursor = await store.list_games(limit=3)
+    assert [s.game_id for s in page] == ["list6", "list5", "list4"]
+    page2, cursor2 = await store.list_games(limit=3, cursor=cursor)
+    assert [s.game_id for s in page2] == ["list3", "list2", "list1"]
+    page3, cursor3 = await store.list_games(limit=3, cursor=cursor2)
+    assert ([s.game_id for s in page3], cursor3) == (["list0"], None)
+    assert page2[1].version == 3
+    assert page2[1].players == ["player0", "player1", "player2", "player3", "player4"][: 3 + 2 % 4]
+    assert await store.token_hashes("list4") == {0: "hash4"}
+    with pytest.raises(ValueError, match="cursor"):
+        await store.list_games(cursor="nonsense")
+
+
+def _first_move(logged):
+    card, cauldron = logged.game.legal_moves()[0]
+    return logged.game.turn, card, cauldron
+
+
+async def test_a_finished_game_is_listed_as_finished(store):
+    games = Games(store)
+
+    await games.create("done", players(3), rounds=1, rules=Rules(), seed=5, token_hashes={}, created_ms=1)
+    await games.create("going", players(3), rounds=1, rules=Rules(), seed=6, token_hashes={}, created_ms=2)
+    logged = await games.load("done")
+    while not logged.finished:
+        _, logged = await games.play("done", *_first_move(logged))
+    finished, _ = await store.list_games(status="finished")
+    active, _ = await store.list_games(status="active")
+    assert [s.game_id for s in finished] == ["done"]
+    assert [s.game_id for s in active] == ["going"]
+
+
+def _append_once(url: str, namespace: str, barrier) -> str:
+    """One contender: connect, wait for every other one, then append at version 2."""
+
+    async def attempt() -> str:
+        store = EventStore.from_url(url, namespace=namespace, timeout=10)
+        try:
+            await store.ping()
+            await asyncio.to_thread(barrier.wait)
+            await store.append("race", [CARD], 2)
+            return "won"
+        except VersionConflict:
+            return "lost"
+        finally:
+            await store.close()
+
+    return asyncio.run(attempt())
+
+
+def _race(pool, barrier, redis_url, namespace):
+    asyncio.run(_prepare_race(redis_url, namespace))
+    with pool:
+        outcomes = list(pool.map(_append_once, [redis_url] * 50, [namespace] * 50, [barrier] * 50))
+    return outcomes, asyncio.run(_read_race(redis_url, namespace))
+
+
+async def _prepare_race(url, namespace):
+    store = EventStore.from_url(url, namespace=namespace)
+    await store.append("race", LOG[:2], 0)
+    await store.close()
+
+
+async def _read_race(url, namespace):
+    store = EventStore.from_url(url, namespace=namespace)
+    try:
+        return await store.read("race")
+    finally:
+        await store.close()
+
+
+def test_fifty_threads_appending_at_one_version_leave_exactly_one_winner(redis_url, namespace):
+    outcomes, log = _race(ThreadPoolExecutor(max_workers=50), threading.Barrier(50), redis_url, namespace)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("lost") == 49
+    assert [version for version, _ in log] == [1, 2, 3]
+
+
+def test_fifty_processes_appending_at_one_version_leave_exactly_one_winner(redis_url, namespace):
+    context = get_context("spawn")
+    with context.Manager() as manager:
+        pool = ProcessPoolExecutor(max_workers=50, mp_context=context)
+        outcomes, log = _race(pool, manager.Barrier(50), redis_url, namespace)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("lost") == 49
+    assert [version for version, _ in log] == [1, 2, 3]
+
+
+async def test_an_unreadable_stored_event_is_named_by_its_version(store):
+    await store.append("bad", LOG[:2], 0)
+    await store.client.xadd(store._key("bad", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, id="0-3")
+    with pytest.raises(InvalidLog) as refused:
+        await store.read("bad")
+    assert refused.value.at_version == 3
+
+
+async def test_an_older_stored_event_is_upcast_when_read(store):
+    await store.append("old", LOG[:2], 0)
+    v1 = msgspec.msgpack.encode(
+        {"round": 1, "scores": [0, 0, 0, 0], "taken": [[0, 0, 0, 0]] * 4, "discarded": [[], [], [], []]}
+    )
+    await store.client.xadd(store._key("old", "events"), {"t": "round_scored", "s": 1, "d": v1}, id="0-3")
+    ((_, event),) = await store.read("old", after=2)
+    assert isinstance(event, RoundScored)
+    assert event.taken[0].red == 0
