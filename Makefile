@@ -19,9 +19,11 @@ $(STAMP): pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd) | $(BIN)/pyt
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## run: a demonstration: one seeded game of random play, round by round
+## run: a demonstration until the service exists: a seeded game played move by move into
+## the event store (an embedded Valkey in ./poison-data unless POISON_REDIS_URL is set),
+## then replayed from its log alone, with its scores
 run: setup
-	$(BIN)/python -m core
+	$(BIN)/python -m events
 
 ## test: lint, then every test (benchmarks run once each, untimed, to check their results)
 test: setup lint
@@ -45,4 +47,4 @@ annotate: setup
 	$(BIN)/cython -3 -a core/rules.pyx -o build/rules-annotated.c && mv build/rules-annotated.html core/rules.html
 
 clean:
-	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html .benchmarks .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html .benchmarks .pytest_cache .hypothesis poison-data

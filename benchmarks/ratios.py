@@ -28,7 +28,7 @@ def medians(path: Path) -> dict[str, dict[str, float]]:
     data = json.loads(path.read_text())
     groups: dict[str, dict[str, float]] = {}
     for bench in data["benchmarks"]:
-        case = bench["param"] or bench["name"]
+        case = bench["param"] or bench["name"].removeprefix("test_")
         groups.setdefault(bench["group"], {})[case] = bench["stats"]["median"]
     return groups
 
@@ -43,10 +43,14 @@ def main(argv: list[str] | None = None) -> int:
     for column in ("group", "core median", "reference median", "ratio", "core rate", "reference rate"):
         table.add_column(column, justify="right")
     failed = []
+    others: list[tuple[str, str, float]] = []
     for group, cases in sorted(groups.items()):
         core, ref = cases.get("core"), cases.get("reference")
+        if core is None and ref is None:
+            others.extend((group, case, median) for case, median in sorted(cases.items()))
+            continue
         if core is None or ref is None:
-            failed.append(f"{group}: a case is missing")
+            failed.append(f"{group}: the core or the reference case is missing")
             continue
         ratio = ref / core
         work, unit = WORK.get(group, (1, "calls/s"))
@@ -64,6 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     failed += [f"{group}: not measured" for group in missing]
     console = Console(width=max(Console().width, 110))
     console.print(table)
+    if others:
+        plain = Table(title="other groups")
+        for column in ("group", "case", "median", "per second"):
+            plain.add_column(column, justify="right")
+        for group, case, median in others:
+            plain.add_row(group, case, f"{median * 1e6:,.1f} µs", f"{1 / median:,.0f}")
+        console.print(plain)
     for failure in failed:
         console.print(f"[red]FAIL[/red] {failure}")
     if not failed:

@@ -25,7 +25,7 @@ RoundNumber = Annotated[int, msgspec.Meta(ge=1, le=20)]
 Colour = Literal["red", "blue", "purple"]
 BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
-Seed = Annotated[int, msgspec.Meta(ge=0)]   # below 2**64 too: msgspec bounds stop at int64, replay checks
+Seed = Annotated[int, msgspec.Meta(ge=0)]  # below 2**64 too: msgspec bounds stop at int64, replay checks
 
 
 class Struct(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -139,6 +139,9 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
 
 _msgpack_encoder = msgspec.msgpack.Encoder()
 _msgpack_decoder = msgspec.msgpack.Decoder(dict[str, Any])
+# Events of today's schema decode straight into their Struct (the stored data carries the
+# type tag); only older ones take the slower road through a dict and their upcasters.
+_event_decoder = msgspec.msgpack.Decoder(AnyEvent)
 _json_encoder = msgspec.json.Encoder()
 _public_decoder = msgspec.json.Decoder(PublicEvent)
 
@@ -157,7 +160,7 @@ def event_data(event: Event) -> dict[str, Any]:
 def encode_stored(event: Event) -> tuple[str, int, bytes]:
     """(type, schema version, msgpack data): the stored form of an event."""
     kind = event_type(event)
-    return kind, SCHEMA_VERSIONS[kind], _msgpack_encoder.encode(event_data(event))
+    return kind, SCHEMA_VERSIONS[kind], _msgpack_encoder.encode(event)
 
 
 def decode_data(kind: str, data: dict[str, Any], schema: int | None = None) -> Event:
@@ -179,10 +182,19 @@ def decode_data(kind: str, data: dict[str, Any], schema: int | None = None) -> E
 
 
 def decode_stored(kind: str, schema: int, payload: bytes) -> Event:
+    if schema == SCHEMA_VERSIONS.get(kind):
+        try:
+            event = _event_decoder.decode(payload)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            raise MalformedEvent(f"{kind}: {error}") from None
+        if event_type(event) != kind:
+            raise MalformedEvent(f"stored as {kind} but holds {event_type(event)}")
+        return event
     try:
         data = _msgpack_decoder.decode(payload)
     except msgspec.DecodeError as error:
         raise MalformedEvent(f"{kind}: undecodable data ({error})") from None
+    data.pop("type", None)
     return decode_data(kind, data, schema)
 
 

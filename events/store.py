@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import BusyLoadingError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.asyncio.retry import Retry
 
 from events.replay import InvalidLog
 from events.schema import Event, MalformedEvent, decode_stored, encode_stored

@@ -63,7 +63,13 @@ def test_the_public_form_is_version_type_and_data():
 )
 def test_malformed_events_are_refused_saying_what_is_wrong(kind, data, says):
     with pytest.raises(MalformedEvent, match=says):
-        decode_stored(kind, SCHEMA_VERSIONS.get(kind, 1), msgspec.msgpack.encode(data))
+        decode_stored(kind, SCHEMA_VERSIONS.get(kind, 1), msgspec.msgpack.encode({"type": kind, **data}))
+
+
+def test_an_event_stored_under_another_type_is_refused():
+    payload = encode_stored(CardPlayed(round=1, seat=2, card="R5", cauldron=0, total=9))[2]
+    with pytest.raises(MalformedEvent, match="stored as cauldron_overflowed but holds card_played"):
+        decode_stored("cauldron_overflowed", 1, payload)
 
 
 def test_a_schema_version_from_the_future_is_refused():
@@ -90,7 +96,9 @@ def test_an_older_round_scored_is_upcast_on_read():
 
 def test_a_field_added_with_a_default_reads_old_events_without_a_new_version():
     # game_created written before `rules` existed still reads, with the default rules.
-    old = msgspec.msgpack.encode({"game_id": "g", "players": [{"seat": 0, "name": "a"}], "rounds": 3})
+    old = msgspec.msgpack.encode(
+        {"type": "game_created", "game_id": "g", "players": [{"seat": 0, "name": "a"}], "rounds": 3}
+    )
     assert decode_stored("game_created", 1, old).rules.cauldrons == "dynamic"
 
 

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test package: a real Redis-compatible server for the session.
+"""Fixtures shared by the tests and the benchmarks: a real Redis-compatible server.
 
 The server is the embedded one the product itself starts (events.server), in a temporary
 data directory; no test fakes or mocks the store. Each test gets its own key namespace, so
