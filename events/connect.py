@@ -7,7 +7,6 @@ or `unix://`. Without one, an embedded server is started with its data in `data_
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,7 +31,7 @@ async def connect(
     server = None
     if url is None:
         server = EmbeddedServer(Path(data_dir or os.environ.get("POISON_DATA_DIR") or DEFAULT_DATA_DIR))
-        url = await asyncio.to_thread(server.start)
+        url = server.start()  # in this thread: the server dies with the thread that started it
     elif not url.startswith(SCHEMES):
         raise ValueError(f"POISON_REDIS_URL must start with redis://, rediss:// or unix://, not {url!r}")
     store = EventStore.from_url(url, namespace=namespace)
@@ -41,4 +40,4 @@ async def connect(
     finally:
         await store.close()
         if server is not None:
-            await asyncio.to_thread(server.stop)
+            server.stop()

