@@ -4,7 +4,7 @@
 `core` imports nothing from the rest of the product; events and service build on it.
 """
 
-from core.engine import CARD_CODES, Game, replay, score_round, seeded_deal, simulate
+from core.engine import BOTS, CARD_CODES, Game, replay, score_round, seeded_deal, simulate
 from core.errors import IllegalMove, InvalidArgument, RuleError
 from core.results import (
     Cauldron,
@@ -19,6 +19,7 @@ from core.results import (
 )
 
 __all__ = [
+    "BOTS",
     "CARD_CODES",
     "Cauldron",
     "Deal",

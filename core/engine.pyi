@@ -41,9 +41,12 @@ from core.results import (
 #: Every card code, in the canonical order of hands, legal moves and the deck.
 CARD_CODES: tuple[str, ...]
 CAULDRON_RULES: tuple[str, ...]
+#: The bots `Game.choose` and `simulate` can play a seat with.
+BOTS: tuple[str, ...]
 STATUSES: tuple[str, ...]
 
 CauldronRule = Literal["dynamic", "fixed"]
+Bot = Literal["random", "greedy"]
 DealLike = Deal | tuple[Sequence[Sequence[str]], Sequence[str]]
 
 class Game:
@@ -116,6 +119,11 @@ class Game:
     def play(self, seat: int, card: str, cauldron: int) -> Played:
         """Play a card. An overflow is reported in `Played.taken`; the move that empties
         the last hand scores the round (and, seeded or with deals left, deals the next)."""
+    def choose(self, bot: Bot, seed: int = 0) -> Move:
+        """The move `bot` would play for the seat to move: `random` draws from `seed`'s
+        stream, `greedy` avoids overflowing and, when forced, takes the cheapest pile
+        (poison 2, a potion 1, a colour it already leads in 0). Raises `invalid_bot`,
+        `game_finished` or `awaiting_deal`."""
     def deal(self, hands: Sequence[Sequence[str]], set_aside: Sequence[str] = ()) -> None:
         """Deal the round that waits: one hand per seat, each exactly the size the deal
         from the dealer's left gives it, the whole deck once (with three players, the
@@ -161,7 +169,9 @@ def simulate(
     seed: int = 0,
     rounds: int | None = None,
     cauldrons: CauldronRule = "dynamic",
+    bots: Sequence[Bot] | None = None,
 ) -> Simulation:
-    """Play `games` complete games in C, every seat choosing uniformly among its legal
-    moves. Game g is dealt from the seed `stream_seed(seed, g)`; the same arguments give
+    """Play `games` complete games in C, each seat played by its bot in `bots` (default:
+    every seat `random`, choosing uniformly among its legal moves; they share one random
+    stream). Game g is dealt from the seed `stream_seed(seed, g)`; the same arguments give
     the same result here and in core.reference."""

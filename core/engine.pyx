@@ -17,8 +17,8 @@ from core.rules cimport (
     ERR_INVALID_DEAL, ERR_NOT_AWAITING_DEAL, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
     ERR_UNKNOWN_CARD, MAX_CAULDRON_CARDS, MAX_HANDS, MAX_LEGAL_MOVES, MAX_PLAYERS, MAX_ROUNDS,
     MIN_PLAYERS, MIN_ROUNDS, N_CAULDRONS, N_COLOURS, N_KINDS, N_SUITS, NO_COLOUR, OK,
-    PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_RANDOM, GameState, Outcome,
-    check_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed,
+    PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_GREEDY, POLICY_RANDOM, GameState, Outcome,
+    check_move, choose_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed,
     hands_dealt, kind_colour, kind_copies, kind_from_chars, legal_moves, play_move, play_out,
     replay_moves, score_taken, stream_seed,
 )
@@ -36,6 +36,8 @@ CARD_CODES = (
     "G4",
 )
 CAULDRON_RULES = ("dynamic", "fixed")
+#: The bots the engine can play a seat with, by name (index = policy code in rules.pxd).
+BOTS = ("random", "greedy")
 STATUSES = ("dealing", "active", "finished")
 
 cdef tuple CODES = CARD_CODES
@@ -100,6 +102,12 @@ cdef uint64_t parse_seed(object seed) except? 0:
 
 cdef str hand_owner(int seat, int players):
     return f"seat {seat}" if seat < players else "the set-aside hand"
+
+
+cdef int parse_bot(object bot) except -1:
+    if type(bot) is str and bot in BOTS:
+        return BOTS.index(bot)
+    raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
 
 
 cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t* deal):
@@ -376,6 +384,18 @@ cdef class Game:
             bool(outcome.round_over), bool(outcome.game_over),
         )
 
+    def choose(self, bot, seed=0):
+        """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
+        cdef int policy = parse_bot(bot)
+        cdef uint64_t rng = stream_seed(parse_seed(seed), 0)
+        cdef uint8_t kind, cauldron
+        if self.state.phase == PHASE_OVER:
+            raise errors.game_finished()
+        if self.state.phase != PHASE_PLAY:
+            raise errors.awaiting_deal(self.state.round + 1)
+        choose_move(&self.state, policy, &rng, &kind, &cauldron)
+        return Move(CODES[kind], cauldron)
+
     def deal(self, hands, set_aside=()):
         cdef uint8_t deal[DEAL_SIZE]
         if self.state.phase == PHASE_OVER:
@@ -537,8 +557,8 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     return Replayed(game, applied, None)
 
 
-def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic"):
-    """Play `games` complete games of random legal moves in C; see core/engine.pyi."""
+def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None):
+    """Play `games` complete games of bot moves in C; see core/engine.pyi."""
     cdef GameState state
     cdef int n = parse_players(players)
     cdef int n_rounds = parse_rounds(rounds, n)
@@ -555,6 +575,11 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic"):
         raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
     n_games = games
     memset(policies, POLICY_RANDOM, sizeof(policies))
+    if bots is not None:
+        if not isinstance(bots, (list, tuple)) or len(bots) != n:
+            raise errors.rule_error("invalid_bot", f"bots must name one bot per seat ({n})")
+        for s in range(n):
+            policies[s] = parse_bot(bots[s])
     memset(wins, 0, sizeof(wins))
     memset(score_sum, 0, sizeof(score_sum))
     memset(score_squares, 0, sizeof(score_squares))

@@ -35,7 +35,7 @@ class InvalidArgument(RuleError):
 
     Codes: `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`,
     `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`, `invalid_deal`,
-    `invalid_move`, `invalid_games`, `invalid_policy`.
+    `invalid_move`, `invalid_games`, `invalid_bot`.
     """
 
 

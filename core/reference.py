@@ -36,6 +36,7 @@ POISON_VALUE = 4
 POISON_COPIES = 8
 OVERFLOW_LIMIT = 13  # a total above this overflows
 CAULDRONS = 3
+BOTS = ("random", "greedy")
 
 # Every card code in the canonical order used for hands and legal moves.
 CARD_CODES = (*(f"{letter}{value}" for letter in "RBP" for value in POTION_VALUES), "G4")
@@ -410,6 +411,45 @@ class Game:
             if self._accepts(card, cauldron)
         )
 
+    # -- bots ------------------------------------------------------------------------------
+
+    def _leads(self, seat: int, colour: str) -> bool:
+        """Has `seat` taken strictly more of `colour` this round than every other seat?"""
+        mine = self.taken(seat)._asdict()[colour]
+        return mine > 0 and all(
+            self.taken(other)._asdict()[colour] < mine for other in range(self.players) if other != seat
+        )
+
+    def greedy_key(self, card: str, cauldron: int) -> tuple:
+        """How much the greedy bot dislikes a move (lower is better): never overflow if it
+        can help it (then play its highest card, leaving the highest total); forced, take
+        the cheapest pile (poison 2, a potion 1, a colour it leads in 0), the fewest cards,
+        and play its lowest card."""
+        pot = self.pots[cauldron]
+        total = pot.total + value_of(card)
+        if total <= OVERFLOW_LIMIT:
+            return (0, -value_of(card), -total)
+        penalty = sum(
+            2 if taken == "G4" else (0 if self._leads(self._turn, colour_of(taken)) else 1) for taken in pot.cards
+        )
+        return (1, penalty, len(pot.cards), value_of(card))
+
+    def choose(self, bot: str, seed: int = 0) -> Move:
+        """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
+        return self._choose(bot, Random(stream_seed(check_seed(seed), 0)))
+
+    def _choose(self, bot: str, rng: Random) -> Move:
+        if not (type(bot) is str and bot in BOTS):
+            raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
+        if self.status == "finished":
+            raise errors.game_finished()
+        if self.status == "dealing":
+            raise errors.awaiting_deal(self.round)
+        legal = self.legal_moves()
+        if bot == "greedy":
+            return min(legal, key=lambda move: self.greedy_key(*move))  # min keeps the first of equals
+        return legal[rng.below(len(legal))]
+
     def play(self, seat: int, card: str, cauldron: int) -> Played:
         self.check(seat, card, cauldron)
         self.hands[seat].remove(card)
@@ -525,13 +565,26 @@ def replay(
 
 
 def simulate(
-    players: int, games: int, *, seed: int = 0, rounds: int | None = None, cauldrons: str = "dynamic"
+    players: int,
+    games: int,
+    *,
+    seed: int = 0,
+    rounds: int | None = None,
+    cauldrons: str = "dynamic",
+    bots: Sequence[str] | None = None,
 ) -> Simulation:
-    """Play `games` complete games, each seat choosing uniformly among its legal moves."""
+    """Play `games` complete games, each seat played by its bot (random by default)."""
     check_players(players)
     check_seed(seed)
     if not is_int(games) or not 0 <= games <= 1_000_000_000:
         raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
+    if bots is None:
+        bots = ["random"] * players
+    if not isinstance(bots, (list, tuple)) or len(bots) != players:
+        raise errors.rule_error("invalid_bot", f"bots must name one bot per seat ({players})")
+    for bot in bots:
+        if not (type(bot) is str and bot in BOTS):
+            raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
     wins = [0] * players
     score_sum = [0] * players
     score_squares = [0] * players
@@ -541,8 +594,7 @@ def simulate(
         game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=game_seed)
         rng = Random(stream_seed(game_seed, 0))
         while game.status == "active":
-            legal = game.legal_moves()
-            card, cauldron = legal[rng.below(len(legal))]
+            card, cauldron = game._choose(bots[game.turn], rng)
             game.play(game.turn, card, cauldron)
             moves += 1
         for seat, total in enumerate(game.totals):

@@ -49,6 +49,8 @@ cdef enum:
 # Strategies the C loops can play a seat with.
 cdef enum:
     POLICY_RANDOM = 0        # a uniformly random legal move
+    POLICY_GREEDY = 1        # avoid overflowing; forced, take the cheapest pile (see greedy_key)
+    N_POLICIES = 2
 
 # Error codes of the rule functions; engine.pyx maps each to a Python exception.
 cdef enum:
@@ -135,6 +137,7 @@ cdef uint32_t random_below(uint64_t* state, uint32_t n) noexcept nogil
 # Batch loops.
 cdef int64_t replay_moves(GameState* game, const uint8_t* deals, int n_deals,
                           const uint8_t* moves, int64_t n_moves, int* error) noexcept nogil
+cdef int greedy_key(const GameState* game, int kind, int cauldron) noexcept nogil
 cdef int choose_move(const GameState* game, int policy, uint64_t* rng,
                      uint8_t* kind, uint8_t* cauldron) noexcept nogil
 cdef int64_t play_out(GameState* game, const uint8_t* policies, uint64_t* rng) noexcept nogil

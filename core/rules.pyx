@@ -363,15 +363,62 @@ cdef int64_t replay_moves(GameState* game, const uint8_t* deals, int n_deals,
     return n_moves
 
 
+cdef inline bint leads(const GameState* game, int seat, int colour) noexcept nogil:
+    """Has `seat` taken strictly more of `colour` this round than every other seat?"""
+    cdef int other
+    if game.taken[seat][colour] == 0:
+        return False
+    for other in range(game.n_players):
+        if other != seat and game.taken[other][colour] >= game.taken[seat][colour]:
+            return False
+    return True
+
+
+cdef int greedy_key(const GameState* game, int kind, int cauldron) noexcept nogil:
+    """How much the greedy bot dislikes a legal move; it plays the least disliked, the
+    first in canonical order on a tie.
+
+    A move that does not overflow is always preferred: among those, the highest card (get
+    rid of it while it is safe), then the highest total left (a trap for the next seat).
+    Forced to overflow, it takes the pile that costs least: poison 2, a potion 1, nothing
+    for a colour it already leads in (it would discard that colour as things stand); then
+    the fewest cards; then it plays its lowest card.
+    """
+    cdef int seat = game.turn
+    cdef int value = kind_value(kind)
+    cdef int total = game.cauldron_total[cauldron] + value
+    cdef int i, card, colour
+    cdef int penalty = 0
+    if total <= OVERFLOW_LIMIT:
+        return (7 - value) * 16 + (OVERFLOW_LIMIT - total)
+    for i in range(game.cauldron_len[cauldron]):
+        card = game.cauldron[cauldron][i]
+        colour = kind_colour(card)
+        if colour == POISON:
+            penalty += POISON_POINTS
+        elif not leads(game, seat, colour):
+            penalty += 1
+    return 100000 + penalty * 1000 + game.cauldron_len[cauldron] * 10 + value
+
+
 cdef int choose_move(const GameState* game, int policy, uint64_t* rng,
                      uint8_t* kind, uint8_t* cauldron) noexcept nogil:
     cdef uint8_t kinds[MAX_LEGAL_MOVES]
     cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
     cdef int n = legal_moves(game, kinds, cauldrons)
-    cdef int pick
+    cdef int pick = 0
+    cdef int i, key, best
     if n == 0:
         return ERR_GAME_FINISHED if game.phase == PHASE_OVER else ERR_AWAITING_DEAL
-    pick = random_below(rng, <uint32_t>n)
+    if policy == POLICY_GREEDY:
+        best = greedy_key(game, kinds[0], cauldrons[0])
+        for i in range(1, n):
+            key = greedy_key(game, kinds[i], cauldrons[i])
+            if key < best:
+                best = key
+                pick = i
+    else:
+        pick = random_below(rng, <uint32_t>n)
     kind[0] = kinds[pick]
     cauldron[0] = cauldrons[pick]
     return OK
