@@ -9,7 +9,8 @@ depends on it (every load asks the store what is new, so processes sharing a sto
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import msgspec
 
@@ -20,6 +21,9 @@ from events.store import Appended, EventStore, Idempotency, UnknownGame, Version
 
 #: How often a move without an expected version is recomputed after losing a race.
 RACE_RETRIES = 5
+
+#: Makes a caller's response from the game after a move, its first new version and its events.
+Answer = Callable[[LoggedGame, int, list[Event]], bytes]
 
 
 def summary_of(logged: LoggedGame) -> dict[str, str | int]:
@@ -91,10 +95,14 @@ class Games:
         *,
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
+        answer: Answer | None = None,
     ) -> tuple[Appended, LoggedGame]:
-        """Record one move. Raises core.RuleError when the rules refuse it,
-        VersionConflict when `expected_version` is not current, IdempotencyKeyReused;
-        an idempotent retry returns the first attempt's Appended (with `replayed`)."""
+        """Record one move (and the bot moves that follow it). Raises core.RuleError when
+        the rules refuse it, VersionConflict when `expected_version` is not current,
+        IdempotencyKeyReused. `answer(after, first_version, events)` makes the caller's
+        response before the append, so that it is recorded with the idempotency key and
+        comes back in `Appended.result`; an idempotent retry returns the first attempt's
+        Appended (with `replayed`) and appends nothing."""
         if idempotency is not None:
             earlier = await self.store.recall(game_id, idempotency)
             if earlier is not None:
@@ -104,17 +112,23 @@ class Games:
             if expected_version is not None and expected_version != logged.version:
                 raise VersionConflict(expected_version, logged.version)
             events, after = move(logged, seat, card, cauldron)
+            result = answer(after, logged.version + 1, events) if answer is not None else b""
             try:
                 appended = await self.store.append(
-                    game_id, events, logged.version, idempotency=idempotency, summary=summary_of(after)
+                    game_id,
+                    events,
+                    logged.version,
+                    idempotency=idempotency._replace(result=result) if idempotency else None,
+                    summary=summary_of(after),
                 )
             except VersionConflict:
                 if expected_version is not None:
                     raise
                 continue  # someone moved first: look again, the move may now be illegal
-            if not appended.replayed:
-                self._remember(game_id, after)
-            return appended, after if not appended.replayed else await self.load(game_id)
+            if appended.replayed:           # a retry with the same key raced the first attempt
+                return appended, await self.load(game_id)
+            self._remember(game_id, after)
+            return replace(appended, result=result), after
         raise VersionConflict(logged.version, await self.store.version(game_id))
 
     def _remember(self, game_id: str, logged: LoggedGame) -> None:

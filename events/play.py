@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core import Game, Played, seeded_deal
+from core.reference import stream_seed
 from events.schema import (
     CardPlayed,
     CauldronOverflowed,
@@ -66,12 +67,14 @@ def deal_next_round(game: Game, seed: int | None) -> RoundStarted:
 def new_game(
     game_id: str, players: tuple[Player, ...], *, rounds: int | None, rules: Rules, seed: int
 ) -> tuple[list[Event], LoggedGame]:
-    """The first two events of a game (its creation and the first deal) and its state.
-    Raises core.RuleError for invalid options."""
+    """The first events of a game (its creation, the first deal, and the moves of bots
+    whose turn it is) and its state. Raises core.RuleError for invalid options."""
     game = Game(len(players), rounds=rounds, cauldrons=rules.cauldrons)
     created = GameCreated(game_id=game_id, players=players, rounds=game.rounds, rules=rules, seed=seed)
     first_deal = deal_next_round(game, seed)
-    return [created, first_deal], LoggedGame(created, game, 2)
+    logged = LoggedGame(created, game, 2)
+    bot_events, logged = bots_play(logged)
+    return [created, first_deal, *bot_events], logged
 
 
 def consequences(game: Game, round: int, played: Played) -> list[Event]:
@@ -97,14 +100,36 @@ def consequences(game: Game, round: int, played: Played) -> list[Event]:
     return caused
 
 
-def move(logged: LoggedGame, seat: int, card: str, cauldron: int) -> tuple[list[Event], LoggedGame]:
-    """The events of one move and the game after it; `logged` is left as it was. Raises
-    core.RuleError when the rules refuse the move."""
-    after = logged.copy()
+def _apply(after: LoggedGame, seat: int, card: str, cauldron: int) -> list[Event]:
     round_now = after.game.round
     played = after.game.play(seat, card, cauldron)
     caused = consequences(after.game, round_now, played)
     if after.game.status == "dealing":
-        caused.append(deal_next_round(after.game, logged.created.seed))
+        caused.append(deal_next_round(after.game, after.created.seed))
     after.version += len(caused)
+    return caused
+
+
+def bot_of(logged: LoggedGame, seat: int) -> str | None:
+    return logged.created.players[seat].bot
+
+
+def bots_play(logged: LoggedGame) -> tuple[list[Event], LoggedGame]:
+    """Every move the bots make while it is a bot's turn; `logged` is left as it was.
+    A random bot draws from the game's seed and version, so its choices are reproducible."""
+    after = logged.copy()
+    caused: list[Event] = []
+    seed = after.created.seed or 0
+    while after.game.status == "active" and (bot := bot_of(after, after.game.turn)) is not None:
+        card, cauldron = after.game.choose(bot, stream_seed(seed, after.version))
+        caused += _apply(after, after.game.turn, card, cauldron)
     return caused, after
+
+
+def move(logged: LoggedGame, seat: int, card: str, cauldron: int) -> tuple[list[Event], LoggedGame]:
+    """The events of one move, and of the bot moves that follow it, and the game after
+    them; `logged` is left as it was. Raises core.RuleError when the rules refuse the move."""
+    after = logged.copy()
+    caused = _apply(after, seat, card, cauldron)
+    bot_events, after = bots_play(after)
+    return caused + bot_events, after

@@ -247,6 +247,10 @@ class EventStore:
         """The events after version `after`, in order, at most `limit` of them."""
         async with reachable(self.timeout):
             entries = await self.client.xrange(self._key(game_id, "events"), f"(0-{after}", "+", count=limit)
+        return self._decode(entries)
+
+    @staticmethod
+    def _decode(entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[tuple[int, Event]]:
         events = []
         for entry_id, fields in entries:
             version = int(entry_id.split(b"-")[1])
@@ -256,6 +260,15 @@ class EventStore:
                 raise InvalidLog(version, f"unreadable stored event: {error}") from None
             events.append((version, event))
         return events
+
+    async def wait(self, game_id: str, after: int, *, block_ms: int = 1000) -> list[tuple[int, Event]]:
+        """The events after `after`, waiting up to `block_ms` for one to be appended."""
+        key = self._key(game_id, "events")
+        async with reachable(self.timeout + block_ms / 1000):
+            found = await self.client.xread({key: f"0-{after}"}, block=block_ms)
+        if not found:
+            return []
+        return self._decode(found[0][1])
 
     async def version(self, game_id: str) -> int:
         async with reachable(self.timeout):

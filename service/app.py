@@ -1,0 +1,57 @@
+"""The Litestar application: `create_app(settings)`, with no side effect at import.
+
+The event store is opened in the lifespan (an embedded server when no Redis URL is set)
+and handed to handlers as `games`. Every error leaves as problem+json with a stable code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
+
+from events.connect import connect
+from events.games import Games
+from service.controllers.games import GamesController
+from service.controllers.health import health
+from service.controllers.replays import replay_log
+from service.dependencies import games_from_state
+from service.problems import internal_error, plugin
+from service.settings import Settings
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    settings = settings or Settings.from_environment()
+
+    @asynccontextmanager
+    async def store(app: Litestar) -> AsyncIterator[None]:
+        async with connect(settings.redis_url, data_dir=settings.data_dir, namespace=settings.namespace) as opened:
+            opened.timeout = settings.store_timeout
+            app.state.games = Games(opened)
+            yield
+
+    return Litestar(
+        route_handlers=[GamesController, replay_log, health],
+        dependencies={"games": Provide(games_from_state, sync_to_thread=False)},
+        lifespan=[store],
+        plugins=[plugin],
+        exception_handlers={Exception: internal_error},
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="Poison",
+            version="1.0.0",
+            description="The reference service for Reiner Knizia's Poison (http-api.md).",
+            path="/schema",
+            render_plugins=[SwaggerRenderPlugin(), ScalarRenderPlugin()],
+        ),
+        debug=False,
+    )
+
+
+def create_app_from_environment() -> Litestar:
+    """The factory `poison serve` hands to uvicorn: every worker reads the same settings."""
+    return create_app(Settings.from_environment())

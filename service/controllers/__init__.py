@@ -1,0 +1,1 @@
+"""The HTTP handlers: each authenticates, calls one domain function, shapes the answer."""

@@ -1,0 +1,217 @@
+"""Games: create, list, read (now or at a version), play, scores, event log, live stream, export."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, ClassVar, Literal
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromQuery, JSONBody, PathParameter, QueryParameter
+from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
+
+from events.play import LoggedGame
+from events.schema import Event, Player, Rules
+from events.store import Idempotency
+from service.dependencies import GamesDependency, caller_seat, strict_body
+from service.problems import ApiError, documented
+from service.schemas import (
+    CreateGame,
+    EventLog,
+    GameCreatedOut,
+    GameList,
+    GameListed,
+    GameView,
+    MovePlayed,
+    PlayCard,
+    Scores,
+    SeatToken,
+)
+from service.tokens import new_token, token_hash
+from service.views import game_view, public_events, scores
+
+GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
+_encoder = msgspec.json.Encoder()
+
+
+class GamesController(Controller):
+    path = "/v1/games"
+    tags: ClassVar[list[str]] = ["games"]
+
+    @post("/", status_code=201, summary="Create a game", responses=documented(400, 413, 503))
+    async def create(
+        self, request: Request, data: JSONBody[CreateGame], games: GamesDependency
+    ) -> Response[GameCreatedOut]:
+        data = await strict_body(request, CreateGame)
+        names = [player.name for player in data.players]
+        if len(set(names)) != len(names):
+            raise ApiError(400, "invalid_request", "player names must be unique in a game")
+        game_id = secrets.token_urlsafe(12)
+        tokens = {seat: new_token() for seat, player in enumerate(data.players) if player.bot is None}
+        seed = data.seed if data.seed is not None else secrets.randbits(63)
+        players = tuple(Player(seat=seat, name=p.name, bot=p.bot) for seat, p in enumerate(data.players))
+        _, logged = await games.create(
+            game_id,
+            players,
+            rounds=data.rounds,
+            rules=Rules(cauldrons=data.rules.cauldrons),
+            seed=seed,
+            token_hashes={seat: token_hash(token) for seat, token in tokens.items()},
+            created_ms=int(time.time() * 1000),
+        )
+        body = GameCreatedOut(
+            game_id=game_id,
+            players=[
+                SeatToken(seat=p.seat, name=p.name, **({"token": tokens[p.seat]} if p.seat in tokens else {}))
+                for p in players
+            ],
+            game=game_view(logged),
+        )
+        return Response(body, status_code=201, headers={"Location": f"/v1/games/{game_id}"})
+
+    @get("/", summary="List games, newest first", responses=documented(400, 503))
+    async def list(
+        self,
+        games: GamesDependency,
+        status: FromQuery[Literal["active", "finished"] | None] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+        cursor: Annotated[str | None, QueryParameter(max_length=100)] = None,
+    ) -> GameList:
+        try:
+            found, following = await games.store.list_games(status=status, limit=limit, cursor=cursor)
+        except ValueError as error:
+            raise ApiError(400, "invalid_request", str(error)) from None
+        return GameList(games=[GameListed(**msgspec.structs.asdict(s)) for s in found], next=following)
+
+    @get(
+        "/{game_id:str}",
+        summary="Read a game (with your hand, given your token)",
+        responses=documented(400, 401, 404, 503),
+    )
+    async def read(
+        self,
+        request: Request,
+        game_id: GameId,
+        games: GamesDependency,
+        version: Annotated[int | None, QueryParameter(ge=1, description="the public view after this event")] = None,
+    ) -> GameView:
+        if version is not None:
+            current = await games.store.version(game_id)
+            if current == 0:
+                return await games.load(game_id)  # raises UnknownGame: 404
+            if version > current:
+                raise ApiError(400, "invalid_request", f"version {version} is beyond the game's version {current}")
+            return game_view(await games.load(game_id, version=version))
+        logged = await games.load(game_id)
+        seat = await caller_seat(request, games, game_id, required=False)
+        return game_view(logged, seat=seat)
+
+    @post(
+        "/{game_id:str}/moves",
+        status_code=201,
+        summary="Play a card",
+        responses={
+            201: ResponseSpec(data_container=MovePlayed, description="the move and what followed it"),
+            **documented(400, 401, 404, 409, 413, 422, 503),
+        },
+    )
+    async def play(
+        self, request: Request, game_id: GameId, data: JSONBody[PlayCard], games: GamesDependency
+    ) -> Response[bytes]:
+        data = await strict_body(request, PlayCard)
+        seat = await caller_seat(request, games, game_id, required=True)
+        key = request.headers.get("idempotency-key")
+        idempotency = None
+        if key is not None:
+            if not 1 <= len(key) <= 200:
+                raise ApiError(400, "invalid_request", "an Idempotency-Key has 1 to 200 characters")
+            fingerprint = hashlib.sha256(_encoder.encode([seat, data])).hexdigest()
+            idempotency = Idempotency(key, fingerprint)
+
+        def answer(after: LoggedGame, first_version: int, caused: list[Event]) -> bytes:
+            numbered = [(first_version + i, event) for i, event in enumerate(caused)]
+            body = MovePlayed(
+                version=after.version,
+                events=public_events(numbered, seat, after.finished),
+                game=game_view(after, seat=seat),
+            )
+            return _encoder.encode(body)
+
+        appended, _ = await games.play(
+            game_id,
+            seat,
+            data.card,
+            data.cauldron,
+            expected_version=data.expected_version,
+            idempotency=idempotency,
+            answer=answer,
+        )
+        return Response(appended.result, status_code=201, media_type="application/json")
+
+    @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(404, 503))
+    async def scores(self, game_id: GameId, games: GamesDependency) -> Scores:
+        return scores(await games.load(game_id))
+
+    @get(
+        "/{game_id:str}/events",
+        summary="The event log, redacted for the caller",
+        responses=documented(400, 401, 404, 503),
+    )
+    async def events(
+        self,
+        request: Request,
+        game_id: GameId,
+        games: GamesDependency,
+        after: Annotated[int, QueryParameter(ge=0)] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=5000)] = 500,
+    ) -> EventLog:
+        logged = await games.load(game_id)
+        seat = await caller_seat(request, games, game_id, required=False)
+        read = await games.store.read(game_id, after, limit=limit)
+        return EventLog(events=public_events(read, seat, logged.finished), version=logged.version)
+
+    @get(
+        "/{game_id:str}/events/stream",
+        summary="The event log, live, as Server-Sent Events",
+        responses=documented(400, 401, 404, 503),
+    )
+    async def stream(self, request: Request, game_id: GameId, games: GamesDependency) -> ServerSentEvent:
+        await games.load(game_id)
+        seat = await caller_seat(request, games, game_id, required=False)
+        resume = request.headers.get("last-event-id", "0")
+        if not resume.isdigit():
+            raise ApiError(400, "invalid_request", "Last-Event-ID must be an event version")
+        return ServerSentEvent(self._follow(games, game_id, seat, int(resume)))
+
+    @staticmethod
+    async def _follow(
+        games: GamesDependency, game_id: str, seat: int | None, after: int
+    ) -> AsyncIterator[ServerSentEventMessage]:
+        while True:
+            new = await games.store.wait(game_id, after, block_ms=1000)
+            if new:
+                finished = (await games.load(game_id)).finished
+                for event in public_events(new, seat, finished):
+                    data = _encoder.encode(event).decode()
+                    yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
+                after = new[-1][0]
+                if finished and after == (await games.store.version(game_id)):
+                    return
+
+    @get(
+        "/{game_id:str}/export",
+        summary="The whole log of a finished game as NDJSON",
+        media_type="application/x-ndjson",
+        responses=documented(404, 409, 503),
+    )
+    async def export(self, game_id: GameId, games: GamesDependency) -> Response[bytes]:
+        logged = await games.load(game_id)
+        if not logged.finished:
+            raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
+        read = await games.store.read(game_id)
+        lines = b"".join(_encoder.encode(event) + b"\n" for event in public_events(read, None, True))
+        return Response(lines, media_type="application/x-ndjson")

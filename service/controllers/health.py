@@ -1,0 +1,15 @@
+"""Health: the service answers, and so does its event store."""
+
+from __future__ import annotations
+
+from litestar import get
+
+from service.dependencies import GamesDependency
+from service.problems import documented
+from service.schemas import Health
+
+
+@get("/health", tags=["health"], summary="200 when the event store answers, else 503", responses=documented(503))
+async def health(games: GamesDependency) -> Health:
+    await games.store.ping()  # StoreUnavailable becomes 503 store_unavailable
+    return Health(status="ok")

@@ -1,0 +1,61 @@
+"""What handlers receive from the application: the games repository and the caller's seat."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import msgspec
+from litestar import Request
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+
+from events.games import Games
+from events.store import UnknownGame
+from service.problems import ApiError
+from service.tokens import bearer_token, seat_of
+
+T = TypeVar("T")
+
+_strict_decoders: dict[type, msgspec.json.Decoder] = {}
+
+
+async def strict_body(request: Request, kind: type[T]) -> T:
+    """The body decoded strictly: Litestar coerces "12" into 12; the contract calls a
+    wrong type a 400."""
+    decoder = _strict_decoders.get(kind)
+    if decoder is None:
+        decoder = _strict_decoders[kind] = msgspec.json.Decoder(kind)
+    try:
+        return decoder.decode(await request.body())
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise ApiError(400, "invalid_request", f"the body is invalid: {error}") from None
+
+
+#: How handlers ask for the games repository.
+GamesDependency = NamedDependency[Games]
+
+
+def games_from_state(state: State) -> Games:
+    return state.games
+
+
+async def caller_seat(request: Request, games: Games, game_id: str, *, required: bool) -> int | None:
+    """The seat the request's token belongs to in this game; None without a token (when
+    allowed). A malformed token, or one of no seat of this game, is 401."""
+    try:
+        token = bearer_token(request.headers.get("authorization"))
+    except ValueError as error:
+        raise ApiError(401, "unauthorized", str(error)) from None
+    if token is None:
+        if required:
+            if await games.store.version(game_id) == 0:
+                raise UnknownGame(game_id)
+            raise ApiError(401, "unauthorized", "this needs 'Authorization: Bearer <token>' of a seat of this game")
+        return None
+    hashes = await games.store.token_hashes(game_id)
+    if not hashes and await games.store.version(game_id) == 0:
+        raise UnknownGame(game_id)
+    seat = seat_of(token, hashes)
+    if seat is None:
+        raise ApiError(401, "unauthorized", "this token belongs to no seat of this game")
+    return seat

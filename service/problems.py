@@ -1,0 +1,164 @@
+"""Every error the API can answer, as problem+json (RFC 9457) with a stable `code`.
+
+Domain errors stay plain exceptions in core/ and events/; this one mapping turns each into
+its response. Nothing is answered 5xx unless the store is down (503): an unexpected
+exception is a bug, logged, and answered 500 `internal_error` without details.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException, ProblemDetailsPlugin
+
+from core import RuleError
+from events.replay import InvalidLog
+from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
+
+log = logging.getLogger("poison.service")
+
+TYPE_BASE = "https://poison.example/problems/"
+
+#: Each rule error code -> HTTP status. Codes not listed are malformed input: 400.
+RULE_STATUS = {
+    "not_your_turn": 409,
+    "game_finished": 409,
+    "card_not_in_hand": 422,
+    "illegal_cauldron": 422,
+}
+
+TITLES = {
+    "invalid_request": "The request is malformed",
+    "unauthorized": "No valid token for this game",
+    "game_not_found": "No such game",
+    "not_found": "No such resource",
+    "method_not_allowed": "Method not allowed",
+    "not_your_turn": "It is not your turn",
+    "game_finished": "The game is finished",
+    "version_conflict": "The game has moved on",
+    "game_active": "The game is not finished",
+    "payload_too_large": "The request body is too large",
+    "card_not_in_hand": "You do not hold that card",
+    "illegal_cauldron": "That card may not go into that cauldron",
+    "idempotency_key_reused": "Idempotency key used for another request",
+    "invalid_log": "The log is invalid",
+    "store_unavailable": "The event store cannot be reached",
+    "internal_error": "Internal error",
+}
+
+
+def documented(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problem responses a route can give."""
+    from service.schemas import Problem
+
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            description=", ".join(code for code, s in STATUS_OF.items() if s == status) or "problem",
+            media_type="application/problem+json",
+        )
+        for status in statuses
+    }
+
+
+#: The status of every code of http-api.md's table.
+STATUS_OF = {
+    "invalid_request": 400,
+    "unauthorized": 401,
+    "game_not_found": 404,
+    "not_your_turn": 409,
+    "game_finished": 409,
+    "version_conflict": 409,
+    "game_active": 409,
+    "payload_too_large": 413,
+    "card_not_in_hand": 422,
+    "illegal_cauldron": 422,
+    "idempotency_key_reused": 422,
+    "invalid_log": 422,
+    "store_unavailable": 503,
+}
+
+
+class ApiError(ProblemDetailsException):
+    """A problem with its code; raise it from handlers for API-level refusals."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(
+            detail=detail,
+            status_code=status,
+            type_=TYPE_BASE + code,
+            title=TITLES.get(code, code.replace("_", " ")),
+            extra={"code": code, **extra},
+        )
+
+
+def from_rule_error(error: RuleError) -> ApiError:
+    status = RULE_STATUS.get(error.code, 400)
+    code = error.code if status != 400 else "invalid_request"
+    return ApiError(status, code, str(error), **({"reason": error.code} if status == 400 else {}))
+
+
+def from_version_conflict(error: VersionConflict) -> ApiError:
+    return ApiError(409, "version_conflict", str(error), current_version=error.current_version)
+
+
+def from_unknown_game(error: UnknownGame) -> ApiError:
+    return ApiError(404, "game_not_found", f"there is no game {error.args[0]!r}")
+
+
+def from_store_unavailable(error: StoreUnavailable) -> ApiError:
+    return ApiError(503, "store_unavailable", str(error))
+
+
+def from_invalid_log(error: InvalidLog) -> ApiError:
+    return ApiError(422, "invalid_log", str(error), at_version=error.at_version)
+
+
+def from_idempotency(error: IdempotencyKeyReused) -> ApiError:
+    return ApiError(422, "idempotency_key_reused", str(error))
+
+
+def from_validation(error: ValidationException) -> ApiError:
+    detail = error.detail or "invalid request"
+    extra = error.extra if isinstance(error.extra, list) else []
+    reasons = "; ".join(
+        f"{item.get('key') or item.get('source') or 'body'}: {item.get('message')}"
+        for item in extra
+        if isinstance(item, dict)
+    )
+    return ApiError(400, "invalid_request", f"{detail}: {reasons}" if reasons else detail)
+
+
+def from_http(error: HTTPException) -> ApiError:
+    if isinstance(error, NotFoundException):
+        return ApiError(404, "not_found", error.detail or "no such resource")
+    status = error.status_code
+    code = {405: "method_not_allowed", 413: "payload_too_large", 401: "unauthorized"}.get(status)
+    if code is None:
+        code = "invalid_request" if status < 500 else "internal_error"
+    return ApiError(status, code, error.detail or TITLES.get(code, ""))
+
+
+def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
+    return ApiError(500, "internal_error", "the server failed; the request changed nothing").to_response(request)
+
+
+plugin = ProblemDetailsPlugin(
+    ProblemDetailsConfig(
+        exception_to_problem_detail_map={
+            RuleError: from_rule_error,
+            VersionConflict: from_version_conflict,
+            UnknownGame: from_unknown_game,
+            StoreUnavailable: from_store_unavailable,
+            InvalidLog: from_invalid_log,
+            IdempotencyKeyReused: from_idempotency,
+            ValidationException: from_validation,
+            HTTPException: from_http,
+        }
+    )
+)

@@ -1,0 +1,41 @@
+"""The service's settings, from `POISON_*` environment variables and `poison serve` flags,
+in one typed object."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    redis_url: str | None = None  # None: an embedded server with data in data_dir
+    data_dir: Path = Path("poison-data")
+    namespace: str = "poison"  # prefix of every key this service writes
+    store_timeout: float = 2.0  # seconds before a store call is StoreUnavailable
+    max_body_bytes: int = 1_048_576  # larger request bodies get 413
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        env = os.environ if environ is None else environ
+        found: dict[str, object] = {}
+        for field in msgspec.structs.fields(cls):
+            value = env.get(f"POISON_{field.name.upper()}")
+            if value not in (None, ""):
+                found[field.name] = value
+        found.update({name: value for name, value in overrides.items() if value is not None})
+        try:
+            return msgspec.convert(found, cls, strict=False, dec_hook=_decode)
+        except msgspec.ValidationError as error:
+            raise ValueError(f"invalid setting: {error}") from None
+
+
+def _decode(kind: type, value: object) -> object:
+    if kind is Path:
+        return Path(str(value))
+    raise NotImplementedError
