@@ -125,7 +125,7 @@ class Games:
                 if expected_version is not None:
                     raise
                 continue  # someone moved first: look again, the move may now be illegal
-            if appended.replayed:           # a retry with the same key raced the first attempt
+            if appended.replayed:  # a retry with the same key raced the first attempt
                 return appended, await self.load(game_id)
             self._remember(game_id, after)
             return replace(appended, result=result), after

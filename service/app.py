@@ -6,10 +6,11 @@ and handed to handlers as `games`. Every error leaves as problem+json with a sta
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from litestar import Litestar
+from litestar import Litestar, Response
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
@@ -34,8 +35,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
             app.state.games = Games(opened)
             yield
 
+    worker = str(os.getpid())
+
+    async def name_the_worker(response: Response) -> Response:
+        # Which worker answered: lets tests and operators see the load spread.
+        response.headers["X-Poison-Worker"] = worker
+        return response
+
     return Litestar(
         route_handlers=[GamesController, replay_log, health],
+        after_request=name_the_worker,
         dependencies={"games": Provide(games_from_state, sync_to_thread=False)},
         lifespan=[store],
         plugins=[plugin],

@@ -1,0 +1,143 @@
+"""Whole games over HTTP, every move checked against core/reference.py, and the hidden
+information of every answer checked on the way."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from core import reference
+from tests.service.api import auth, create, view
+
+pytestmark = pytest.mark.anyio
+
+
+def check_no_leak(body, seat: int | None, hands: list[tuple[str, ...]], finished: bool) -> None:
+    """Walk an answer: a `hand` is only the caller's own; dealt `hands` of other seats and
+    the set-aside hand are hidden while the game is active."""
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if key == "hand":
+                assert seat is not None
+                assert tuple(sorted(value)) == tuple(sorted(hands[seat]))
+            elif key == "hands" and not finished:
+                for index, hand in enumerate(value):
+                    assert hand is None or index == seat
+            elif key == "set_aside" and not finished:
+                assert value is None
+            elif key == "all":
+                raise AssertionError("a game view shows every hand outside a replay")
+            else:
+                check_no_leak(value, seat, hands, finished)
+    elif isinstance(body, list):
+        for item in body:
+            check_no_leak(item, seat, hands, finished)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+async def test_a_whole_game_over_http_follows_the_reference_move_by_move(client, players):
+    seed = 1000 + players
+    created, tokens = await create(
+        client, players, seed=seed, rounds=2, rules={"cauldrons": "fixed" if players % 2 else "dynamic"}
+    )
+    game_id = created["game_id"]
+    oracle = reference.Game(players, rounds=2, cauldrons="fixed" if players % 2 else "dynamic", seed=seed)
+    rng = random.Random(seed)
+    moves = 0
+    while oracle.status != "finished":
+        seat = oracle.turn
+        hands = [oracle.hand(s) for s in range(players)]
+        mine = await view(client, game_id, tokens[seat])
+        check_no_leak(mine, seat, hands, False)
+        assert tuple(sorted(mine["you"]["hand"])) == tuple(sorted(hands[seat]))
+        assert [(m["card"], m["cauldron"]) for m in mine["you"]["legal_moves"]] == list(oracle.legal_moves())
+        card, cauldron = rng.choice(oracle.legal_moves())
+        response = await client.post(
+            f"/v1/games/{game_id}/moves", json={"card": card, "cauldron": cauldron}, headers=auth(tokens[seat])
+        )
+        assert response.status_code == 201, response.text
+        played = oracle.play(seat, card, cauldron)
+        body = response.json()
+        check_no_leak(body, seat, [oracle.hand(s) for s in range(players)], oracle.status == "finished")
+        assert body["events"][0]["data"]["total"] == played.total
+        overflow = [e for e in body["events"] if e["type"] == "cauldron_overflowed"]
+        assert [tuple(e["data"]["taken"]) for e in overflow] == ([played.taken] if played.taken else [])
+        game = body["game"]
+        public = oracle.view()
+        assert [(c["color"], c["total"], tuple(c["cards"])) for c in game["cauldrons"]] == list(public.cauldrons)
+        assert [p["hand_size"] for p in game["players"]] == list(public.hand_sizes)
+        assert [p["taken"] for p in game["players"]] == list(public.taken)
+        assert game["turn"] == public.turn
+        assert [tuple(row) for row in game["scores"]] == list(public.scores)
+        moves += 1
+    final = (await client.get(f"/v1/games/{game_id}/scores")).json()
+    assert tuple(final["totals"]) == oracle.totals
+    assert tuple(final["winners"]) == oracle.winners
+    assert moves == 2 * (38 if players == 3 else 50)
+
+
+async def test_no_answer_to_any_seat_or_to_nobody_leaks_a_hand(client):
+    created, tokens = await create(client, 3, seed=77, rounds=1)
+    game_id = created["game_id"]
+    oracle = reference.Game(3, rounds=1, seed=77)
+    rng = random.Random(5)
+    callers = [None, *range(3)]
+    while oracle.status != "finished":
+        hands = [oracle.hand(s) for s in range(3)]
+        caller = rng.choice(callers)
+        headers = auth(tokens[caller]) if caller is not None else {}
+        for path in ["", "/events?limit=5000", "/scores", "/export"]:
+            response = await client.get(f"/v1/games/{game_id}{path}", headers=headers)
+            body = response.json() if "json" in response.headers["content-type"] else response.text
+            check_no_leak(body, caller, hands, False)
+            for seat, hand in enumerate(hands):
+                if seat != caller and len(hand) > 3:
+                    assert " ".join(hand) not in str(body)
+        # A wrong move from a random caller: its error must not leak either.
+        card = rng.choice(reference.CARD_CODES)
+        wrong = await client.post(
+            f"/v1/games/{game_id}/moves", json={"card": card, "cauldron": rng.randint(0, 2)}, headers=headers
+        )
+        if wrong.status_code == 201:
+            oracle.play(caller, card, wrong.json()["events"][0]["data"]["cauldron"])
+            continue
+        check_no_leak(wrong.json(), caller, hands, False)
+        seat = oracle.turn
+        card, cauldron = rng.choice(oracle.legal_moves())
+        response = await client.post(
+            f"/v1/games/{game_id}/moves", json={"card": card, "cauldron": cauldron}, headers=auth(tokens[seat])
+        )
+        assert response.status_code == 201
+        oracle.play(seat, card, cauldron)
+
+
+async def test_sixteen_identical_moves_at_once_give_one_201_and_fifteen_409(client):
+    created, tokens = await create(client, 4, seed=16)
+    game_id = created["game_id"]
+    mine = await view(client, game_id, tokens[1])
+    move = mine["you"]["legal_moves"][0]
+    responses = await asyncio.gather(
+        *[client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[1])) for _ in range(16)]
+    )
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [201] + [409] * 15
+    assert {r.json()["code"] for r in responses if r.status_code == 409} <= {"not_your_turn", "version_conflict"}
+    events = (await client.get(f"/v1/games/{game_id}/events")).json()
+    assert events["version"] == 3
+    assert [e["version"] for e in events["events"]] == [1, 2, 3]
+
+
+async def test_sixteen_identical_moves_with_one_expected_version_give_one_201(client):
+    created, tokens = await create(client, 4, seed=17)
+    game_id = created["game_id"]
+    move = (await view(client, game_id, tokens[1]))["you"]["legal_moves"][0]
+    responses = await asyncio.gather(
+        *[
+            client.post(f"/v1/games/{game_id}/moves", json={**move, "expected_version": 2}, headers=auth(tokens[1]))
+            for _ in range(16)
+        ]
+    )
+    assert sorted(r.status_code for r in responses) == [201] + [409] * 15
+    assert (await view(client, game_id))["version"] == 3
