@@ -19,11 +19,10 @@ $(STAMP): pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd) | $(BIN)/pyt
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## run: a demonstration until the service exists: a seeded game played move by move into
-## the event store (an embedded Valkey in ./poison-data unless POISON_REDIS_URL is set),
-## then replayed from its log alone, with its scores
+## run: the service on http://127.0.0.1:8000 (POISON_PORT, POISON_WORKERS, ...), its store an
+## embedded Valkey in ./poison-data unless POISON_REDIS_URL is set
 run: setup
-	$(BIN)/python -m events
+	$(BIN)/poison serve
 
 ## test: lint, then every test (benchmarks run once each, untimed, to check their results)
 test: setup lint

@@ -7,7 +7,7 @@ import pytest
 from core import IllegalMove
 from events.games import Games
 from events.replay import InvalidLog
-from events.schema import CardPlayed, GameCreated, RoundStarted, Rules
+from events.schema import CardPlayed, GameCreated, Player, RoundStarted, Rules
 from events.store import Idempotency, UnknownGame, VersionConflict
 from tests.events.logs import players
 
@@ -66,11 +66,41 @@ async def test_an_expected_version_that_is_not_current_is_a_conflict(store):
 async def test_an_idempotent_retry_of_a_move_returns_the_first_result(store):
     games = Games(store)
     _, logged = await new(games)
-    key = Idempotency("k1", "move-a", b"answer")
-    first, _ = await games.play("g", *first_move(logged), idempotency=key)
-    again, now = await Games(store).play("g", *first_move(logged), idempotency=key)
-    assert (again.version, again.replayed, again.result) == (first.version, True, b"answer")
+    key = Idempotency("k1", "move-a")
+
+    def answer(after, first_version, caused):
+        return f"{after.version} {first_version} {len(caused)}".encode()
+
+    first, _ = await games.play("g", *first_move(logged), idempotency=key, answer=answer)
+    again, now = await Games(store).play("g", *first_move(logged), idempotency=key, answer=answer)
+    assert first.result == b"3 3 1"
+    assert (again.version, again.replayed, again.result) == (first.version, True, b"3 3 1")
     assert now.version == first.version
+
+
+async def test_bots_answer_a_move_in_the_same_append_and_a_bots_only_game_ends_at_creation(store):
+    games = Games(store)
+    seats = (
+        players(4)[0],
+        Player(seat=1, name="b1", bot="greedy"),
+        Player(seat=2, name="b2", bot="random"),
+        players(4)[3],
+    )
+    events, logged = await games.create("bots", seats, rounds=1, rules=Rules(), seed=3, token_hashes={}, created_ms=1)
+    # Seat 1 (left of the dealer) and seat 2 are bots: they play at once, in the first append.
+    assert [e.seat for e in events if isinstance(e, CardPlayed)] == [1, 2]
+    assert logged.game.turn == 3
+    _, logged = await games.play("bots", *first_move(logged))  # seat 3, then seat 0's turn
+    appended, logged = await games.play("bots", *first_move(logged))  # seat 0, and both bots answer
+    caused = [e for _, e in await store.read("bots", appended.first_version - 1)]
+    assert [e.seat for e in caused if isinstance(e, CardPlayed)] == [0, 1, 2]
+    assert logged.game.turn == 3
+    robots = tuple(Player(seat=s, name=f"r{s}", bot="greedy") for s in range(3))
+    events, finished = await games.create(
+        "robots", robots, rounds=2, rules=Rules(), seed=4, token_hashes={}, created_ms=2
+    )
+    assert finished.finished
+    assert len(events) == finished.version == await store.version("robots")
 
 
 async def test_a_game_can_be_read_as_it_was_after_any_event(store):

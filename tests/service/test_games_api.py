@@ -495,3 +495,25 @@ async def test_the_openapi_document_and_its_pages_are_served(client):
     assert document["openapi"].startswith("3.1")
     assert {"/v1/games", "/v1/games/{game_id}/moves", "/v1/replays", "/health"} <= document["paths"].keys()
     assert (await client.get("/schema/swagger")).status_code == 200
+
+
+async def test_a_store_that_cannot_be_reached_is_503_store_unavailable_quickly(namespace):
+    import time
+
+    from litestar.testing import AsyncTestClient
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    down = Settings(redis_url="redis://127.0.0.1:1/0", namespace=namespace, store_timeout=1.0)
+    async with AsyncTestClient(create_app(down)) as unreachable:
+        for method, path, body in [
+            ("GET", "/health", None),
+            ("POST", "/v1/games", {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}),
+            ("GET", "/v1/games/abc", None),
+            ("GET", "/v1/games", None),
+        ]:
+            started = time.monotonic()
+            response = await unreachable.request(method, path, json=body)
+            problem(response, 503, "store_unavailable")
+            assert time.monotonic() - started < 3

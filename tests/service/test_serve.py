@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import msgspec
 import pytest
 
 from core import reference
@@ -103,11 +104,14 @@ def test_the_live_stream_delivers_a_move_as_it_happens(served):
     lines: list[str] = []
     ready = threading.Event()
 
+    data: list[str] = []
+
     def follow() -> None:
-        with httpx.stream(
-            "GET", f"{base}/v1/games/{game_id}/events/stream", headers={"Last-Event-ID": "1"}, timeout=10
-        ) as stream:
+        headers = {"Last-Event-ID": "1", "Authorization": f"Bearer {token}"}
+        with httpx.stream("GET", f"{base}/v1/games/{game_id}/events/stream", headers=headers, timeout=10) as stream:
             for line in stream.iter_lines():
+                if line.startswith("data: "):
+                    data.append(line)
                 if line.startswith("id: "):
                     lines.append(line)
                     ready.set()
@@ -127,6 +131,11 @@ def test_the_live_stream_delivers_a_move_as_it_happens(served):
     )
     follower.join(10)
     assert lines == ["id: 2", "id: 3"]
+    dealt = msgspec.json.decode(data[0][6:])["data"]
+    assert dealt["hands"][0] is None
+    assert dealt["hands"][2] is None
+    assert len(dealt["hands"][1]) == 13  # the stream shows the caller only its own hand
+    assert dealt["set_aside"] is None
 
 
 def test_serve_stops_cleanly_and_its_store_with_it(served, tmp_path):
