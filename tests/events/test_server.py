@@ -17,56 +17,50 @@ pytestmark = pytest.mark.anyio
 LOG, _ = game_log(5, seed=31)
 
 
-async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_data(tmp_path):
+@pytest.fixture
+async def own(tmp_path):
+    """A server of this test's own (the test kills it) and a store on it (1 s timeout)."""
     server = EmbeddedServer(tmp_path / "data")
     server.start()
-    store = EventStore.from_url(server.url, namespace="durable")
-    try:
-        version = 0
-        for event in LOG:
-            version = (await store.append("g", [event], version)).version
-        server.kill()  # no shutdown, no final flush
-        server.start()  # same port, same data directory
-        assert await store.read("g") == numbered(LOG)
-    finally:
-        await store.close()
-        server.stop()
+    store = EventStore.from_url(server.url, namespace="own", timeout=1.0)
+    yield server, store
+    if server.process is not None:
+        os.kill(server.process.pid, signal.SIGCONT)
+    await store.close()
+    server.stop()
 
 
-async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_recovers(tmp_path):
-    server = EmbeddedServer(tmp_path / "data")
-    server.start()
-    store = EventStore.from_url(server.url, namespace="outage", timeout=1.0)
-    try:
-        await store.append("g", LOG[:2], 0)
-        server.kill()
-        for call in (store.read("g"), store.append("g", LOG[2:3], 2), store.ping()):
-            started = time.monotonic()
-            with pytest.raises(StoreUnavailable):
-                await call
-            assert time.monotonic() - started < 2.5
-        server.start()
-        assert (await store.append("g", LOG[2:3], 2)).version == 3  # the same store object
-    finally:
-        await store.close()
-        server.stop()
+async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_data(own):
+    server, store = own
+    version = 0
+    for event in LOG:
+        version = (await store.append("g", [event], version)).version
+    server.kill()  # no shutdown, no final flush
+    server.start()  # same port, same data directory
+    assert await store.read("g") == numbered(LOG)
 
 
-async def test_a_frozen_server_is_store_unavailable_not_a_hang(tmp_path):
-    server = EmbeddedServer(tmp_path / "data")
-    server.start()
-    store = EventStore.from_url(server.url, namespace="frozen", timeout=1.0)
-    try:
-        await store.append("g", LOG[:2], 0)
-        os.kill(server.process.pid, signal.SIGSTOP)
+async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_recovers(own):
+    server, store = own
+    await store.append("g", LOG[:2], 0)
+    server.kill()
+    for call in (store.read("g"), store.append("g", LOG[2:3], 2), store.ping()):
         started = time.monotonic()
         with pytest.raises(StoreUnavailable):
-            await store.read("g")
+            await call
         assert time.monotonic() - started < 2.5
-    finally:
-        os.kill(server.process.pid, signal.SIGCONT)
-        await store.close()
-        server.stop()
+    server.start()
+    assert (await store.append("g", LOG[2:3], 2)).version == 3  # the same store object
+
+
+async def test_a_frozen_server_is_store_unavailable_not_a_hang(own):
+    server, store = own
+    await store.append("g", LOG[:2], 0)
+    os.kill(server.process.pid, signal.SIGSTOP)
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        await store.read("g")
+    assert time.monotonic() - started < 2.5
 
 
 async def test_nothing_listening_is_store_unavailable_at_once():
