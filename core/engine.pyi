@@ -170,8 +170,10 @@ def simulate(
     rounds: int | None = None,
     cauldrons: CauldronRule = "dynamic",
     bots: Sequence[Bot] | None = None,
+    first: int = 0,
 ) -> Simulation:
     """Play `games` complete games in C, each seat played by its bot in `bots` (default:
     every seat `random`, choosing uniformly among its legal moves; they share one random
-    stream). Game g is dealt from the seed `stream_seed(seed, g)`; the same arguments give
-    the same result here and in core.reference."""
+    stream). Game g (numbered from `first`) is dealt from the seed `stream_seed(seed, g)`,
+    so a long run can be split into chunks that add up to exactly the same figures; the
+    same arguments give the same result here and in core.reference."""

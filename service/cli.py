@@ -1,82 +1,28 @@
-"""The `poison` command: `poison serve` runs the HTTP API.
-
-Settings come from flags, else `POISON_*` environment variables, else defaults. Without a
-Redis URL, this process starts the embedded server once and hands its URL to every worker,
-so several workers share one store and no state lives in only one of them.
-"""
+"""The `poison` command: serve the API, replay logs, simulate bots, play in a terminal."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
-from events.server import EmbeddedServer, ServerFailed, ServerNotFound
-from service.settings import Settings
-
-
-def serve(settings: Settings) -> int:
-    import uvicorn
-
-    server = None
-    if settings.redis_url is None:
-        server = EmbeddedServer(settings.data_dir)
-        try:
-            url = server.start()
-        except (ServerNotFound, ServerFailed) as error:
-            print(f"poison serve: {error}", file=sys.stderr)
-            return 1
-        print(f"poison serve: embedded store at {url}, data in {server.data_dir}", file=sys.stderr, flush=True)
-        os.environ["POISON_REDIS_URL"] = url
-    os.environ.update(
-        {
-            "POISON_NAMESPACE": settings.namespace,
-            "POISON_STORE_TIMEOUT": str(settings.store_timeout),
-            "POISON_MAX_BODY_BYTES": str(settings.max_body_bytes),
-        }
-    )
-    try:
-        uvicorn.run(
-            "service.app:create_app_from_environment",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-            log_level=os.environ.get("POISON_LOG_LEVEL", "warning"),
-            access_log=False,
-        )
-    finally:
-        if server is not None:
-            server.stop()
-    return 0
+from service.commands import play, replay, serve, simulate
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="poison", description="The reference service for Poison, Knizia's card game.")
+    top = argparse.ArgumentParser(
+        prog="poison",
+        description="Poison, Reiner Knizia's card game of three cauldrons: the reference service and its tools.",
+        epilog="Run 'poison COMMAND --help' for a command's options.",
+    )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run = commands.add_parser("serve", help="run the HTTP API", description="Run the HTTP API v1.")
-    run.add_argument("--host", help="address to listen on (POISON_HOST, default 127.0.0.1)")
-    run.add_argument("--port", type=int, help="port (POISON_PORT, default 8000)")
-    run.add_argument("--workers", type=int, help="worker processes (POISON_WORKERS, default 1)")
-    run.add_argument("--redis-url", help="redis://, rediss:// or unix:// (POISON_REDIS_URL); default: embedded")
-    run.add_argument("--data-dir", type=Path, help="the embedded store's data (POISON_DATA_DIR, default ./poison-data)")
+    for command in (serve, replay, simulate, play):
+        command.add(commands)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        settings = Settings.from_environment(
-            host=args.host, port=args.port, workers=args.workers, redis_url=args.redis_url, data_dir=args.data_dir
-        )
-    except ValueError as error:
-        print(f"poison {args.command}: {error}", file=sys.stderr)
-        return 2
-    if not 1 <= settings.workers <= 64 or not 0 <= settings.port <= 65535:
-        print("poison serve: --workers is 1 to 64 and --port 0 to 65535", file=sys.stderr)
-        return 2
-    return serve(settings)
+    return {"serve": serve.run, "replay": replay.run, "simulate": simulate.run, "play": play.run}[args.command](args)
 
 
 if __name__ == "__main__":

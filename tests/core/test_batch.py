@@ -146,3 +146,11 @@ def test_simulate_refuses_a_bad_number_of_games(rules, games):
 
 def test_simulating_no_games_plays_nothing(rules):
     assert rules.simulate(4, 0) == (0, 0, (0,) * 4, (0,) * 4, (0,) * 4)
+
+
+def test_simulating_in_chunks_adds_up_to_simulating_at_once(rules):
+    whole = rules.simulate(3, 9, seed=12, bots=["greedy", "random", "random"])
+    parts = [rules.simulate(3, n, seed=12, bots=["greedy", "random", "random"], first=f) for f, n in [(0, 4), (4, 5)]]
+    assert whole.moves == sum(p.moves for p in parts)
+    for field in ("wins", "score_sum", "score_squares"):
+        assert getattr(whole, field) == tuple(map(sum, zip(*(getattr(p, field) for p in parts), strict=True)))

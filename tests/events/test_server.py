@@ -115,3 +115,12 @@ def test_the_embedded_server_stops_when_its_owner_is_killed(tmp_path):
         os.kill(pid, signal.SIGKILL)
         pytest.fail("the embedded server outlived its owner")
     owner.stdout.close()
+
+
+def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):
+    from events.server import DataDirInUse
+
+    with EmbeddedServer(tmp_path / "data"), pytest.raises(DataDirInUse, match="in use"):
+        EmbeddedServer(tmp_path / "data").start()
+    with EmbeddedServer(tmp_path / "data") as again:  # free once the first has stopped
+        assert again.process is not None

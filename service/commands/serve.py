@@ -1,0 +1,75 @@
+"""`poison serve`: run the HTTP API.
+
+Settings come from flags, else `POISON_*` environment variables, else defaults. Without a
+Redis URL, this process starts the embedded server once and hands its URL to every worker,
+so several workers share one store and no state lives in only one of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from events.server import EmbeddedServer, ServerFailed, ServerNotFound
+from service.settings import Settings
+
+
+def serve(settings: Settings) -> int:
+    import uvicorn
+
+    server = None
+    if settings.redis_url is None:
+        server = EmbeddedServer(settings.data_dir)
+        try:
+            url = server.start()
+        except (ServerNotFound, ServerFailed) as error:
+            print(f"poison serve: {error}", file=sys.stderr)
+            return 1
+        print(f"poison serve: embedded store at {url}, data in {server.data_dir}", file=sys.stderr, flush=True)
+        os.environ["POISON_REDIS_URL"] = url
+    os.environ.update(
+        {
+            "POISON_NAMESPACE": settings.namespace,
+            "POISON_STORE_TIMEOUT": str(settings.store_timeout),
+            "POISON_MAX_BODY_BYTES": str(settings.max_body_bytes),
+        }
+    )
+    try:
+        uvicorn.run(
+            "service.app:create_app_from_environment",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=os.environ.get("POISON_LOG_LEVEL", "warning"),
+            access_log=False,
+        )
+    finally:
+        if server is not None:
+            server.stop()
+    return 0
+
+
+def add(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("serve", help="run the HTTP API", description="Run the HTTP API v1 (http-api.md).")
+    run.add_argument("--host", help="address to listen on (POISON_HOST, default 127.0.0.1)")
+    run.add_argument("--port", type=int, help="port (POISON_PORT, default 8000)")
+    run.add_argument("--workers", type=int, help="worker processes (POISON_WORKERS, default 1)")
+    run.add_argument("--redis-url", help="redis://, rediss:// or unix:// (POISON_REDIS_URL); default: embedded")
+    run.add_argument("--data-dir", type=Path, help="the embedded store's data (POISON_DATA_DIR, default ./poison-data)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_environment(
+            host=args.host, port=args.port, workers=args.workers, redis_url=args.redis_url, data_dir=args.data_dir
+        )
+    except ValueError as error:
+        print(f"poison serve: {error}", file=sys.stderr)
+        return 2
+    if not 1 <= settings.workers <= 64 or not 0 <= settings.port <= 65535:
+        print("poison serve: --workers is 1 to 64 and --port 0 to 65535", file=sys.stderr)
+        return 2
+    return serve(settings)

@@ -1,0 +1,205 @@
+"""The `poison` command driven as a subprocess, bad input included."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from events.schema import encode_public, to_public
+from tests.events.logs import game_log
+
+
+def poison(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> tuple[Path, list]:
+    log, logged = game_log(4, seed=61, rounds=2)
+    path = tmp_path_factory.mktemp("logs") / "game.ndjson"
+    path.write_bytes(b"".join(encode_public(to_public(v, e)) + b"\n" for v, e in enumerate(log, 1)))
+    return path, logged
+
+
+def test_help_lists_every_command_and_each_command_explains_itself():
+    top = poison("--help")
+    assert top.returncode == 0
+    for command in ("serve", "replay", "simulate", "play"):
+        assert command in top.stdout
+        helped = poison(command, "--help")
+        assert helped.returncode == 0
+        assert "usage: poison " + command in helped.stdout
+
+
+def test_no_command_is_a_usage_error():
+    result = poison()
+    assert result.returncode == 2
+    assert "COMMAND" in result.stderr
+
+
+def test_replay_shows_a_valid_log_round_by_round(exported):
+    path, logged = exported
+    result = poison("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    assert f"valid up to event {logged.version}" in result.stdout
+    assert "finished" in result.stdout
+    for total in logged.game.totals:
+        assert str(total) in result.stdout
+    partial = poison("replay", str(path), "--version", "30")
+    assert partial.returncode == 0
+    assert "valid up to event 30" in partial.stdout
+    assert "in play: round 1 of 2" in partial.stdout
+
+
+def test_replay_names_the_first_bad_event_of_a_tampered_log(exported, tmp_path):
+    path, _ = exported
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if '"card_played"' in line and i > 10)
+    event = json.loads(lines[index])
+    event["data"]["total"] += 1
+    lines[index] = json.dumps(event)
+    tampered = tmp_path / "tampered.ndjson"
+    tampered.write_text("\n".join(lines) + "\n")
+    result = poison("replay", str(tampered))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.strip().startswith(f"poison replay: invalid log: event {index + 1}:")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replay_refuses_a_malformed_line_or_a_missing_file(exported, tmp_path):
+    path, _ = exported
+    lines = path.read_text().splitlines()
+    broken = tmp_path / "broken.ndjson"
+    broken.write_text("\n".join([*lines[:3], "{this is not json", *lines[4:]]) + "\n")
+    result = poison("replay", str(broken))
+    assert result.returncode == 1
+    assert "event 4: line 4 is not an event" in result.stderr
+    missing = poison("replay", str(tmp_path / "nowhere.ndjson"))
+    assert missing.returncode == 2
+    assert "cannot read" in missing.stderr
+    assert poison("replay", str(path), "--version", "0").returncode == 2
+
+
+def test_replay_reads_a_stored_game(redis_url, namespace):
+    import asyncio
+
+    from events.games import Games
+    from events.schema import Player, Rules
+    from events.store import EventStore
+
+    async def store_one():
+        store = EventStore.from_url(redis_url, namespace=namespace)
+        seats = tuple(Player(seat=s, name=f"bot{s}", bot="greedy") for s in range(3))
+        _, logged = await Games(store).create(
+            "stored", seats, rounds=1, rules=Rules(), seed=2, token_hashes={}, created_ms=1
+        )
+        await store.close()
+        return logged
+
+    logged = asyncio.run(store_one())
+    env = {"PATH": "/usr/bin:/bin", "POISON_NAMESPACE": namespace}
+    result = poison("replay", "--game", "stored", "--redis-url", redis_url, env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"valid up to event {logged.version}" in result.stdout
+    missing = poison("replay", "--game", "nothere", "--redis-url", redis_url, env=env)
+    assert missing.returncode == 1
+    assert "no game 'nothere'" in missing.stderr
+
+
+def test_simulate_reports_each_seat_as_json():
+    result = poison(
+        "simulate",
+        "--players",
+        "4",
+        "--games",
+        "2000",
+        "--bots",
+        "greedy,random,random,random",
+        "--seed",
+        "5",
+        "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["games"] == 2000
+    assert [seat["bot"] for seat in report["seats"]] == ["greedy", "random", "random", "random"]
+    assert report["seats"][0]["win_rate"] > 0.9
+    assert sum(seat["wins"] for seat in report["seats"]) >= 2000
+    assert all(seat["spread"] >= 0 for seat in report["seats"])
+    assert report["games_per_s"] > 0
+    again = json.loads(
+        poison(
+            "simulate",
+            "--players",
+            "4",
+            "--games",
+            "2000",
+            "--bots",
+            "greedy,random,random,random",
+            "--seed",
+            "5",
+            "--json",
+        ).stdout
+    )
+    assert [s["wins"] for s in again["seats"]] == [s["wins"] for s in report["seats"]]
+
+
+def test_simulate_shows_a_table():
+    result = poison("simulate", "--players", "3", "--games", "500", "--bots", "greedy")
+    assert result.returncode == 0
+    assert "win rate" in result.stdout
+    assert "games/s" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--players", "7"], "3 to 6 players"),
+        (["--bots", "smart"], "unknown bot 'smart'"),
+        (["--bots", "greedy,random"], "names 2 bots for 4 players"),
+        (["--games", "0"], "--games"),
+        (["--cauldrons", "round"], "cauldrons must be"),
+    ],
+)
+def test_simulate_refuses_bad_options_on_stderr(args, says):
+    result = poison("simulate", *args)
+    assert result.returncode == 2
+    assert says in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_person_plays_a_whole_game_in_the_terminal():
+    answers = "\n".join(["Z9 0", "99", "hello", *["1"] * 60]) + "\n"
+    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "your hand:" in out
+    assert "cauldron 0:" in out
+    assert "cards taken (face down)" in out
+    assert "'Z9' is not a card code" in out
+    assert "there is no move 99" in out
+    assert "'hello' is not a move" in out
+    assert "round 1 scored" in out
+    assert "winner" in out
+
+
+def test_play_stops_cleanly_when_input_ends():
+    result = poison("play", "--players", "4", "--seed", "1", stdin="")
+    assert result.returncode == 1
+    assert "game abandoned" in result.stdout
+
+
+def test_play_refuses_bad_options():
+    result = poison("play", "--players", "7")
+    assert result.returncode == 2
+    assert "3 to 6 players" in result.stderr
+    result = poison("play", "--bots", "clever")
+    assert result.returncode == 2
+    assert "unknown bot 'clever'" in result.stderr
