@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import msgspec
 
+from core import RuleError
 from events.play import LoggedGame, move, new_game
 from events.replay import InvalidLog, advance, rebuild
 from events.schema import Event, Player, Rules
@@ -42,6 +43,7 @@ class Games:
         self.store = store
         self.cache_size = cache_size
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
+        self._tokens: dict[str, dict[int, str]] = {}
 
     async def create(
         self,
@@ -107,11 +109,23 @@ class Games:
             earlier = await self.store.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
-        for _ in range(RACE_RETRIES):
-            logged = await self.load(game_id)
+        for attempt in range(RACE_RETRIES):
+            # The first attempt may start from the cached state without asking the store
+            # what is new: the append checks the version atomically, and a stale cache only
+            # costs a conflict, after which the game is read afresh.
+            cached = self._cache.get(game_id) if attempt == 0 else None
+            if cached is None or (expected_version is not None and expected_version != cached.version):
+                logged = await self.load(game_id)
+            else:
+                logged = cached
             if expected_version is not None and expected_version != logged.version:
                 raise VersionConflict(expected_version, logged.version)
-            events, after = move(logged, seat, card, cauldron)
+            try:
+                events, after = move(logged, seat, card, cauldron)
+            except RuleError:
+                if logged is cached:
+                    continue  # judged on a cache that may be behind: judge it on the log
+                raise
             result = answer(after, logged.version + 1, events) if answer is not None else b""
             try:
                 appended = await self.store.append(
@@ -122,14 +136,26 @@ class Games:
                     summary=summary_of(after),
                 )
             except VersionConflict:
-                if expected_version is not None:
+                if expected_version is not None and logged is not cached:
                     raise
-                continue  # someone moved first: look again, the move may now be illegal
+                continue  # someone moved first (or the cache was behind): look again
             if appended.replayed:  # a retry with the same key raced the first attempt
                 return appended, await self.load(game_id)
             self._remember(game_id, after)
             return replace(appended, result=result), after
         raise VersionConflict(logged.version, await self.store.version(game_id))
+
+    async def token_hashes(self, game_id: str) -> dict[int, str]:
+        """Seat -> token hash. Tokens never change once a game is created, so they are
+        kept after the first read."""
+        hashes = self._tokens.get(game_id)
+        if hashes is None:
+            hashes = await self.store.token_hashes(game_id)
+            if hashes:
+                self._tokens[game_id] = hashes
+                if len(self._tokens) > self.cache_size:
+                    self._tokens.pop(next(iter(self._tokens)))
+        return hashes
 
     def _remember(self, game_id: str, logged: LoggedGame) -> None:
         self._cache[game_id] = logged

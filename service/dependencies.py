@@ -52,7 +52,7 @@ async def caller_seat(request: Request, games: Games, game_id: str, *, required:
                 raise UnknownGame(game_id)
             raise ApiError(401, "unauthorized", "this needs 'Authorization: Bearer <token>' of a seat of this game")
         return None
-    hashes = await games.store.token_hashes(game_id)
+    hashes = await games.token_hashes(game_id)
     if not hashes and await games.store.version(game_id) == 0:
         raise UnknownGame(game_id)
     seat = seat_of(token, hashes)

@@ -141,3 +141,15 @@ async def test_a_whole_game_played_through_the_store_finishes(store):
     assert rebuilt.finished
     assert rebuilt.game.winners == logged.game.winners
     assert len(rebuilt.game.round_results()) == 3
+
+
+async def test_a_cache_that_is_behind_still_records_the_right_move(store):
+    one, two = Games(store), Games(store)  # as if two workers
+    _, logged = await new(one)
+    await two.load("g")  # the second caches version 2
+    _, after = await one.play("g", *first_move(logged))
+    appended, now = await two.play("g", *first_move(after))  # judged on its stale cache first
+    assert appended.first_version == after.version + 1
+    assert now.version == await store.version("g")
+    with pytest.raises(IllegalMove):  # and a move that is illegal on the log is refused
+        await one.play("g", *first_move(after))

@@ -1,0 +1,214 @@
+"""Load benchmark: concurrent games over HTTP against `poison serve`, measured against a bare
+Litestar endpoint served the same way, in the same run, at the same concurrency.
+
+    python -m benchmarks.load [--workers 2] [--clients 16] [--moves 3000]
+
+It starts `poison serve` (N workers, embedded store in a temporary directory) and
+uvicorn serving benchmarks/bare.py (N workers). M clients, each on its own keep-alive
+connection, each play whole games (all four seats of one game at a time: a GET of the
+seat to move, then its POST, so two requests a move) until M x moves are made; then the
+same M clients send as many GETs to the bare endpoint. Its last line is
+`moves_per_s=… requests_per_s=… p50_ms=… p99_ms=… errors=… ratio=…`, where `ratio` is the
+game traffic's requests/s over the bare endpoint's; it exits 1 when errors > 0 or ratio
+is below --bar (0.4). Every request loop is bounded and only talks to 127.0.0.1.
+
+The client is a few lines of HTTP/1.1 over asyncio streams, not httpx: a heavier client
+would eat the CPU the servers share with it (two cores) and flatter the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import msgspec
+
+from events.server import free_port
+
+HOST = "127.0.0.1"
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: bytes = b"", token: str | None = None) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+        head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: {len(body)}\r\n"
+        if body:
+            head += "Content-Type: application/json\r\n"
+        if token:
+            head += f"Authorization: Bearer {token}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + body)
+        status = int((await self.reader.readline()).split()[1])
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    moves: int = 0
+
+    async def timed(self, connection: Connection, *args, **kwargs) -> tuple[int, bytes]:
+        started = time.perf_counter()
+        try:
+            status, body = await connection.request(*args, **kwargs)
+        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
+            self.errors.append(repr(error))
+            connection.close()
+            connection.writer = None
+            return 0, b""
+        self.latencies.append(time.perf_counter() - started)
+        if status >= 400:
+            self.errors.append(f"{status} {body[:200]!r}")
+        return status, body
+
+
+NEW_GAME = msgspec.json.encode({"players": [{"name": n} for n in ("ana", "bob", "cy", "di")]})
+
+
+async def play_games(port: int, moves: int, tally: Tally, rng: random.Random) -> None:
+    connection = Connection(port)
+    made = 0
+    try:
+        while made < moves:
+            status, body = await tally.timed(connection, "POST", "/v1/games", NEW_GAME)
+            if status != 201:
+                return
+            created = msgspec.json.decode(body)
+            game_id, turn = created["game_id"], created["game"]["turn"]
+            tokens = {p["seat"]: p["token"] for p in created["players"]}
+            while turn is not None and made < moves:
+                status, body = await tally.timed(connection, "GET", f"/v1/games/{game_id}", token=tokens[turn])
+                if status != 200:
+                    return
+                move = rng.choice(msgspec.json.decode(body)["you"]["legal_moves"])
+                status, body = await tally.timed(
+                    connection, "POST", f"/v1/games/{game_id}/moves", msgspec.json.encode(move), token=tokens[turn]
+                )
+                if status != 201:
+                    return
+                turn = msgspec.json.decode(body)["game"]["turn"]
+                made += 1
+                tally.moves += 1
+    finally:
+        connection.close()
+
+
+async def hit_bare(port: int, requests: int, tally: Tally) -> None:
+    connection = Connection(port)
+    try:
+        for _ in range(requests):
+            status, _ = await tally.timed(connection, "GET", "/bare")
+            if status != 200:
+                return
+    finally:
+        connection.close()
+
+
+def start(command: list[str], port: int, path: str) -> subprocess.Popen:
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+
+    async def probe() -> bool:
+        try:
+            status, _ = await Connection(port).request("GET", path)
+            return status == 200
+        except OSError:
+            return False
+
+    while not asyncio.run(probe()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise SystemExit(f"could not start {' '.join(command)}: {process.stderr.read().decode()[-2000:]}")
+        time.sleep(0.1)
+    return process
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=1000)[int(q * 1000) - 1] * 1000 if len(values) > 1 else 0.0
+
+
+async def phase(runner, clients: int) -> tuple[Tally, float]:
+    tally = Tally()
+    started = time.perf_counter()
+    await asyncio.gather(*(runner(tally, n) for n in range(clients)))
+    return tally, time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=16, help="concurrent games (and bare clients)")
+    parser.add_argument("--moves", type=int, default=250, help="moves per client")
+    parser.add_argument("--bar", type=float, default=0.4)
+    args = parser.parse_args(argv)
+    env_python = sys.executable
+    game_port, bare_port = free_port(), free_port()
+    with tempfile.TemporaryDirectory(prefix="poison-load-") as data:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
+        os.environ.clear()
+        os.environ.update(env)
+        game = start([env_python, "-m", "service.cli", "serve", "--port", str(game_port),
+                      "--workers", str(args.workers), "--data-dir", data], game_port, "/health")
+        bare = start([env_python, "-m", "uvicorn", "benchmarks.bare:app", "--port", str(bare_port),
+                      "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"], bare_port, "/bare")
+        try:
+            games, game_seconds = asyncio.run(phase(
+                lambda tally, n: play_games(game_port, args.moves, tally, random.Random(n)), args.clients))
+            requests_each = max(1, len(games.latencies) // args.clients)
+            baseline, bare_seconds = asyncio.run(phase(
+                lambda tally, n: hit_bare(bare_port, requests_each, tally), args.clients))
+        finally:
+            stop(game)
+            stop(bare)
+    errors = len(games.errors) + len(baseline.errors)
+    requests_per_s = len(games.latencies) / game_seconds
+    bare_per_s = len(baseline.latencies) / bare_seconds
+    ratio = requests_per_s / bare_per_s
+    print(f"workers={args.workers} clients={args.clients} moves={games.moves} requests={len(games.latencies)} "
+          f"in {game_seconds:.1f} s; bare: {len(baseline.latencies)} requests in {bare_seconds:.1f} s "
+          f"({bare_per_s:,.0f}/s, p50 {percentile(baseline.latencies, 0.5):.2f} ms)")
+    print(f"game latency: p50 {percentile(games.latencies, 0.5):.2f} ms, p95 {percentile(games.latencies, 0.95):.2f} ms, "
+          f"p99 {percentile(games.latencies, 0.99):.2f} ms")
+    for error in (games.errors + baseline.errors)[:5]:
+        print(f"error: {error}")
+    print(f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "
+          f"p50_ms={percentile(games.latencies, 0.5):.2f} "
+          f"p99_ms={percentile(games.latencies, 0.99):.2f} errors={errors} ratio={ratio:.3f}")
+    return 0 if errors == 0 and ratio >= args.bar else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
