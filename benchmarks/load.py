@@ -200,8 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"workers={args.workers} clients={args.clients} moves={games.moves} requests={len(games.latencies)} "
           f"in {game_seconds:.1f} s; bare: {len(baseline.latencies)} requests in {bare_seconds:.1f} s "
           f"({bare_per_s:,.0f}/s, p50 {percentile(baseline.latencies, 0.5):.2f} ms)")
-    print(f"game latency: p50 {percentile(games.latencies, 0.5):.2f} ms, p95 {percentile(games.latencies, 0.95):.2f} ms, "
-          f"p99 {percentile(games.latencies, 0.99):.2f} ms")
+    p50, p95, p99 = (percentile(games.latencies, q) for q in (0.5, 0.95, 0.99))
+    print(f"game latency: p50 {p50:.2f} ms, p95 {p95:.2f} ms, p99 {p99:.2f} ms")
     for error in (games.errors + baseline.errors)[:5]:
         print(f"error: {error}")
     print(f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "

@@ -28,9 +28,12 @@ def serve(settings: Settings) -> int:
             print(f"poison serve: {error}", file=sys.stderr)
             return 1
         print(f"poison serve: embedded store at {url}, data in {server.data_dir}", file=sys.stderr, flush=True)
-        os.environ["POISON_REDIS_URL"] = url
+    else:
+        url = settings.redis_url
+    # Workers read their settings from the environment: every one of them, flags included.
     os.environ.update(
         {
+            "POISON_REDIS_URL": url,
             "POISON_NAMESPACE": settings.namespace,
             "POISON_STORE_TIMEOUT": str(settings.store_timeout),
             "POISON_MAX_BODY_BYTES": str(settings.max_body_bytes),

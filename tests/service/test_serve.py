@@ -159,3 +159,33 @@ def test_serve_refuses_bad_settings():
     )
     assert result.returncode == 2
     assert "invalid int value" in result.stderr
+
+
+def test_serve_hands_a_redis_url_flag_to_every_worker(redis_url, tmp_path):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2", "--redis-url", redis_url],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        answers = set()
+        while time.monotonic() < deadline and len(answers) < 2:
+            try:
+                with httpx.Client(timeout=2) as fresh:
+                    response = fresh.get(f"http://127.0.0.1:{port}/health")
+                if response.status_code == 200:
+                    answers.add(response.headers["x-poison-worker"])
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        assert len(answers) == 2, "both workers answer, on the given store"
+        assert not (tmp_path / "poison-data").exists(), "no worker started a store of its own"
+    finally:
+        process.terminate()
+        process.wait(15)
+        process.stderr.close()

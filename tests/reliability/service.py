@@ -1,0 +1,136 @@
+"""Running `poison serve` and playing games against it, for the fault tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from events.server import free_port
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen
+    base: str
+
+    def workers(self) -> list[int]:
+        """The uvicorn worker processes (children that are Python, not the store)."""
+        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        pids = [int(pid) for pid in children.split()]
+        return [pid for pid in pids if "valkey" not in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def serve(
+    *, workers: int, data_dir: Path | None = None, redis_url: str | None = None, port: int | None = None
+) -> Served:
+    port = port or free_port()
+    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", str(workers)]
+    if data_dir is not None:
+        command += ["--data-dir", str(data_dir)]
+    if redis_url is not None:
+        command += ["--redis-url", redis_url]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {"POISON_STORE_TIMEOUT": "1.0"}
+    log = open(os.environ.get("POISON_TEST_SERVE_LOG", os.devnull), "ab")  # noqa: SIM115 - lives with the process
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return Served(process, base)
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("poison serve did not start")
+
+
+@dataclass
+class Player:
+    """Plays every seat of one game, retrying a move with its idempotency key until the
+    service answers, and remembers every move the service acknowledged."""
+
+    base: str
+    game_id: str = ""
+    tokens: dict[int, str] = field(default_factory=dict)
+    acknowledged: list[dict] = field(default_factory=list)  # the card_played events of 201s
+    outages: list[float] = field(default_factory=list)  # seconds each 503 took
+    errors: list[str] = field(default_factory=list)
+
+    def create(self, http: httpx.Client, seed: int) -> None:
+        response = http.post("/v1/games", json={"players": [{"name": n} for n in "abcd"], "seed": seed})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        self.game_id = body["game_id"]
+        self.tokens = {p["seat"]: p["token"] for p in body["players"]}
+
+    def play(self, moves: int, *, deadline: float) -> None:
+        with httpx.Client(base_url=self.base, timeout=5) as http:
+            made = 0
+            while made < moves and time.monotonic() < deadline:
+                key = uuid.uuid4().hex
+                if self._move(http, key, deadline):
+                    made += 1
+
+    def _move(self, http: httpx.Client, key: str, deadline: float) -> bool:
+        """One move: find it, then send it with one idempotency key until it is answered."""
+        request = None
+        while request is None and time.monotonic() < deadline:
+            started = time.monotonic()
+            try:
+                game = http.get(f"/v1/games/{self.game_id}")
+                if game.status_code != 200:
+                    self._note(game, started)
+                    continue
+                turn = game.json()["turn"]
+                if turn is None:
+                    return False
+                headers = {"Authorization": f"Bearer {self.tokens[turn]}", "Idempotency-Key": key}
+                mine = http.get(f"/v1/games/{self.game_id}", headers=headers)
+                if mine.status_code != 200:
+                    self._note(mine, started)
+                    continue
+                request = (mine.json()["you"]["legal_moves"][0], headers)
+            except httpx.HTTPError as error:  # a worker killed under us: ask again
+                self.errors.append(type(error).__name__)
+                time.sleep(0.05)
+        while request is not None and time.monotonic() < deadline:
+            started = time.monotonic()
+            try:
+                response = http.post(f"/v1/games/{self.game_id}/moves", json=request[0], headers=request[1])
+            except httpx.HTTPError as error:  # did it land? the same key will tell
+                self.errors.append(type(error).__name__)
+                time.sleep(0.05)
+                continue
+            if response.status_code == 201:
+                self.acknowledged.append(response.json()["events"][0])
+                return True
+            self._note(response, started)
+        return False
+
+    def _note(self, response: httpx.Response, started: float) -> None:
+        if response.status_code == 503:
+            assert response.json()["code"] == "store_unavailable"
+            self.outages.append(time.monotonic() - started)
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"unexpected {response.status_code}: {response.text}")

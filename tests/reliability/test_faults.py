@@ -1,0 +1,138 @@
+"""Faults, as tests: the store killed, a worker killed, the whole service killed. No move
+that got a 201 is ever lost or doubled, outages answer 503 fast, and play goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+
+import httpx
+
+from events.server import EmbeddedServer
+from events.store import EventStore
+from tests.reliability.service import Player, serve
+
+GAMES = 6
+
+
+def start_games(base: str, count: int) -> list[Player]:
+    players = []
+    with httpx.Client(base_url=base, timeout=5) as http:
+        for seed in range(count):
+            player = Player(base)
+            player.create(http, seed)
+            players.append(player)
+    return players
+
+
+def play_all(players: list[Player], moves: int, seconds: float) -> list[threading.Thread]:
+    deadline = time.monotonic() + seconds
+    threads = [threading.Thread(target=p.play, args=(moves,), kwargs={"deadline": deadline}) for p in players]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def logs(url: str, players: list[Player]) -> dict[str, list]:
+    async def read() -> dict[str, list]:
+        store = EventStore.from_url(url, timeout=5)
+        try:
+            return {p.game_id: await store.read(p.game_id) for p in players}
+        finally:
+            await store.close()
+
+    return asyncio.run(read())
+
+
+def assert_nothing_lost_or_doubled(url: str, players: list[Player]) -> None:
+    from events.replay import rebuild
+
+    for player in players:
+        log = logs(url, [player])[player.game_id]
+        assert [version for version, _ in log] == list(range(1, len(log) + 1)), "no gap, no duplicate version"
+        rebuild(log)  # the whole log is still a valid game
+        by_version = {version: event for version, event in log}
+        for acknowledged in player.acknowledged:
+            stored = by_version.get(acknowledged["version"])
+            assert stored is not None, f"an acknowledged move is missing: {acknowledged}"
+            assert (stored.seat, stored.card, stored.cauldron) == tuple(
+                acknowledged["data"][k] for k in ("seat", "card", "cauldron")
+            )
+        cards = [(e.round, e.seat, e.card) for _, e in log if type(e).__name__ == "CardPlayed"]
+        assert len(cards) >= len(player.acknowledged)
+
+
+def test_killing_the_store_loses_no_acknowledged_move_and_the_service_recovers_by_itself(tmp_path):
+    store = EmbeddedServer(tmp_path / "store")
+    url = store.start()
+    served = serve(workers=2, redis_url=url)
+    try:
+        players = start_games(served.base, GAMES)
+        threads = play_all(players, 40, 60)
+        time.sleep(1.0)
+        store.kill()  # kill -9 in the middle of the games
+        time.sleep(1.5)
+        health = httpx.get(f"{served.base}/health", timeout=5)
+        assert health.status_code == 503
+        assert health.json()["code"] == "store_unavailable"
+        store.start()  # same port, same data: the service is not restarted
+        for thread in threads:
+            thread.join()
+        assert all(len(p.acknowledged) == 40 for p in players), [len(p.acknowledged) for p in players]
+        outages = [seconds for p in players for seconds in p.outages]
+        assert outages, "requests were made during the outage"
+        assert max(outages) < 3.0, "a request during the outage hung"
+        assert_nothing_lost_or_doubled(url, players)
+    finally:
+        served.stop()
+        store.stop()
+
+
+def test_killing_one_of_two_workers_loses_nothing_and_the_game_goes_on(tmp_path):
+    store = EmbeddedServer(tmp_path / "store")
+    url = store.start()
+    served = serve(workers=2, redis_url=url)
+    try:
+        players = start_games(served.base, GAMES)
+        threads = play_all(players, 40, 60)
+        time.sleep(1.0)
+        victim = served.workers()[0]
+        os.kill(victim, signal.SIGKILL)
+        for thread in threads:
+            thread.join()
+        assert all(len(p.acknowledged) == 40 for p in players)
+        assert_nothing_lost_or_doubled(url, players)
+        assert httpx.get(f"{served.base}/health", timeout=5).status_code == 200
+    finally:
+        served.stop()
+        store.stop()
+
+
+def test_a_service_killed_whole_continues_every_game_after_a_restart(tmp_path):
+    data = tmp_path / "data"
+    served = serve(workers=2, data_dir=data)
+    port = int(served.base.rsplit(":", 1)[1])
+    players = start_games(served.base, 3)
+    for thread in play_all(players, 10, 30):
+        thread.join()
+    before = {p.game_id: httpx.get(f"{served.base}/v1/games/{p.game_id}").json() for p in players}
+    for pid in served.workers():
+        os.kill(pid, signal.SIGKILL)
+    served.process.kill()  # kill -9: the embedded store stops with it
+    served.process.wait()
+    time.sleep(1.0)
+    again = serve(workers=2, data_dir=data, port=port)
+    try:
+        for player in players:
+            assert httpx.get(f"{again.base}/v1/games/{player.game_id}").json() == before[player.game_id]
+        for thread in play_all(players, 10, 30):
+            thread.join()
+        for player in players:
+            assert len(player.acknowledged) == 20
+            game = httpx.get(f"{again.base}/v1/games/{player.game_id}").json()
+            assert game["version"] > before[player.game_id]["version"]
+    finally:
+        again.stop()
