@@ -20,12 +20,22 @@ from events.server import free_port
 class Served:
     process: subprocess.Popen
     base: str
+    log: object = None
 
     def workers(self) -> list[int]:
         """The uvicorn worker processes (children that are Python, not the store)."""
         children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        pids = [int(pid) for pid in children.split()]
-        return [pid for pid in pids if "valkey" not in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+        workers = []
+        for pid in map(int, children.split()):
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except FileNotFoundError:
+                continue
+            # uvicorn's workers are spawned processes; not the resource tracker, not the store.
+            if "spawn_main" in command and "resource_tracker" not in command and state != "Z":
+                workers.append(pid)
+        return workers
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -35,6 +45,8 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.log is not None:
+            self.log.close()
 
 
 def serve(
@@ -54,13 +66,14 @@ def serve(
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return Served(process, base)
+                return Served(process, base, log)
         except httpx.HTTPError:
             pass
         if process.poll() is not None:
             break
         time.sleep(0.1)
     process.kill()
+    log.close()
     raise RuntimeError("poison serve did not start")
 
 
