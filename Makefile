@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test bench lint playthroughs annotate clean
+.PHONY: setup run test bench load lint playthroughs annotate clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,10 @@ bench: setup
 	mkdir -p .benchmarks
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=.benchmarks/latest.json
 	$(BIN)/python -m benchmarks.ratios .benchmarks/latest.json
+
+## load: the load benchmark: poison serve against a bare Litestar endpoint (ratio bar 0.4)
+load: setup
+	$(BIN)/python -m benchmarks.load
 
 ## playthroughs: rewrite the golden playthrough files from the engine (then read the diff!)
 playthroughs: setup

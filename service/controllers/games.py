@@ -152,7 +152,7 @@ class GamesController(Controller):
         )
         return Response(appended.result, status_code=201, media_type="application/json")
 
-    @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(404, 503))
+    @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(400, 404, 503))
     async def scores(self, game_id: GameId, games: GamesDependency) -> Scores:
         return scores(await games.load(game_id))
 
@@ -206,7 +206,7 @@ class GamesController(Controller):
         "/{game_id:str}/export",
         summary="The whole log of a finished game as NDJSON",
         media_type="application/x-ndjson",
-        responses=documented(404, 409, 503),
+        responses=documented(400, 404, 409, 503),
     )
     async def export(self, game_id: GameId, games: GamesDependency) -> Response[bytes]:
         logged = await games.load(game_id)
