@@ -113,19 +113,22 @@ def test_replay_reads_a_stored_game(redis_url, namespace):
     assert "no game 'nothere'" in missing.stderr
 
 
+GREEDY_AGAINST_RANDOM = (
+    "simulate",
+    "--players",
+    "4",
+    "--games",
+    "2000",
+    "--bots",
+    "greedy,random,random,random",
+    "--seed",
+    "5",
+    "--json",
+)
+
+
 def test_simulate_reports_each_seat_as_json():
-    result = poison(
-        "simulate",
-        "--players",
-        "4",
-        "--games",
-        "2000",
-        "--bots",
-        "greedy,random,random,random",
-        "--seed",
-        "5",
-        "--json",
-    )
+    result = poison(*GREEDY_AGAINST_RANDOM)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["games"] == 2000
@@ -134,20 +137,7 @@ def test_simulate_reports_each_seat_as_json():
     assert sum(seat["wins"] for seat in report["seats"]) >= 2000
     assert all(seat["spread"] >= 0 for seat in report["seats"])
     assert report["games_per_s"] > 0
-    again = json.loads(
-        poison(
-            "simulate",
-            "--players",
-            "4",
-            "--games",
-            "2000",
-            "--bots",
-            "greedy,random,random,random",
-            "--seed",
-            "5",
-            "--json",
-        ).stdout
-    )
+    again = json.loads(poison(*GREEDY_AGAINST_RANDOM).stdout)
     assert [s["wins"] for s in again["seats"]] == [s["wins"] for s in report["seats"]]
 
 
