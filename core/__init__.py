@@ -4,7 +4,7 @@
 `core` imports nothing from the rest of the product; events and service build on it.
 """
 
-from core.engine import BOTS, CARD_CODES, Game, replay, score_round, seeded_deal, simulate
+from core.engine import BOTS, CARD_CODES, Game, derive_seed, replay, score_round, seeded_deal, simulate
 from core.errors import IllegalMove, InvalidArgument, RuleError
 from core.results import (
     Cauldron,
@@ -34,6 +34,7 @@ __all__ = [
     "Simulation",
     "Taken",
     "View",
+    "derive_seed",
     "replay",
     "score_round",
     "seeded_deal",

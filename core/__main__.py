@@ -9,15 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core import engine
+from core import derive_seed, engine
 from core.errors import RuleError
-from core.reference import Random, stream_seed
+from core.reference import Random
 
 
 def play(players: int, rounds: int | None, cauldrons: str, seed: int) -> engine.Game:
     """Play the game `simulate` would play for this game seed."""
     game = engine.Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
-    rng = Random(stream_seed(seed, 0))
+    rng = Random(derive_seed(seed, 0))
     while game.status != "finished":
         legal = game.legal_moves()
         game.play(game.turn, *legal[rng.below(len(legal))])

@@ -138,6 +138,10 @@ class Game:
     def copy(self) -> Game: ...
     def __copy__(self) -> Game: ...
 
+def derive_seed(seed: int, stream: int) -> int:
+    """An independent seed for one use of `seed`: round r is dealt from `derive_seed(seed, r)`,
+    a random bot draws from `derive_seed(seed, 0)` (splitmix64, as core.reference)."""
+
 def seeded_deal(seed: int, players: int, round: int) -> Deal:
     """The deal a game with this seed uses for `round` (from 1)."""
 

@@ -456,6 +456,11 @@ cdef class Game:
 
 # ---- free functions -------------------------------------------------------------------
 
+def derive_seed(seed, stream):
+    """An independent seed for one use of `seed` (a round's deal, a bot's choices)."""
+    return stream_seed(parse_seed(seed), parse_seed(stream))
+
+
 def seeded_deal(seed, players, round):
     """The deal a seeded game uses for `round` (1-based)."""
     cdef uint8_t deal[DEAL_SIZE]

@@ -12,8 +12,8 @@ import secrets
 import sys
 import time
 
-from core import RuleError
-from core.reference import Random, stream_seed
+from core import RuleError, derive_seed
+from core.reference import Random
 from events.connect import connect
 from events.games import Games
 from events.schema import Player, Rules
@@ -28,7 +28,7 @@ async def demo(players: int, seed: int, data_dir: str | None) -> None:
         _, logged = await games.create(
             game_id, seats, rounds=None, rules=Rules(), seed=seed, token_hashes={}, created_ms=int(time.time() * 1000)
         )
-        rng = Random(stream_seed(seed, 0))
+        rng = Random(derive_seed(seed, 0))
         while not logged.finished:
             legal = logged.game.legal_moves()
             _, logged = await games.play(game_id, logged.game.turn, *legal[rng.below(len(legal))])

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core import Game, Played, seeded_deal
-from core.reference import stream_seed
+from core import Game, Played, derive_seed, seeded_deal
 from events.schema import (
     CardPlayed,
     CauldronOverflowed,
@@ -121,7 +120,7 @@ def bots_play(logged: LoggedGame) -> tuple[list[Event], LoggedGame]:
     caused: list[Event] = []
     seed = after.created.seed or 0
     while after.game.status == "active" and (bot := bot_of(after, after.game.turn)) is not None:
-        card, cauldron = after.game.choose(bot, stream_seed(seed, after.version))
+        card, cauldron = after.game.choose(bot, derive_seed(seed, after.version))
         caused += _apply(after, after.game.turn, card, cauldron)
     return caused, after
 

@@ -8,8 +8,7 @@ import secrets
 from rich.console import Console
 from rich.table import Table
 
-from core import BOTS, Game, Move, RuleError
-from core.reference import stream_seed
+from core import BOTS, Game, Move, RuleError, derive_seed
 from service.commands import CommandError, console, fail
 from service.commands.tables import round_table
 
@@ -88,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     while game.status == "active":
         seat = game.turn
         if seat != 0:
-            card, cauldron = game.choose(bots[seat - 1], stream_seed(seed, moves))
+            card, cauldron = game.choose(bots[seat - 1], derive_seed(seed, moves))
             report(out, game, names, game.play(seat, card, cauldron))
             moves += 1
             continue

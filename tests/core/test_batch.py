@@ -154,3 +154,10 @@ def test_simulating_in_chunks_adds_up_to_simulating_at_once(rules):
     assert whole.moves == sum(p.moves for p in parts)
     for field in ("wins", "score_sum", "score_squares"):
         assert getattr(whole, field) == tuple(map(sum, zip(*(getattr(p, field) for p in parts), strict=True)))
+
+
+def test_derived_seeds_are_the_references_stream_seeds():
+    for seed, stream in [(0, 0), (1, 5), (2**64 - 1, 20), (12345, 2**40)]:
+        assert engine.derive_seed(seed, stream) == reference.stream_seed(seed, stream)
+    with pytest.raises(RuleError):
+        engine.derive_seed(-1, 0)
