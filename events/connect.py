@@ -25,7 +25,11 @@ def redis_url_from_environment() -> str | None:
 
 @asynccontextmanager
 async def connect(
-    redis_url: str | None = None, *, data_dir: Path | str | None = None, namespace: str = "poison"
+    redis_url: str | None = None,
+    *,
+    data_dir: Path | str | None = None,
+    namespace: str = "poison",
+    timeout: float = 2.0,
 ) -> AsyncIterator[EventStore]:
     url = redis_url or redis_url_from_environment()
     server = None
@@ -34,7 +38,7 @@ async def connect(
         url = server.start()  # in this thread: the server dies with the thread that started it
     elif not url.startswith(SCHEMES):
         raise ValueError(f"POISON_REDIS_URL must start with redis://, rediss:// or unix://, not {url!r}")
-    store = EventStore.from_url(url, namespace=namespace)
+    store = EventStore.from_url(url, namespace=namespace, timeout=timeout)
     try:
         yield store
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core import Game, RuleError, seeded_deal
+from core import BOTS, Game, RuleError, derive_seed, seeded_deal
 from events.play import LoggedGame, consequences, round_started
 from events.schema import CardPlayed, Event, GameCreated, RoundStarted, event_data, event_type
 
@@ -35,6 +35,9 @@ def start(version: int, event: Event) -> LoggedGame:
         raise InvalidLog(1, f"players must sit at seats 0, 1, 2, … in order, not {seats}")
     if event.seed is not None and event.seed >= 2**64:
         raise InvalidLog(1, f"a seed is below 2**64, not {event.seed}")
+    for player in event.players:
+        if player.bot is not None and player.bot not in BOTS:
+            raise InvalidLog(1, f"seat {player.seat} is played by {player.bot!r}, which is no bot of ours")
     names = [player.name for player in event.players]
     if len(set(names)) != len(names):
         raise InvalidLog(1, "player names must be unique in a game")
@@ -94,6 +97,17 @@ def _deal(logged: LoggedGame, version: int, event: RoundStarted) -> None:
 
 
 def _play(logged: LoggedGame, version: int, event: CardPlayed) -> None:
+    bot = logged.created.players[event.seat].bot if event.seat < len(logged.created.players) else None
+    if bot is not None and logged.game.turn == event.seat:
+        # A bot's move is not a choice the log may make: it is what that bot plays here.
+        seed = logged.created.seed or 0
+        card, cauldron = logged.game.choose(bot, derive_seed(seed, version - 1))
+        if (event.card, event.cauldron) != (card, cauldron):
+            raise InvalidLog(
+                version,
+                f"card_played: seat {event.seat} is the {bot} bot, which plays {card} into cauldron "
+                f"{cauldron} here, not {event.card} into {event.cauldron}",
+            )
     twin = logged.game.copy()
     round_now = twin.round
     try:
@@ -122,6 +136,16 @@ def rebuild(events: Iterable[tuple[int, Event]]) -> LoggedGame:
     if logged is None:
         raise InvalidLog(1, "the log is empty")
     return logged
+
+
+def require_complete(logged: LoggedGame) -> None:
+    """Refuse a log that stops where the rules still owe events: after a move whose
+    consequences are missing, or after a scored round whose next deal is missing."""
+    if logged.pending:
+        owed = event_type(logged.pending[0])
+        raise InvalidLog(logged.version + 1, f"the log ends where the rules derive {owed} {_show(logged.pending[0])}")
+    if logged.game.status == "dealing":
+        raise InvalidLog(logged.version + 1, f"the log ends before round {logged.game.round} is dealt")
 
 
 def advance(logged: LoggedGame, events: Iterable[tuple[int, Event]]) -> LoggedGame:

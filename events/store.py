@@ -28,7 +28,7 @@ import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import BusyLoadingError, RedisError
+from redis.exceptions import BusyLoadingError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -38,6 +38,8 @@ from events.schema import Event, MalformedEvent, decode_stored, encode_stored
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
 IDEMPOTENCY_TTL = 25 * 3600  # the contract promises at least 24 h
+MAX_LISTING_BATCHES = 20  # index entries a listing call reads at most: 20 batches
+UNAVAILABLE_REPLIES = frozenset({"OOM", "READONLY", "MISCONF", "MASTERDOWN", "LOADING", "NOREPLICAS", "CLUSTERDOWN"})
 NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
 
 APPEND = """
@@ -67,6 +69,16 @@ if ARGV[2] ~= '' then
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 end
 return {'appended', version}
+"""
+
+
+REMEMBER = """
+-- KEYS: idempotency record, stream; ARGV: fingerprint, result, ttl
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'f', ARGV[1], 'r', ARGV[2], 'v', redis.call('XLEN', KEYS[2]), 'n', 0)
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+end
+return 1
 """
 
 
@@ -135,6 +147,12 @@ async def reachable(timeout: float):
             yield
     except (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError, TimeoutError) as error:
         raise StoreUnavailable(f"the event store cannot be reached: {error or type(error).__name__}") from None
+    except ResponseError as error:
+        # A server that is out of memory, read-only, unable to write its file or without
+        # its primary cannot take the request now: unavailable, not a bug of ours.
+        if str(error).split(" ", 1)[0] in UNAVAILABLE_REPLIES:
+            raise StoreUnavailable(f"the event store cannot serve now: {error}") from None
+        raise
 
 
 class EventStore:
@@ -145,6 +163,7 @@ class EventStore:
         self.namespace = namespace
         self.timeout = timeout
         self._append = client.register_script(APPEND)
+        self._remember = client.register_script(REMEMBER)
 
     @classmethod
     def from_url(cls, url: str, *, namespace: str = "poison", timeout: float = 2.0) -> EventStore:
@@ -235,6 +254,20 @@ class EventStore:
             raise IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
         return Appended(int(version), int(count), replayed=True, result=result)
 
+    async def remember(self, game_id: str, idempotency: Idempotency) -> Appended:
+        """Record, under an idempotency key not used yet, the answer to a request that
+        appended nothing (a refused move), so that its retry gets that same answer.
+        Returns what the key holds afterwards: this answer, or an earlier one."""
+        key = self._key(game_id, f"idempotency:{hashlib.sha256(idempotency.key.encode()).hexdigest()}")
+        async with reachable(self.timeout):
+            await self._remember(
+                keys=[key, self._key(game_id, "events")],
+                args=[idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL],
+            )
+        recalled = await self.recall(game_id, idempotency)
+        assert recalled is not None
+        return recalled
+
     async def index_game(self, game_id: str, created_ms: int) -> None:
         """List the game (newest first); call before its first append."""
         member = f"{NEWEST - created_ms:013d}:{check_game_id(game_id)}"
@@ -289,30 +322,35 @@ class EventStore:
         found: list[tuple[str, GameSummary]] = []
         start = f"({cursor}" if cursor else "-"
         batch = max(limit + 1, 100)
-        async with reachable(self.timeout * 4):
-            while len(found) <= limit:
+        scanned = None
+        for _ in range(MAX_LISTING_BATCHES):  # a sparse filter stops here and hands back a cursor
+            async with reachable(self.timeout):
                 members = await self.client.zrange(self._index, start, "+", bylex=True, offset=0, num=batch)
-                if not members:
-                    break
-                async with self.client.pipeline(transaction=False) as pipe:
-                    for member in members:
-                        game_id = member.decode().split(":", 1)[1]
-                        pipe.hmget(self._key(game_id, "summary"), "status", "players", "round", "rounds", "version")
-                    rows = await pipe.execute()
-                for member, row in zip(members, rows, strict=True):
-                    if row[0] is None or (status is not None and row[0].decode() != status):
-                        continue  # never written, or filtered out
+            if not members:
+                scanned = None
+                break
+            async with reachable(self.timeout), self.client.pipeline(transaction=False) as pipe:
+                for member in members:
                     game_id = member.decode().split(":", 1)[1]
-                    summary = GameSummary(
-                        game_id,
-                        row[0].decode(),
-                        msgspec.json.decode(row[1]),
-                        int(row[2]),
-                        int(row[3]),
-                        int(row[4]),
-                    )
-                    found.append((member.decode(), summary))
-                start = f"({members[-1].decode()}"
+                    pipe.hmget(self._key(game_id, "summary"), "status", "players", "round", "rounds", "version")
+                rows = await pipe.execute()
+            for member, row in zip(members, rows, strict=True):
+                scanned = member.decode()
+                if row[0] is None or (status is not None and row[0].decode() != status):
+                    continue  # never written, or filtered out
+                game_id = scanned.split(":", 1)[1]
+                summary = GameSummary(
+                    game_id, row[0].decode(), msgspec.json.decode(row[1]), int(row[2]), int(row[3]), int(row[4])
+                )
+                found.append((scanned, summary))
+                if len(found) > limit:
+                    break
+            if len(found) > limit:
+                break
+            start = f"({members[-1].decode()}"
+        else:
+            page = [summary for _, summary in found[:limit]]
+            return page, (found[limit - 1][0] if len(found) >= limit else scanned)
         page = found[:limit]
         following = page[-1][0] if len(found) > limit else None
         return [summary for _, summary in page], following

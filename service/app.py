@@ -30,8 +30,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     @asynccontextmanager
     async def store(app: Litestar) -> AsyncIterator[None]:
-        async with connect(settings.redis_url, data_dir=settings.data_dir, namespace=settings.namespace) as opened:
-            opened.timeout = settings.store_timeout
+        async with connect(
+            settings.redis_url,
+            data_dir=settings.data_dir,
+            namespace=settings.namespace,
+            timeout=settings.store_timeout,
+        ) as opened:
             app.state.games = Games(opened)
             yield
 

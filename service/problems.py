@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
@@ -146,6 +147,23 @@ def from_http(error: HTTPException) -> ApiError:
 def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
     return ApiError(500, "internal_error", "the server failed; the request changed nothing").to_response(request)
+
+
+def refusal(error: RuleError | VersionConflict) -> ApiError:
+    return from_rule_error(error) if isinstance(error, RuleError) else from_version_conflict(error)
+
+
+def problem_body(problem: ApiError) -> bytes:
+    """The problem+json body exactly as the plugin renders it."""
+    body: dict[str, Any] = {
+        "status": problem.status_code,
+        "type": problem.type_,
+        "title": problem.title,
+        "detail": problem.detail,
+    }
+    if isinstance(problem.extra, dict):
+        body.update(problem.extra)
+    return msgspec.json.encode(body)
 
 
 plugin = ProblemDetailsPlugin(

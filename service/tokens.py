@@ -9,7 +9,7 @@ import re
 import secrets
 from collections.abc import Mapping
 
-BEARER = re.compile(r"^Bearer ([A-Za-z0-9_-]{20,128})$")
+BEARER = re.compile(r"^(?i:bearer) +([A-Za-z0-9_-]{20,128})$")  # the scheme is case-insensitive
 
 
 def new_token() -> str:

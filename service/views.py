@@ -1,16 +1,19 @@
 """What a caller may see of a game: views, scores and event logs, redacted by seat.
 
 The rule of hidden information lives here and only here: a hand is shown only to its own
-seat; taken piles only as sizes; the hand set aside with three players never while the
-game is active. Once a game is finished its whole log is public, so anyone can replay it.
+seat; taken piles only as sizes; the hand set aside with three players, and the seed that
+deals every hand, never while the game is active. Once a game is finished its whole log
+is public, so anyone can replay it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import msgspec
+
 from events.play import LoggedGame
-from events.schema import Event, RoundStarted, event_data, event_type
+from events.schema import Event, GameCreated, RoundStarted, event_data, event_type
 from service.schemas import (
     AllHands,
     CauldronView,
@@ -91,8 +94,13 @@ def scores(logged: LoggedGame) -> Scores:
 
 
 def redact(event: Event, seat: int | None, finished: bool) -> Event:
-    """The event as `seat` (None: the public) may read it."""
-    if finished or not isinstance(event, RoundStarted):
+    """The event as `seat` (None: the public) may read it. While the game is active the
+    seed is hidden too: every deal (and every random bot's choice) follows from it."""
+    if finished:
+        return event
+    if isinstance(event, GameCreated):
+        return msgspec.structs.replace(event, seed=None)
+    if not isinstance(event, RoundStarted):
         return event
     return RoundStarted(
         round=event.round,

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from events.connect import connect
 from events.play import LoggedGame
-from events.replay import InvalidLog, rebuild
+from events.replay import InvalidLog, rebuild, require_complete
 from events.schema import MalformedEvent, decode_public_line, from_public
 from events.server import ServerFailed, ServerNotFound
 from events.store import StoreUnavailable, UnknownGame
@@ -93,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
             if args.version > len(events):
                 raise CommandError(f"--version {args.version} is beyond the log's {len(events)} events")
             events = events[: args.version]
-        show(rebuild(events), out)
+        logged = rebuild(events)
+        if args.version is None:
+            require_complete(logged)
+        show(logged, out)
     except InvalidLog as error:
         return fail("replay", f"invalid log: {error}", 1)
     except UnknownGame as error:

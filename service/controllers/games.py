@@ -14,11 +14,12 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromQuery, JSONBody, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
 
+from core import RuleError
 from events.play import LoggedGame
 from events.schema import Event, Player, Rules
-from events.store import Idempotency
+from events.store import Idempotency, VersionConflict
 from service.dependencies import GamesDependency, caller_seat, strict_body
-from service.problems import ApiError, documented
+from service.problems import ApiError, documented, problem_body, refusal
 from service.schemas import (
     CreateGame,
     EventLog,
@@ -33,6 +34,21 @@ from service.schemas import (
 )
 from service.tokens import new_token, token_hash
 from service.views import game_view, public_events, scores
+
+#: Versions beyond any log (and beyond what a stream id can hold).
+MAX_VERSION = 2**53
+
+
+def pack_answer(status: int, body: bytes) -> bytes:
+    """A move's answer as recorded with its idempotency key: status and body."""
+    return _encoder.encode([status, msgspec.Raw(body)])
+
+
+def answer_response(packed: bytes) -> Response[bytes]:
+    status, body = msgspec.json.decode(packed, type=tuple[int, msgspec.Raw])
+    media_type = "application/json" if status < 400 else "application/problem+json"
+    return Response(bytes(body), status_code=status, media_type=media_type)
+
 
 GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
 _encoder = msgspec.json.Encoder()
@@ -97,7 +113,9 @@ class GamesController(Controller):
         request: Request,
         game_id: GameId,
         games: GamesDependency,
-        version: Annotated[int | None, QueryParameter(ge=1, description="the public view after this event")] = None,
+        version: Annotated[
+            int | None, QueryParameter(ge=1, le=MAX_VERSION, description="the public view after this event")
+        ] = None,
     ) -> GameView:
         if version is not None:
             current = await games.store.version(game_id)
@@ -139,18 +157,27 @@ class GamesController(Controller):
                 events=public_events(numbered, seat, after.finished),
                 game=game_view(after, seat=seat),
             )
-            return _encoder.encode(body)
+            return pack_answer(201, _encoder.encode(body))
 
-        appended, _ = await games.play(
-            game_id,
-            seat,
-            data.card,
-            data.cauldron,
-            expected_version=data.expected_version,
-            idempotency=idempotency,
-            answer=answer,
-        )
-        return Response(appended.result, status_code=201, media_type="application/json")
+        try:
+            appended, _ = await games.play(
+                game_id,
+                seat,
+                data.card,
+                data.cauldron,
+                expected_version=data.expected_version,
+                idempotency=idempotency,
+                answer=answer,
+            )
+        except (RuleError, VersionConflict) as refused:
+            problem = refusal(refused)
+            if idempotency is None or problem.status_code not in (409, 422):
+                raise
+            # A refused move is answered the same way on every retry with its key, too.
+            appended = await games.store.remember(
+                game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
+            )
+        return answer_response(appended.result)
 
     @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(400, 404, 503))
     async def scores(self, game_id: GameId, games: GamesDependency) -> Scores:
@@ -166,7 +193,7 @@ class GamesController(Controller):
         request: Request,
         game_id: GameId,
         games: GamesDependency,
-        after: Annotated[int, QueryParameter(ge=0)] = 0,
+        after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=5000)] = 500,
     ) -> EventLog:
         logged = await games.load(game_id)
@@ -183,7 +210,7 @@ class GamesController(Controller):
         await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         resume = request.headers.get("last-event-id", "0")
-        if not resume.isdigit():
+        if not (resume.isascii() and resume.isdigit() and int(resume) <= MAX_VERSION):
             raise ApiError(400, "invalid_request", "Last-Event-ID must be an event version")
         return ServerSentEvent(self._follow(games, game_id, seat, int(resume)))
 
@@ -192,6 +219,9 @@ class GamesController(Controller):
         games: GamesDependency, game_id: str, seat: int | None, after: int
     ) -> AsyncIterator[ServerSentEventMessage]:
         while True:
+            logged = await games.load(game_id)
+            if logged.finished and after >= logged.version:
+                return  # caught up with a finished game: nothing will ever follow
             new = await games.store.wait(game_id, after, block_ms=1000)
             if new:
                 finished = (await games.load(game_id)).finished

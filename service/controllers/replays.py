@@ -8,7 +8,7 @@ import msgspec
 from litestar import Request, post
 from litestar.params import QueryParameter
 
-from events.replay import InvalidLog, rebuild
+from events.replay import InvalidLog, rebuild, require_complete
 from events.schema import MalformedEvent, PublicEvent, decode_public_line, from_public
 from service.problems import ApiError, documented
 from service.schemas import ReplayBody, Replayed
@@ -68,4 +68,6 @@ async def replay_log(
         except MalformedEvent as error:
             raise InvalidLog(item.version if item.version >= 1 else position, str(error)) from None
     logged = rebuild(numbered)
+    if version is None:
+        require_complete(logged)  # a whole log may not stop half-way through a move
     return Replayed(version=logged.version, game=game_view(logged, everything=True), scores=scores(logged))

@@ -149,3 +149,38 @@ def test_a_creation_the_rules_cannot_play_is_refused(players, says):
 def test_unseeded_logs_replay_from_their_recorded_hands():
     unseeded = [GameCreated(game_id="g", players=LOG[0].players, rounds=4, seed=None), *LOG[1:]]
     assert rebuild(numbered(unseeded)).game.totals == rebuild(numbered(LOG)).game.totals
+
+
+def test_a_log_naming_an_unknown_bot_is_refused():
+    from events.schema import Player
+
+    bad = GameCreated(game_id="g", players=(Player(seat=0, name="a", bot="oracle"), *LOG[0].players[1:]), rounds=4)
+    with pytest.raises(InvalidLog, match="no bot of ours"):
+        rebuild([(1, bad)])
+
+
+def test_a_log_that_stops_inside_a_move_is_not_complete():
+    from events.replay import require_complete
+
+    whole = rebuild(numbered(LOG))
+    require_complete(whole)
+    scored = first_of(LOG, RoundScored)
+    for cut in (scored, scored + 1, len(LOG) - 1):  # before the scores, before the next deal, before the end
+        with pytest.raises(InvalidLog) as refused:
+            require_complete(rebuild(numbered(LOG[:cut])))
+        assert refused.value.at_version == cut + 1
+
+
+def test_bot_moves_must_be_the_moves_the_bot_makes():
+    from events.play import new_game
+    from events.schema import Player, Rules
+
+    seats = (Player(seat=0, name="a"), Player(seat=1, name="b", bot="greedy"), Player(seat=2, name="c"))
+    log, _ = new_game("g", seats, rounds=1, rules=Rules(), seed=3)
+    assert rebuild(numbered(log)).version == len(log)  # the bot's own first move passes
+    index = next(i for i, e in enumerate(log) if isinstance(e, CardPlayed) and e.seat == 1)
+    game = rebuild(numbered(log[:index])).game
+    other = next(m for m in game.legal_moves() if (m.card, m.cauldron) != (log[index].card, log[index].cauldron))
+    forged = CardPlayed(round=1, seat=1, card=other.card, cauldron=other.cauldron, total=log[index].total)
+    with pytest.raises(InvalidLog, match="greedy bot"):
+        rebuild(numbered([*log[:index], forged]))

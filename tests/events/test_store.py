@@ -209,3 +209,20 @@ async def test_an_older_stored_event_is_upcast_when_read(store):
     ((_, event),) = await store.read("old", after=2)
     assert isinstance(event, RoundScored)
     assert event.taken[0].red == 0
+
+
+async def test_a_sparse_listing_stops_after_a_bounded_scan_and_hands_back_a_cursor(store, monkeypatch):
+    import events.store
+
+    monkeypatch.setattr(events.store, "MAX_LISTING_BATCHES", 1)
+    await Games(store).create("real", players(3), rounds=1, rules=Rules(), seed=1, token_hashes={}, created_ms=1)
+    for number in range(150):  # newer games whose first append never happened: skipped
+        await store.index_game(f"orphan{number}", 1000 + number)
+    page, cursor = await store.list_games(limit=10)
+    assert page == []
+    assert cursor is not None
+    seen = []
+    while cursor is not None:
+        page, cursor = await store.list_games(limit=10, cursor=cursor)
+        seen += [summary.game_id for summary in page]
+    assert seen == ["real"]

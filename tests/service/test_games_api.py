@@ -517,3 +517,96 @@ async def test_a_store_that_cannot_be_reached_is_503_store_unavailable_quickly(n
             response = await unreachable.request(method, path, json=body)
             problem(response, 503, "store_unavailable")
             assert time.monotonic() - started < 3
+
+
+# ---- found in review -----------------------------------------------------------------------
+
+
+async def test_the_seed_is_hidden_while_the_game_is_active_because_it_deals_every_hand(client):
+    created, tokens = await create(client, 3, rounds=1, seed=424242)
+    game_id = created["game_id"]
+    for headers in ({}, auth(tokens[1])):
+        log = (await client.get(f"/v1/games/{game_id}/events", headers=headers)).json()
+        assert log["events"][0]["type"] == "game_created"
+        assert log["events"][0]["data"]["seed"] is None
+    await finish(client, game_id, tokens)
+    log = (await client.get(f"/v1/games/{game_id}/events")).json()
+    assert log["events"][0]["data"]["seed"] == 424242
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/events?after=18446744073709551616", {}),
+        ("/events/stream", {"Last-Event-ID": "99999999999999999999999"}),
+        ("/events/stream", {"Last-Event-ID": "-1"}),
+        ("?version=18446744073709551616", {}),
+    ],
+)
+async def test_versions_beyond_any_log_are_400_not_a_server_error(client, path, headers):
+    created, _ = await create(client, 3)
+    problem(await client.get(f"/v1/games/{created['game_id']}{path}", headers=headers), 400, "invalid_request")
+
+
+async def test_the_bearer_scheme_is_case_insensitive(client):
+    created, tokens = await create(client, 3)
+    mine = await client.get(f"/v1/games/{created['game_id']}", headers={"Authorization": f"bearer {tokens[1]}"})
+    assert mine.json()["you"]["seat"] == 1
+
+
+async def test_a_refused_move_retried_with_its_key_is_refused_again_and_appends_nothing(client):
+    created, tokens = await create(client, 3, seed=31)
+    game_id = created["game_id"]
+    hand = (await view(client, game_id, tokens[2]))["you"]["hand"]
+    early = {"card": hand[0], "cauldron": 0}
+    headers = {**auth(tokens[2]), "Idempotency-Key": "too-early"}
+    first = await client.post(f"/v1/games/{game_id}/moves", json=early, headers=headers)
+    problem(first, 409, "not_your_turn")
+    await play_first(client, game_id, tokens)  # now it is seat 2's turn
+    again = await client.post(f"/v1/games/{game_id}/moves", json=early, headers=headers)
+    assert again.status_code == 409
+    assert again.content == first.content
+    assert again.headers["content-type"].startswith(PROBLEM)
+    assert (await view(client, game_id))["version"] == 3
+
+
+async def test_a_log_cut_short_is_refused_where_it_stops(client):
+    lines = (await finished_export(client)).splitlines()
+    for cut in (1, 2):
+        response = await client.post(
+            "/v1/replays", content=b"\n".join(lines[:-cut]), headers={"content-type": "application/x-ndjson"}
+        )
+        assert problem(response, 422, "invalid_log")["at_version"] == len(lines) - cut + 1
+
+
+async def test_a_bot_move_the_bot_would_not_make_is_an_invalid_log(client):
+    created, _ = await create(client, 3, rounds=1, seed=8, bots={0: "greedy", 1: "greedy", 2: "greedy"})
+    events = [
+        msgspec.json.decode(line)
+        for line in (await client.get(f"/v1/games/{created['game_id']}/export")).content.splitlines()
+    ]
+    from core import reference
+
+    game = reference.Game(3, rounds=1, seed=8)
+    index = 2  # the first card_played: seat 1's greedy choice
+    chosen = (events[index]["data"]["card"], events[index]["data"]["cauldron"])
+    other = next(m for m in game.legal_moves() if tuple(m) != chosen)
+    events[index]["data"].update(card=other.card, cauldron=other.cauldron, total=int(other.card[1]))
+    response = await client.post("/v1/replays", json={"events": events[: index + 1]})
+    body = problem(response, 422, "invalid_log")
+    assert body["at_version"] == index + 1
+    assert "greedy bot" in body["detail"]
+
+
+async def test_a_finished_games_stream_resumed_at_its_end_closes_at_once(client):
+    created, _ = await create(client, 3, rounds=1, bots=dict.fromkeys(range(3), "random"))
+    version = created["game"]["version"]
+    async with client.stream(
+        "GET", f"/v1/games/{created['game_id']}/events/stream", headers={"Last-Event-ID": str(version)}
+    ) as stream:
+        chunks = await asyncio.wait_for(_collect(stream), 5)
+    assert "id:" not in "".join(chunks)
+
+
+async def _collect(stream) -> list[str]:
+    return [chunk async for chunk in stream.aiter_text()]

@@ -25,7 +25,7 @@ def check_no_leak(body, seat: int | None, hands: list[tuple[str, ...]], finished
             elif key == "hands" and not finished:
                 for index, hand in enumerate(value):
                     assert hand is None or index == seat
-            elif key == "set_aside" and not finished:
+            elif key in ("set_aside", "seed") and not finished:
                 assert value is None
             elif key == "all":
                 raise AssertionError("a game view shows every hand outside a replay")
