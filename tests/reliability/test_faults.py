@@ -37,6 +37,13 @@ def play_all(players: list[Player], moves: int, seconds: float) -> list[threadin
     return threads
 
 
+def wait_for_moves(players: list[Player], count: int) -> None:
+    """Until the games are under way: `count` moves acknowledged in all."""
+    deadline = time.monotonic() + 30
+    while sum(len(p.acknowledged) for p in players) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def logs(url: str, players: list[Player]) -> dict[str, list]:
     async def read() -> dict[str, list]:
         store = EventStore.from_url(url, timeout=5)
@@ -83,7 +90,7 @@ def test_killing_the_store_loses_no_acknowledged_move_and_the_service_recovers_b
     store, url, served = store_and_service
     players = start_games(served.base, GAMES)
     threads = play_all(players, 150, 90)
-    time.sleep(0.5)
+    wait_for_moves(players, 60)
     store.kill()  # kill -9 in the middle of the games
     at_kill = sum(len(p.acknowledged) for p in players)
     time.sleep(1.5)
@@ -105,7 +112,7 @@ def test_killing_one_of_two_workers_loses_nothing_and_the_game_goes_on(store_and
     _, url, served = store_and_service
     players = start_games(served.base, GAMES)
     threads = play_all(players, 150, 90)
-    time.sleep(0.5)
+    wait_for_moves(players, 60)
     victim = served.workers()[0]
     os.kill(victim, signal.SIGKILL)
     at_kill = sum(len(p.acknowledged) for p in players)
