@@ -37,6 +37,7 @@ from service.views import game_view, public_events, scores
 
 #: Versions beyond any log (and beyond what a stream id can hold).
 MAX_VERSION = 2**53
+_encoder = msgspec.json.Encoder()
 
 
 def pack_answer(status: int, body: bytes) -> bytes:
@@ -51,7 +52,6 @@ def answer_response(packed: bytes) -> Response[bytes]:
 
 
 GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
-_encoder = msgspec.json.Encoder()
 
 
 class GamesController(Controller):
