@@ -57,7 +57,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         openapi_config=OpenAPIConfig(
             title="Poison",
             version="1.0.0",
-            description="The reference service for Reiner Knizia's Poison (http-api.md).",
+            description="The reference service for Reiner Knizia's Poison (http-api.md). Request bodies are "
+            f"limited to {settings.max_body_bytes:,} bytes (413 payload_too_large beyond).",
             path="/schema",
             render_plugins=[SwaggerRenderPlugin(), ScalarRenderPlugin()],
         ),
