@@ -610,3 +610,14 @@ async def test_a_finished_games_stream_resumed_at_its_end_closes_at_once(client)
 
 async def _collect(stream) -> list[str]:
     return [chunk async for chunk in stream.aiter_text()]
+
+
+async def test_the_longest_possible_game_replays_within_the_body_limit(client):
+    from events.schema import encode_public, to_public
+    from tests.events.logs import game_log
+
+    log, logged = game_log(6, seed=1, rounds=20)
+    body = b"".join(encode_public(to_public(v, e)) + b"\n" for v, e in enumerate(log, 1))
+    response = await client.post("/v1/replays", content=body, headers={"content-type": "application/x-ndjson"})
+    assert response.status_code == 200, response.text
+    assert response.json()["scores"]["totals"] == list(logged.game.totals)
