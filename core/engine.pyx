@@ -166,6 +166,15 @@ cdef tuple cards_of(const uint8_t* counts):
     return tuple(cards)
 
 
+cdef int move_codes(object seat, object card, object cauldron, int* s, int* kind, int* c) except -1:
+    """A move's arguments as the rule functions take them; -1 for anything out of range,
+    which they report with its error code (so the order of checks stays theirs)."""
+    s[0] = seat if is_int(seat) and -1 <= seat <= MAX_PLAYERS else -1
+    kind[0] = parse_card(card)
+    c[0] = cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
+    return 0
+
+
 cdef raise_move_error(const GameState* state, int error, object seat, object card, object cauldron):
     cdef int c, colour
     if error == ERR_SEAT_OUT_OF_RANGE:
@@ -361,18 +370,16 @@ cdef class Game:
         return tuple([Move(CODES[kinds[i]], cauldrons[i]) for i in range(n)])
 
     def check(self, seat, card, cauldron):
-        cdef int s = seat if is_int(seat) and -1 <= seat <= MAX_PLAYERS else -1
-        cdef int kind = parse_card(card)
-        cdef int c = cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
+        cdef int s, kind, c
+        move_codes(seat, card, cauldron, &s, &kind, &c)
         cdef int error = check_move(&self.state, s, kind, c)
         if error != OK:
             raise_move_error(&self.state, error, seat, card, cauldron)
 
     def play(self, seat, card, cauldron):
         cdef Outcome outcome
-        cdef int s = seat if is_int(seat) and -1 <= seat <= MAX_PLAYERS else -1
-        cdef int kind = parse_card(card)
-        cdef int c = cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
+        cdef int s, kind, c
+        move_codes(seat, card, cauldron, &s, &kind, &c)
         cdef int error = play_move(&self.state, s, kind, c, &outcome)
         if error != OK:
             raise_move_error(&self.state, error, seat, card, cauldron)

@@ -186,6 +186,11 @@ class EventStore:
     def _key(self, game_id: str, what: str) -> str:
         return f"{self.namespace}:{{{check_game_id(game_id)}}}:{what}"
 
+    def _idempotency_key(self, game_id: str, idempotency: Idempotency | None) -> str:
+        # The client's key is hashed: any string is safe in a key name and of fixed length.
+        digest = hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
+        return self._key(game_id, f"idempotency:{digest}")
+
     @property
     def _index(self) -> str:
         return f"{self.namespace}:games"
@@ -223,12 +228,11 @@ class EventStore:
             args.append(len(pairs))
             for field, value in pairs.items():
                 args.extend((field, value))
-        idem_key = hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
         keys = [
             self._key(game_id, "events"),
             self._key(game_id, "summary"),
             self._key(game_id, "tokens"),
-            self._key(game_id, f"idempotency:{idem_key}"),
+            self._idempotency_key(game_id, idempotency),
         ]
         async with reachable(self.timeout):
             reply = await self._append(keys=keys, args=args)
@@ -245,7 +249,7 @@ class EventStore:
     async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
         """What the first request with this idempotency key appended, if there was one.
         Checked before a retried move is validated: the move it repeats is no longer legal."""
-        key = self._key(game_id, f"idempotency:{hashlib.sha256(idempotency.key.encode()).hexdigest()}")
+        key = self._idempotency_key(game_id, idempotency)
         async with reachable(self.timeout):
             fingerprint, result, version, count = await self.client.hmget(key, "f", "r", "v", "n")
         if fingerprint is None:
@@ -258,7 +262,7 @@ class EventStore:
         """Record, under an idempotency key not used yet, the answer to a request that
         appended nothing (a refused move), so that its retry gets that same answer.
         Returns what the key holds afterwards: this answer, or an earlier one."""
-        key = self._key(game_id, f"idempotency:{hashlib.sha256(idempotency.key.encode()).hexdigest()}")
+        key = self._idempotency_key(game_id, idempotency)
         async with reachable(self.timeout):
             await self._remember(
                 keys=[key, self._key(game_id, "events")],

@@ -16,7 +16,7 @@ from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
 
 from core import RuleError
 from events.play import LoggedGame
-from events.schema import Event, Player, Rules
+from events.schema import Event, GameFinished, Player, Rules
 from events.store import Idempotency, VersionConflict
 from service.dependencies import GamesDependency, caller_seat, strict_body
 from service.problems import ApiError, documented, problem_body, refusal
@@ -207,30 +207,30 @@ class GamesController(Controller):
         responses=documented(400, 401, 404, 503),
     )
     async def stream(self, request: Request, game_id: GameId, games: GamesDependency) -> ServerSentEvent:
-        await games.load(game_id)
+        logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         resume = request.headers.get("last-event-id", "0")
         if not (resume.isascii() and resume.isdigit() and int(resume) <= MAX_VERSION):
             raise ApiError(400, "invalid_request", "Last-Event-ID must be an event version")
-        return ServerSentEvent(self._follow(games, game_id, seat, int(resume)))
+        return ServerSentEvent(self._follow(games, game_id, seat, int(resume), logged))
 
     @staticmethod
     async def _follow(
-        games: GamesDependency, game_id: str, seat: int | None, after: int
+        games: GamesDependency, game_id: str, seat: int | None, after: int, logged: LoggedGame
     ) -> AsyncIterator[ServerSentEventMessage]:
-        while True:
-            logged = await games.load(game_id)
-            if logged.finished and after >= logged.version:
-                return  # caught up with a finished game: nothing will ever follow
+        # game_finished is always the last event: once it is sent (or was before the
+        # resume point), nothing will ever follow and the stream ends.
+        finished_at = logged.version if logged.finished else None
+        while finished_at is None or after < finished_at:
             new = await games.store.wait(game_id, after, block_ms=1000)
-            if new:
-                finished = (await games.load(game_id)).finished
-                for event in public_events(new, seat, finished):
-                    data = _encoder.encode(event).decode()
-                    yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
-                after = new[-1][0]
-                if finished and after == (await games.store.version(game_id)):
-                    return
+            if not new:
+                continue
+            if isinstance(new[-1][1], GameFinished):
+                finished_at = new[-1][0]
+            for event in public_events(new, seat, finished_at is not None):
+                data = _encoder.encode(event).decode()
+                yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
+            after = new[-1][0]
 
     @get(
         "/{game_id:str}/export",
