@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -28,10 +28,12 @@ import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import BusyLoadingError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from events.pipelined import PipelinedConnection
 from events.replay import InvalidLog
 from events.schema import Event, MalformedEvent, decode_stored, encode_stored
 
@@ -139,27 +141,38 @@ def check_game_id(game_id: str) -> str:
     return game_id
 
 
+def unavailable(error: Exception) -> StoreUnavailable | None:
+    """The StoreUnavailable that `error` means, or None when it means something else."""
+    if isinstance(error, RedisConnectionError | RedisTimeoutError | BusyLoadingError | OSError | TimeoutError):
+        return StoreUnavailable(f"the event store cannot be reached: {error or type(error).__name__}")
+    # A server that is out of memory, read-only, unable to write its file or without its
+    # primary cannot take the request now: unavailable, not a bug of ours.
+    if isinstance(error, ResponseError) and str(error).split(" ", 1)[0] in UNAVAILABLE_REPLIES:
+        return StoreUnavailable(f"the event store cannot serve now: {error}")
+    return None
+
+
 @asynccontextmanager
 async def reachable(timeout: float):
     """Turn every way of not reaching the server into StoreUnavailable, within `timeout`."""
     try:
         async with asyncio.timeout(timeout):
             yield
-    except (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError, TimeoutError) as error:
-        raise StoreUnavailable(f"the event store cannot be reached: {error or type(error).__name__}") from None
-    except ResponseError as error:
-        # A server that is out of memory, read-only, unable to write its file or without
-        # its primary cannot take the request now: unavailable, not a bug of ours.
-        if str(error).split(" ", 1)[0] in UNAVAILABLE_REPLIES:
-            raise StoreUnavailable(f"the event store cannot serve now: {error}") from None
-        raise
+    except (RedisError, OSError, TimeoutError) as error:
+        raise (unavailable(error) or error) from None
 
 
 class EventStore:
-    """Game logs in Redis. Safe to share between the tasks of one event loop."""
+    """Game logs in Redis. Safe to share between the tasks of one event loop.
 
-    def __init__(self, client: aioredis.Redis, *, namespace: str = "poison", timeout: float = 2.0) -> None:
+    The commands of playing and reading games go through one pipelined connection
+    (`wire`); blocking reads and listing go through redis-py's pool (`client`)."""
+
+    def __init__(
+        self, client: aioredis.Redis, wire: PipelinedConnection, *, namespace: str = "poison", timeout: float = 2.0
+    ) -> None:
         self.client = client
+        self.wire = wire
         self.namespace = namespace
         self.timeout = timeout
         self._append = client.register_script(APPEND)
@@ -176,10 +189,25 @@ class EventStore:
             retry=Retry(NoBackoff(), 1),
             health_check_interval=0,
         )
-        return cls(client, namespace=namespace, timeout=timeout)
+        return cls(client, PipelinedConnection(url, timeout=timeout), namespace=namespace, timeout=timeout)
 
     async def close(self) -> None:
+        await self.wire.close()
         await self.client.aclose()
+
+    async def _execute(self, *command: str | bytes | int | float) -> Any:
+        """One command on the pipelined connection (its own deadline bounds the wait)."""
+        return await self._guarded(self.wire.execute(*command))
+
+    async def _script(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        return await self._guarded(self.wire.script(script.sha, script.script, keys, args))
+
+    @staticmethod
+    async def _guarded(reply: Awaitable[Any]) -> Any:
+        try:
+            return await reply
+        except (RedisError, OSError, TimeoutError) as error:
+            raise (unavailable(error) or error) from None
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -234,8 +262,7 @@ class EventStore:
             self._key(game_id, "tokens"),
             self._idempotency_key(game_id, idempotency),
         ]
-        async with reachable(self.timeout):
-            reply = await self._append(keys=keys, args=args)
+        reply = await self._script(self._append, keys, args)
         outcome = reply[0].decode()
         if outcome == "conflict":
             raise VersionConflict(expected_version, int(reply[1]))
@@ -250,8 +277,7 @@ class EventStore:
         """What the first request with this idempotency key appended, if there was one.
         Checked before a retried move is validated: the move it repeats is no longer legal."""
         key = self._idempotency_key(game_id, idempotency)
-        async with reachable(self.timeout):
-            fingerprint, result, version, count = await self.client.hmget(key, "f", "r", "v", "n")
+        fingerprint, result, version, count = await self._execute("HMGET", key, "f", "r", "v", "n")
         if fingerprint is None:
             return None
         if fingerprint.decode() != idempotency.fingerprint:
@@ -263,11 +289,11 @@ class EventStore:
         appended nothing (a refused move), so that its retry gets that same answer.
         Returns what the key holds afterwards: this answer, or an earlier one."""
         key = self._idempotency_key(game_id, idempotency)
-        async with reachable(self.timeout):
-            await self._remember(
-                keys=[key, self._key(game_id, "events")],
-                args=[idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL],
-            )
+        await self._script(
+            self._remember,
+            [key, self._key(game_id, "events")],
+            [idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL],
+        )
         recalled = await self.recall(game_id, idempotency)
         assert recalled is not None
         return recalled
@@ -275,22 +301,23 @@ class EventStore:
     async def index_game(self, game_id: str, created_ms: int) -> None:
         """List the game (newest first); call before its first append."""
         member = f"{NEWEST - created_ms:013d}:{check_game_id(game_id)}"
-        async with reachable(self.timeout):
-            await self.client.zadd(self._index, {member: 0}, nx=True)
+        await self._execute("ZADD", self._index, "NX", 0, member)
 
     # -- reading ------------------------------------------------------------------------
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
         """The events after version `after`, in order, at most `limit` of them."""
-        async with reachable(self.timeout):
-            entries = await self.client.xrange(self._key(game_id, "events"), f"(0-{after}", "+", count=limit)
-        return self._decode(entries)
+        key = self._key(game_id, "events")
+        command = ("XRANGE", key, f"(0-{after}", "+") + (("COUNT", limit) if limit is not None else ())
+        return self._decode(await self._execute(*command))
 
     @staticmethod
-    def _decode(entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[tuple[int, Event]]:
+    def _decode(entries: list[list[Any]]) -> list[tuple[int, Event]]:
+        """Stream entries as XRANGE and XREAD give them: [id, [field, value, ...]]."""
         events = []
-        for entry_id, fields in entries:
+        for entry_id, pairs in entries:
             version = int(entry_id.split(b"-")[1])
+            fields = dict(zip(pairs[::2], pairs[1::2], strict=True)) if isinstance(pairs, list) else pairs
             try:
                 event = decode_stored(fields[b"t"].decode(), int(fields[b"s"]), fields[b"d"])
             except (MalformedEvent, KeyError, ValueError) as error:
@@ -308,14 +335,12 @@ class EventStore:
         return self._decode(found[0][1])
 
     async def version(self, game_id: str) -> int:
-        async with reachable(self.timeout):
-            return await self.client.xlen(self._key(game_id, "events"))
+        return await self._execute("XLEN", self._key(game_id, "events"))
 
     async def token_hashes(self, game_id: str) -> dict[int, str]:
         """Seat -> hash of its token (the store never sees a raw token)."""
-        async with reachable(self.timeout):
-            stored = await self.client.hgetall(self._key(game_id, "tokens"))
-        return {int(seat): digest.decode() for seat, digest in stored.items()}
+        flat = await self._execute("HGETALL", self._key(game_id, "tokens"))
+        return {int(seat): digest.decode() for seat, digest in zip(flat[::2], flat[1::2], strict=True)}
 
     async def list_games(
         self, *, status: str | None = None, limit: int = 50, cursor: str | None = None
@@ -360,8 +385,7 @@ class EventStore:
         return [summary for _, summary in page], following
 
     async def ping(self) -> None:
-        async with reachable(self.timeout):
-            await self.client.ping()
+        await self._execute("PING")
 
 
 __all__ = [

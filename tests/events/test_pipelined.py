@@ -1,0 +1,174 @@
+"""The pipelined connection of the store's hot path, against real servers: replies matched
+to their commands, one write for many commands, errors, timeouts, reconnection, URLs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import signal
+import subprocess
+import time
+import uuid
+
+import pytest
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from events.pipelined import PipelinedConnection
+from events.server import EmbeddedServer, find_server_binary
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def wire(redis_url):
+    connection = PipelinedConnection(redis_url, timeout=2.0)
+    yield connection
+    await connection.close()
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"pipelined-{uuid.uuid4().hex[:8]}"
+
+
+def reads_processed(url: str) -> int:
+    with redis.Redis.from_url(url) as client:
+        return client.info("stats")["total_reads_processed"]
+
+
+async def test_commands_sent_in_one_turn_each_get_their_own_reply(wire, prefix):
+    await asyncio.gather(*(wire.execute("SET", f"{prefix}:{n}", n * n) for n in range(300)))
+    replies = await asyncio.gather(*(wire.execute("GET", f"{prefix}:{n}") for n in range(300)))
+    assert replies == [str(n * n).encode() for n in range(300)]
+
+
+async def test_many_commands_in_flight_reach_the_server_in_a_few_reads(wire, redis_url, prefix):
+    await wire.execute("PING")  # connected
+    asking = reads_processed(redis_url) - reads_processed(redis_url)  # what asking costs (negated)
+    before = reads_processed(redis_url)
+    await asyncio.gather(*(wire.execute("INCR", f"{prefix}:count") for _ in range(500)))
+    # 500 commands leave in one write (12 kB): the server reads them in a few reads,
+    # where a connection pool would take 500.
+    assert reads_processed(redis_url) - before + asking <= 5
+    assert await wire.execute("GET", f"{prefix}:count") == b"500"
+
+
+async def test_an_error_reply_fails_only_its_own_command(wire, prefix):
+    await wire.execute("SET", f"{prefix}:word", "poison")
+    first, wrong, last = await asyncio.gather(
+        wire.execute("GET", f"{prefix}:word"),
+        wire.execute("INCR", f"{prefix}:word"),
+        wire.execute("STRLEN", f"{prefix}:word"),
+        return_exceptions=True,
+    )
+    assert first == b"poison"
+    assert isinstance(wrong, ResponseError)
+    assert "not an integer" in str(wrong)
+    assert last == 6
+
+
+async def test_a_caller_that_stops_waiting_does_not_shift_the_replies_of_others(wire, prefix):
+    await wire.execute("MSET", f"{prefix}:a", "A", f"{prefix}:b", "B")
+    abandoned = asyncio.ensure_future(wire.execute("GET", f"{prefix}:a"))
+    await asyncio.sleep(0)  # sent (or about to be) before it is cancelled
+    abandoned.cancel()
+    assert await wire.execute("GET", f"{prefix}:b") == b"B"
+    assert await wire.execute("GET", f"{prefix}:a") == b"A"
+
+
+async def test_a_script_the_server_lacks_is_sent_once_by_its_source(wire, prefix):
+    source = f"return 'cauldron ' .. KEYS[1] .. ' ' .. ARGV[1] -- {prefix}"
+    sha = hashlib.sha1(source.encode()).hexdigest()
+    assert await wire.execute("SCRIPT", "EXISTS", sha) == [0]
+    assert await wire.script(sha, source, ["red"], [13]) == b"cauldron red 13"
+    assert await wire.execute("SCRIPT", "EXISTS", sha) == [1]
+    assert await wire.script(sha, source, ["blue"], [7]) == b"cauldron blue 7"
+
+
+async def test_the_url_chooses_the_database(redis_url, prefix):
+    wire = PipelinedConnection(redis_url.rsplit("/", 1)[0] + "/5")
+    await wire.execute("SET", f"{prefix}:db", "five")
+    await wire.close()
+    with redis.Redis.from_url(redis_url.rsplit("/", 1)[0] + "/5") as in_five, redis.Redis.from_url(redis_url) as in_0:
+        assert in_five.get(f"{prefix}:db") == b"five"
+        assert in_0.get(f"{prefix}:db") is None
+
+
+@pytest.fixture
+def own_server(tmp_path):
+    """A server of this test's own: the test may freeze, kill, or lock it."""
+    server = EmbeddedServer(tmp_path / "data")
+    server.start()
+    yield server
+    if server.process is not None:
+        os.kill(server.process.pid, signal.SIGCONT)
+    server.stop()
+
+
+async def test_a_password_in_the_url_is_sent_first_and_a_wrong_one_refuses_the_connection(own_server):
+    with redis.Redis.from_url(own_server.url) as admin:
+        admin.config_set("requirepass", "hemlock")
+    host_port = own_server.url.removeprefix("redis://")
+    right = PipelinedConnection(f"redis://:hemlock@{host_port}")
+    assert await right.execute("PING") == b"PONG"
+    await right.close()
+    wrong = PipelinedConnection(f"redis://:nightshade@{host_port}")
+    with pytest.raises(RedisConnectionError, match="refused the connection"):
+        await wrong.execute("PING")
+    await wrong.close()
+    none = PipelinedConnection(own_server.url)
+    with pytest.raises(ResponseError, match="NOAUTH"):
+        await none.execute("PING")
+    await none.close()
+
+
+async def test_a_frozen_server_fails_every_command_in_flight_within_the_timeout(own_server):
+    wire = PipelinedConnection(own_server.url, timeout=0.5)
+    await wire.execute("PING")
+    os.kill(own_server.process.pid, signal.SIGSTOP)
+    started = time.monotonic()
+    replies = await asyncio.gather(*(wire.execute("PING") for _ in range(20)), return_exceptions=True)
+    assert all(isinstance(reply, RedisTimeoutError) for reply in replies)
+    assert time.monotonic() - started < 1.5
+    os.kill(own_server.process.pid, signal.SIGCONT)
+    assert await wire.execute("PING") == b"PONG"  # a new connection, the same object
+    await wire.close()
+
+
+async def test_a_restarted_server_is_reached_again_by_the_next_command(own_server, prefix):
+    wire = PipelinedConnection(own_server.url, timeout=1.0)
+    await wire.execute("SET", f"{prefix}:kept", "yes")
+    own_server.kill()
+    own_server.start()  # same port: the old connection is dead, which only use reveals
+    assert await wire.execute("PING") == b"PONG"
+    await wire.close()
+
+
+async def test_nothing_listening_is_a_connection_error_at_once():
+    wire = PipelinedConnection("redis://127.0.0.1:1/0", timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(RedisConnectionError, match="no connection"):
+        await wire.execute("PING")
+    assert time.monotonic() - started < 1.0
+
+
+async def test_a_unix_socket_url_is_served(tmp_path):
+    socket = tmp_path / "valkey.sock"
+    server = subprocess.Popen(
+        [find_server_binary(), "--port", "0", "--unixsocket", socket, "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not socket.exists() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        wire = PipelinedConnection(f"unix://{socket}")
+        assert await wire.execute("ECHO", "through the socket") == b"through the socket"
+        await wire.close()
+    finally:
+        server.terminate()
+        server.wait(10)
