@@ -31,12 +31,16 @@ class CannotDeal(RuntimeError):
 @dataclass
 class LoggedGame:
     """A game as its log makes it: the creation facts, the engine's state, the version
-    (number of events) and the events the log still owes after the last move."""
+    (number of events) and the events the log still owes after the last move.
+
+    Once made, a LoggedGame is never changed (moves and replay work on a copy), so readers
+    may keep what they derive from it in `memo` (the service keeps its public view there)."""
 
     created: GameCreated
     game: Game
     version: int
     pending: tuple[Event, ...] = field(default=())
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def finished(self) -> bool:

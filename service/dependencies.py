@@ -1,4 +1,5 @@
-"""What handlers receive from the application: the games repository and the caller's seat."""
+"""What handlers take from the application and the request: the games repository, the
+strictly decoded body and the caller's seat."""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ from typing import TypeVar
 
 import msgspec
 from litestar import Request
-from litestar.datastructures import State
-from litestar.di import NamedDependency
 
 from events.games import Games
 from events.store import UnknownGame
@@ -31,12 +30,11 @@ async def strict_body(request: Request, kind: type[T]) -> T:
         raise ApiError(400, "invalid_request", f"the body is invalid: {error}") from None
 
 
-#: How handlers ask for the games repository.
-GamesDependency = NamedDependency[Games]
-
-
-def games_from_state(state: State) -> Games:
-    return state.games
+def games_of(request: Request) -> Games:
+    """The games repository the application opened (in its lifespan). Read from the
+    application's state rather than injected: Litestar's dependency injection costs about
+    6 µs a request, a tenth of a bare route."""
+    return request.app.state.games
 
 
 async def caller_seat(request: Request, games: Games, game_id: str, *, required: bool) -> int | None:

@@ -35,8 +35,36 @@ def status_of(logged: LoggedGame) -> str:
 
 
 def game_view(logged: LoggedGame, *, seat: int | None = None, everything: bool = False) -> GameView:
+    public = public_view(logged)
+    if seat is None and not everything:
+        return public
     game = logged.game
-    view = game.view(seat)
+    result = msgspec.structs.replace(public)  # a shallow copy: the public part is shared
+    if seat is not None:
+        moves = game.legal_moves() if public.turn == seat else ()  # turn is None between rounds
+        result.you = You(
+            seat=seat,
+            hand=list(game.hand(seat)),
+            legal_moves=[MoveOut(card=m.card, cauldron=m.cauldron) for m in moves],
+        )
+    if everything:
+        result.all = AllHands(hands=[list(game.hand(s)) for s in range(game.players)], set_aside=list(game.set_aside()))
+    return result
+
+
+def public_view(logged: LoggedGame) -> GameView:
+    """What anyone may see of the game, made once per state: every move's answer and the
+    reads after it share it, and only the caller's own part is made per request."""
+    view = logged.memo.get("public_view")
+    if view is None:
+        view = logged.memo["public_view"] = _public_view(logged)
+    assert isinstance(view, GameView)
+    return view
+
+
+def _public_view(logged: LoggedGame) -> GameView:
+    game = logged.game
+    view = game.view(None)
     created = logged.created
     players = [
         PlayerView(
@@ -48,7 +76,7 @@ def game_view(logged: LoggedGame, *, seat: int | None = None, everything: bool =
         )
         for player in created.players
     ]
-    result = GameView(
+    return GameView(
         game_id=created.game_id,
         version=logged.version,
         status=status_of(logged),
@@ -63,15 +91,6 @@ def game_view(logged: LoggedGame, *, seat: int | None = None, everything: bool =
         totals=list(view.totals),
         winners=list(view.winners),
     )
-    if seat is not None:
-        result.you = You(
-            seat=seat,
-            hand=list(view.hand or ()),
-            legal_moves=[MoveOut(card=m.card, cauldron=m.cauldron) for m in view.legal_moves or ()],
-        )
-    if everything:
-        result.all = AllHands(hands=[list(game.hand(s)) for s in range(game.players)], set_aside=list(game.set_aside()))
-    return result
 
 
 def scores(logged: LoggedGame) -> Scores:

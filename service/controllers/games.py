@@ -15,10 +15,11 @@ from litestar.params import FromQuery, JSONBody, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
 
 from core import RuleError
+from events.games import Games
 from events.play import LoggedGame
 from events.schema import Event, GameFinished, Player, Rules
 from events.store import Idempotency, VersionConflict
-from service.dependencies import GamesDependency, caller_seat, strict_body
+from service.dependencies import caller_seat, games_of, strict_body
 from service.problems import ApiError, documented, problem_body, refusal
 from service.schemas import (
     CreateGame,
@@ -60,8 +61,9 @@ class GamesController(Controller):
 
     @post("/", status_code=201, summary="Create a game", responses=documented(400, 413, 503))
     async def create(
-        self, request: Request, data: JSONBody[CreateGame], games: GamesDependency
+        self, request: Request, data: JSONBody[CreateGame]
     ) -> Response[GameCreatedOut]:
+        games = games_of(request)
         data = await strict_body(request, CreateGame)
         names = [player.name for player in data.players]
         if len(set(names)) != len(names):
@@ -92,13 +94,13 @@ class GamesController(Controller):
     @get("/", summary="List games, newest first", responses=documented(400, 503))
     async def list(
         self,
-        games: GamesDependency,
+        request: Request,
         status: FromQuery[Literal["active", "finished"] | None] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=100)] = None,
     ) -> GameList:
         try:
-            found, following = await games.store.list_games(status=status, limit=limit, cursor=cursor)
+            found, following = await games_of(request).store.list_games(status=status, limit=limit, cursor=cursor)
         except ValueError as error:
             raise ApiError(400, "invalid_request", str(error)) from None
         return GameList(games=[GameListed(**msgspec.structs.asdict(s)) for s in found], next=following)
@@ -112,11 +114,11 @@ class GamesController(Controller):
         self,
         request: Request,
         game_id: GameId,
-        games: GamesDependency,
         version: Annotated[
             int | None, QueryParameter(ge=1, le=MAX_VERSION, description="the public view after this event")
         ] = None,
     ) -> GameView:
+        games = games_of(request)
         if version is not None:
             current = await games.store.version(game_id)
             if current == 0:
@@ -138,8 +140,9 @@ class GamesController(Controller):
         },
     )
     async def play(
-        self, request: Request, game_id: GameId, data: JSONBody[PlayCard], games: GamesDependency
+        self, request: Request, game_id: GameId, data: JSONBody[PlayCard]
     ) -> Response[bytes]:
+        games = games_of(request)
         data = await strict_body(request, PlayCard)
         seat = await caller_seat(request, games, game_id, required=True)
         key = request.headers.get("idempotency-key")
@@ -180,8 +183,8 @@ class GamesController(Controller):
         return answer_response(appended.result)
 
     @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(400, 404, 503))
-    async def scores(self, game_id: GameId, games: GamesDependency) -> Scores:
-        return scores(await games.load(game_id))
+    async def scores(self, request: Request, game_id: GameId) -> Scores:
+        return scores(await games_of(request).load(game_id))
 
     @get(
         "/{game_id:str}/events",
@@ -192,10 +195,10 @@ class GamesController(Controller):
         self,
         request: Request,
         game_id: GameId,
-        games: GamesDependency,
         after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=5000)] = 500,
     ) -> EventLog:
+        games = games_of(request)
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         read = await games.store.read(game_id, after, limit=limit)
@@ -206,7 +209,8 @@ class GamesController(Controller):
         summary="The event log, live, as Server-Sent Events",
         responses=documented(400, 401, 404, 503),
     )
-    async def stream(self, request: Request, game_id: GameId, games: GamesDependency) -> ServerSentEvent:
+    async def stream(self, request: Request, game_id: GameId) -> ServerSentEvent:
+        games = games_of(request)
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         resume = request.headers.get("last-event-id", "0")
@@ -216,7 +220,7 @@ class GamesController(Controller):
 
     @staticmethod
     async def _follow(
-        games: GamesDependency, game_id: str, seat: int | None, after: int, logged: LoggedGame
+        games: Games, game_id: str, seat: int | None, after: int, logged: LoggedGame
     ) -> AsyncIterator[ServerSentEventMessage]:
         # game_finished is always the last event: once it is sent (or was before the
         # resume point), nothing will ever follow and the stream ends.
@@ -238,7 +242,8 @@ class GamesController(Controller):
         media_type="application/x-ndjson",
         responses=documented(400, 404, 409, 503),
     )
-    async def export(self, game_id: GameId, games: GamesDependency) -> Response[bytes]:
+    async def export(self, request: Request, game_id: GameId) -> Response[bytes]:
+        games = games_of(request)
         logged = await games.load(game_id)
         if not logged.finished:
             raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
