@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 
 import msgspec
 
@@ -142,7 +141,7 @@ class Games:
             if appended.replayed:  # a retry with the same key raced the first attempt
                 return appended, await self.load(game_id)
             self._remember(game_id, after)
-            return replace(appended, result=result), after
+            return Appended(appended.version, appended.count, result=result), after
         raise VersionConflict(logged.version, await self.store.version(game_id))
 
     async def token_hashes(self, game_id: str) -> dict[int, str]:

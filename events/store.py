@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -197,15 +197,14 @@ class EventStore:
 
     async def _execute(self, *command: str | bytes | int | float) -> Any:
         """One command on the pipelined connection (its own deadline bounds the wait)."""
-        return await self._guarded(self.wire.execute(*command))
+        try:
+            return await self.wire.execute(*command)
+        except (RedisError, OSError, TimeoutError) as error:
+            raise (unavailable(error) or error) from None
 
     async def _script(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-        return await self._guarded(self.wire.script(script.sha, script.script, keys, args))
-
-    @staticmethod
-    async def _guarded(reply: Awaitable[Any]) -> Any:
         try:
-            return await reply
+            return await self.wire.script(script.sha, script.script, keys, args)
         except (RedisError, OSError, TimeoutError) as error:
             raise (unavailable(error) or error) from None
 

@@ -6,7 +6,6 @@ and handed to handlers as `games`. Every error leaves as problem+json with a sta
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -17,6 +16,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 
 from events.connect import connect
 from events.games import Games
+from service import responses
 from service.controllers.games import GamesController
 from service.controllers.health import health
 from service.controllers.replays import replay_log
@@ -40,9 +40,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     return Litestar(
         route_handlers=[GamesController, replay_log, health],
-        # Which worker answered: lets tests and operators see the load spread. A static
-        # header, not an after_request hook: the hook doubled the framework's cost per request.
-        response_headers=[ResponseHeader(name="X-Poison-Worker", value=str(os.getpid()))],
+        # A static header, not an after_request hook: the hook doubled the framework's cost
+        # per request. (The hot routes' own responses carry it too.)
+        response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],
         lifespan=[store],
         plugins=[plugin],
         exception_handlers={Exception: internal_error},

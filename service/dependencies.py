@@ -11,6 +11,7 @@ from litestar import Request
 from events.games import Games
 from events.store import UnknownGame
 from service.problems import ApiError
+from service.responses import header
 from service.tokens import bearer_token, seat_of
 
 T = TypeVar("T")
@@ -41,7 +42,7 @@ async def caller_seat(request: Request, games: Games, game_id: str, *, required:
     """The seat the request's token belongs to in this game; None without a token (when
     allowed). A malformed token, or one of no seat of this game, is 401."""
     try:
-        token = bearer_token(request.headers.get("authorization"))
+        token = bearer_token(header(request.scope, b"authorization"))
     except ValueError as error:
         raise ApiError(401, "unauthorized", str(error)) from None
     if token is None:

@@ -8,10 +8,12 @@ is public, so anyone can replay it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import msgspec
 
+from core import Move
 from events.play import LoggedGame
 from events.schema import Event, GameCreated, RoundStarted, event_data, event_type
 from service.schemas import (
@@ -45,11 +47,17 @@ def game_view(logged: LoggedGame, *, seat: int | None = None, everything: bool =
         result.you = You(
             seat=seat,
             hand=list(game.hand(seat)),
-            legal_moves=[MoveOut(card=m.card, cauldron=m.cauldron) for m in moves],
+            legal_moves=[_move_out(move) for move in moves],
         )
     if everything:
         result.all = AllHands(hands=[list(game.hand(s)) for s in range(game.players)], set_aside=list(game.set_aside()))
     return result
+
+
+@functools.cache
+def _move_out(move: Move) -> MoveOut:
+    # A few dozen moves exist (card x cauldron): each is made once, then shared.
+    return MoveOut(card=move.card, cauldron=move.cauldron)
 
 
 def public_view(logged: LoggedGame) -> GameView:

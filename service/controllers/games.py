@@ -13,14 +13,16 @@ from litestar import Controller, Request, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromQuery, JSONBody, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
+from litestar.types import ASGIApp
 
 from core import RuleError
 from events.games import Games
 from events.play import LoggedGame
 from events.schema import Event, GameFinished, Player, Rules
-from events.store import Idempotency, VersionConflict
+from events.store import Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, games_of, strict_body
 from service.problems import ApiError, documented, problem_body, refusal
+from service.responses import JSONBytes, header
 from service.schemas import (
     CreateGame,
     EventLog,
@@ -46,10 +48,10 @@ def pack_answer(status: int, body: bytes) -> bytes:
     return _encoder.encode([status, msgspec.Raw(body)])
 
 
-def answer_response(packed: bytes) -> Response[bytes]:
+def answer_response(packed: bytes) -> JSONBytes:
     status, body = msgspec.json.decode(packed, type=tuple[int, msgspec.Raw])
-    media_type = "application/json" if status < 400 else "application/problem+json"
-    return Response(bytes(body), status_code=status, media_type=media_type)
+    media_type = b"application/json" if status < 400 else b"application/problem+json"
+    return JSONBytes(status, bytes(body), media_type=media_type)
 
 
 GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
@@ -108,7 +110,10 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         summary="Read a game (with your hand, given your token)",
-        responses=documented(400, 401, 404, 503),
+        responses={
+            200: ResponseSpec(data_container=GameView, description="the game as the caller may see it"),
+            **documented(400, 401, 404, 503),
+        },
     )
     async def read(
         self,
@@ -117,18 +122,18 @@ class GamesController(Controller):
         version: Annotated[
             int | None, QueryParameter(ge=1, le=MAX_VERSION, description="the public view after this event")
         ] = None,
-    ) -> GameView:
+    ) -> ASGIApp:  # a JSONBytes of a GameView (service/responses.py says why)
         games = games_of(request)
         if version is not None:
             current = await games.store.version(game_id)
             if current == 0:
-                return await games.load(game_id)  # raises UnknownGame: 404
+                raise UnknownGame(game_id)
             if version > current:
                 raise ApiError(400, "invalid_request", f"version {version} is beyond the game's version {current}")
-            return game_view(await games.load(game_id, version=version))
+            return JSONBytes(200, _encoder.encode(game_view(await games.load(game_id, version=version))))
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
-        return game_view(logged, seat=seat)
+        return JSONBytes(200, _encoder.encode(game_view(logged, seat=seat)))
 
     @post(
         "/{game_id:str}/moves",
@@ -139,13 +144,11 @@ class GamesController(Controller):
             **documented(400, 401, 404, 409, 413, 422, 503),
         },
     )
-    async def play(
-        self, request: Request, game_id: GameId, data: JSONBody[PlayCard]
-    ) -> Response[bytes]:
+    async def play(self, request: Request, game_id: GameId, data: JSONBody[PlayCard]) -> ASGIApp:
         games = games_of(request)
         data = await strict_body(request, PlayCard)
         seat = await caller_seat(request, games, game_id, required=True)
-        key = request.headers.get("idempotency-key")
+        key = header(request.scope, b"idempotency-key")
         idempotency = None
         if key is not None:
             if not 1 <= len(key) <= 200:
@@ -160,7 +163,8 @@ class GamesController(Controller):
                 events=public_events(numbered, seat, after.finished),
                 game=game_view(after, seat=seat),
             )
-            return pack_answer(201, _encoder.encode(body))
+            # Recorded with an idempotency key, the answer carries its status too.
+            return _encoder.encode(body) if idempotency is None else pack_answer(201, _encoder.encode(body))
 
         try:
             appended, _ = await games.play(
@@ -180,7 +184,7 @@ class GamesController(Controller):
             appended = await games.store.remember(
                 game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
             )
-        return answer_response(appended.result)
+        return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
 
     @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(400, 404, 503))
     async def scores(self, request: Request, game_id: GameId) -> Scores:
