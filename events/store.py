@@ -316,8 +316,8 @@ class EventStore:
         events = []
         for entry_id, pairs in entries:
             version = int(entry_id.split(b"-")[1])
-            fields = dict(zip(pairs[::2], pairs[1::2], strict=True)) if isinstance(pairs, list) else pairs
             try:
+                fields = dict(zip(pairs[::2], pairs[1::2], strict=True)) if isinstance(pairs, list) else pairs
                 event = decode_stored(fields[b"t"].decode(), int(fields[b"s"]), fields[b"d"])
             except (MalformedEvent, KeyError, ValueError) as error:
                 raise InvalidLog(version, f"unreadable stored event: {error}") from None

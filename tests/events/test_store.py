@@ -200,6 +200,19 @@ async def test_an_unreadable_stored_event_is_named_by_its_version(store):
     assert refused.value.at_version == 3
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [{"t": "card_played", "s": 1}, {"t": "card_played", "s": "one", "d": b"\x80"}, {"s": 1, "d": b"\x80"}],
+    ids=["no data", "a schema that is no number", "no type"],
+)
+async def test_a_stored_event_missing_its_fields_is_named_by_its_version(store, fields):
+    await store.append("holey", LOG[:2], 0)
+    await store.client.xadd(store._key("holey", "events"), fields, id="0-3")
+    with pytest.raises(InvalidLog) as refused:
+        await store.read("holey")
+    assert refused.value.at_version == 3
+
+
 async def test_an_older_stored_event_is_upcast_when_read(store):
     await store.append("old", LOG[:2], 0)
     v1 = msgspec.msgpack.encode(
