@@ -1,13 +1,14 @@
 """Load benchmark: concurrent games over HTTP against `poison serve`, measured against a bare
 Litestar endpoint served the same way, in the same run, at the same concurrency.
 
-    python -m benchmarks.load [--workers 2] [--clients 16] [--moves 3000]
+    python -m benchmarks.load [--workers 1] [--clients 16] [--moves 1000] [--rounds 4]
 
 It starts `poison serve` (N workers, embedded store in a temporary directory) and
 uvicorn serving benchmarks/bare.py (N workers). M clients, each on its own keep-alive
 connection, each play whole games (all four seats of one game at a time: a GET of the
-seat to move, then its POST, so two requests a move) until M x moves are made; then the
-same M clients send as many GETs to the bare endpoint. Its last line is
+seat to move, then its POST, so two requests a move) until M x moves are made; each
+round of game traffic is followed by as many GETs to the bare endpoint from the same M
+clients. Its last line is
 `moves_per_s=… requests_per_s=… p50_ms=… p99_ms=… errors=… ratio=…`, where `ratio` is the
 game traffic's requests/s over the bare endpoint's; it exits 1 when errors > 0 or ratio
 is below --bar (0.4). Every request loop is bounded and only talks to 127.0.0.1.
@@ -71,6 +72,11 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     moves: int = 0
+
+    def absorb(self, other: Tally) -> None:
+        self.latencies += other.latencies
+        self.errors += other.errors
+        self.moves += other.moves
 
     async def timed(self, connection: Connection, *args, **kwargs) -> tuple[int, bytes]:
         started = time.perf_counter()
@@ -169,13 +175,16 @@ async def phase(runner, clients: int) -> tuple[Tally, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1, help="as `poison serve` defaults to")
     parser.add_argument("--clients", type=int, default=16, help="concurrent games (and bare clients)")
-    parser.add_argument("--moves", type=int, default=250, help="moves per client")
+    parser.add_argument("--moves", type=int, default=1000, help="moves per client, over all rounds")
+    parser.add_argument("--rounds", type=int, default=4, help="alternations of game and bare traffic")
     parser.add_argument("--bar", type=float, default=0.4)
     args = parser.parse_args(argv)
     env_python = sys.executable
     game_port, bare_port = free_port(), free_port()
+    games, baseline = Tally(), Tally()
+    game_seconds = bare_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="poison-load-") as data:
         env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
         os.environ.clear()
@@ -185,11 +194,27 @@ def main(argv: list[str] | None = None) -> int:
         bare = start([env_python, "-m", "uvicorn", "benchmarks.bare:app", "--port", str(bare_port),
                       "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"], bare_port, "/bare")
         try:
-            games, game_seconds = asyncio.run(phase(
-                lambda tally, n: play_games(game_port, args.moves, tally, random.Random(n)), args.clients))
-            requests_each = max(1, len(games.latencies) // args.clients)
-            baseline, bare_seconds = asyncio.run(phase(
-                lambda tally, n: hit_bare(bare_port, requests_each, tally), args.clients))
+            # Warm up both (connections, first games, code paths) untimed, then alternate
+            # game and bare traffic so that a noisy moment of this shared machine falls on
+            # both alike; `ratio` is over all rounds.
+            asyncio.run(phase(lambda tally, n: play_games(game_port, 25, tally, random.Random(-n)), args.clients))
+            asyncio.run(phase(lambda tally, n: hit_bare(bare_port, 50, tally), args.clients))
+            for round_ in range(args.rounds):
+                moves = args.moves // args.rounds
+                played, seconds = asyncio.run(phase(
+                    lambda tally, n, moves=moves, seed=round_ * 1000: play_games(
+                        game_port, moves, tally, random.Random(seed + n)),
+                    args.clients))
+                requests_each = max(1, len(played.latencies) // args.clients)
+                hit, bare_round_seconds = asyncio.run(phase(
+                    lambda tally, n, each=requests_each: hit_bare(bare_port, each, tally), args.clients))
+                print(f"round {round_ + 1}: game {len(played.latencies) / seconds:,.0f} requests/s, "
+                      f"bare {len(hit.latencies) / bare_round_seconds:,.0f}/s, "
+                      f"ratio {len(played.latencies) / seconds / (len(hit.latencies) / bare_round_seconds):.3f}")
+                games.absorb(played)
+                baseline.absorb(hit)
+                game_seconds += seconds
+                bare_seconds += bare_round_seconds
         finally:
             stop(game)
             stop(bare)
@@ -205,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     for error in (games.errors + baseline.errors)[:5]:
         print(f"error: {error}")
     print(f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "
-          f"p50_ms={percentile(games.latencies, 0.5):.2f} "
-          f"p99_ms={percentile(games.latencies, 0.99):.2f} errors={errors} ratio={ratio:.3f}")
+          f"p50_ms={p50:.2f} p99_ms={p99:.2f} errors={errors} ratio={ratio:.3f}")
     return 0 if errors == 0 and ratio >= args.bar else 1
 
 
