@@ -128,6 +128,21 @@ class _Protocol(asyncio.Protocol):
                 future.set_exception(error)
 
 
+def tls_context(options: dict[str, Any]) -> ssl.SSLContext:
+    """TLS for a `rediss://` URL, from the same query options redis-py reads:
+    ssl_cert_reqs (none, optional, required), ssl_ca_certs, ssl_certfile, ssl_keyfile."""
+    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
+    required = options.get("ssl_cert_reqs", "required")
+    if required not in ("none", "optional", "required"):
+        raise ValueError(f"ssl_cert_reqs must be none, optional or required, not {required!r}")
+    if required != "required":
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE if required == "none" else ssl.CERT_OPTIONAL
+    if options.get("ssl_certfile"):
+        context.load_cert_chain(options["ssl_certfile"], options.get("ssl_keyfile"))
+    return context
+
+
 class PipelinedConnection:
     """Commands over one pipelined connection (`redis://`, `rediss://` or `unix://`),
     connected on first use and again after it was lost. Like redis-py's asyncio clients,
@@ -136,6 +151,8 @@ class PipelinedConnection:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.options = parse_url(url)
         self.timeout = timeout
+        # Made now, so that a wrong TLS option fails at start, not at the first request.
+        self._tls = tls_context(self.options) if self.options.get("connection_class") is SSLConnection else None
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Task[_Protocol] | None = None
 
@@ -190,15 +207,8 @@ class PipelinedConnection:
                 if kind is UnixDomainSocketConnection:
                     await loop.create_unix_connection(lambda: protocol, options["path"])
                 else:
-                    context = None
-                    if kind is SSLConnection:
-                        context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
-                        required = options.get("ssl_cert_reqs", "required")
-                        if required in ("none", "optional"):
-                            context.check_hostname = False
-                            context.verify_mode = ssl.CERT_NONE if required == "none" else ssl.CERT_OPTIONAL
-                    host = options.get("host", "localhost")
-                    await loop.create_connection(lambda: protocol, host, options.get("port", 6379), ssl=context)
+                    host, port = options.get("host", "localhost"), options.get("port", 6379)
+                    await loop.create_connection(lambda: protocol, host, port, ssl=self._tls)
                 handshake = []
                 if options.get("password") is not None:
                     credentials = [options["username"]] if options.get("username") else []

@@ -7,17 +7,19 @@ import asyncio
 import hashlib
 import os
 import signal
+import ssl
 import subprocess
 import time
 import uuid
 
 import pytest
 import redis
+from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from events.pipelined import PipelinedConnection
+from events.pipelined import PipelinedConnection, tls_context
 from events.server import EmbeddedServer, find_server_binary
 
 pytestmark = pytest.mark.anyio
@@ -172,3 +174,19 @@ async def test_a_unix_socket_url_is_served(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_tls_options_of_the_url_shape_the_context():
+    strict = tls_context(parse_url("rediss://store.example:6380/0"))
+    assert strict.verify_mode == ssl.CERT_REQUIRED
+    assert strict.check_hostname
+    lax = tls_context(parse_url("rediss://store.example:6380/0?ssl_cert_reqs=none"))
+    assert lax.verify_mode == ssl.CERT_NONE
+    assert not lax.check_hostname
+
+
+def test_a_wrong_tls_option_fails_when_the_connection_is_made_not_at_its_first_command():
+    with pytest.raises(ValueError, match="ssl_cert_reqs must be none, optional or required"):
+        PipelinedConnection("rediss://store.example:6380/0?ssl_cert_reqs=sometimes")
+    with pytest.raises(FileNotFoundError):
+        PipelinedConnection("rediss://store.example:6380/0?ssl_certfile=/nonexistent/cert.pem")
