@@ -13,13 +13,14 @@ LAST_LINE = re.compile(
 )
 
 
-def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures():
-    run = subprocess.run(
-        [sys.executable, "-m", "benchmarks.load", "--clients", "3", "--moves", "40", "--rounds", "2", "--bar", "0"],
-        capture_output=True,
-        text=True,
-        timeout=120,
+def load(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks.load", *args], capture_output=True, text=True, timeout=120
     )
+
+
+def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures():
+    run = load("--clients", "3", "--moves", "40", "--rounds", "2", "--bar", "0")
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
     assert [line for line in lines if line.startswith("round ")] != []
@@ -30,11 +31,6 @@ def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures
 
 
 def test_the_load_benchmark_fails_when_the_ratio_is_below_its_bar():
-    run = subprocess.run(
-        [sys.executable, "-m", "benchmarks.load", "--clients", "2", "--moves", "10", "--rounds", "1", "--bar", "1000"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = load("--clients", "2", "--moves", "10", "--rounds", "1", "--bar", "1000")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "errors=0" in run.stdout.strip().splitlines()[-1]
