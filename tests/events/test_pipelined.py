@@ -4,6 +4,7 @@ to their commands, one write for many commands, errors, timeouts, reconnection, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import signal
@@ -14,6 +15,7 @@ import uuid
 
 import pytest
 import redis
+import trustme
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
@@ -190,3 +192,45 @@ def test_a_wrong_tls_option_fails_when_the_connection_is_made_not_at_its_first_c
         PipelinedConnection("rediss://store.example:6380/0?ssl_cert_reqs=sometimes")
     with pytest.raises(FileNotFoundError):
         PipelinedConnection("rediss://store.example:6380/0?ssl_certfile=/nonexistent/cert.pem")
+
+
+async def test_a_rediss_url_speaks_tls_and_refuses_a_server_it_does_not_trust(redis_url, tmp_path, prefix):
+    # The embedded server has no TLS: a TLS relay in front of it stands for one that has.
+    authority = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(server_context)
+    ca_file = tmp_path / "ca.pem"
+    authority.cert_pem.write_to_path(str(ca_file))
+    host, port = redis_url.removeprefix("redis://").split("/")[0].split(":")
+    relays: list[asyncio.Task] = []
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(host, int(port))
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError, ssl.SSLError):
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        relays.append(asyncio.current_task())
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+    server = await asyncio.start_server(relay, "127.0.0.1", 0, ssl=server_context)
+    tls_port = server.sockets[0].getsockname()[1]
+    try:
+        trusting = PipelinedConnection(f"rediss://127.0.0.1:{tls_port}/0?ssl_ca_certs={ca_file}")
+        await trusting.execute("SET", f"{prefix}:sealed", "under TLS")
+        assert await trusting.execute("GET", f"{prefix}:sealed") == b"under TLS"
+        await trusting.close()
+        untrusting = PipelinedConnection(f"rediss://127.0.0.1:{tls_port}/0")
+        with pytest.raises(RedisConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+            await untrusting.execute("PING")
+        await untrusting.close()
+    finally:
+        server.close()
+        for task in relays:
+            task.cancel()
+        await asyncio.gather(*relays, return_exceptions=True)
+        await server.wait_closed()
