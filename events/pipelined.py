@@ -25,21 +25,49 @@ from typing import Any
 
 import hiredis
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
-from redis.exceptions import BusyLoadingError, NoScriptError, ResponseError
+from redis.exceptions import (
+    AuthenticationError,
+    BusyLoadingError,
+    ClusterDownError,
+    MasterDownError,
+    NoScriptError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Command = tuple[str | bytes | int | float, ...]
 
 
-def reply_error(error: hiredis.ReplyError) -> ResponseError:
+#: Error replies by their first word, as the redis-py exceptions that name them (their
+#: message kept whole). The ConnectionError kinds mean the connection cannot serve.
+REPLY_ERRORS: dict[str, type[RedisError]] = {
+    "NOSCRIPT": NoScriptError,
+    "LOADING": BusyLoadingError,
+    "NOAUTH": AuthenticationError,
+    "WRONGPASS": AuthenticationError,
+    "READONLY": ReadOnlyError,
+    "OOM": OutOfMemoryError,
+    "MASTERDOWN": MasterDownError,
+    "CLUSTERDOWN": ClusterDownError,
+    "TRYAGAIN": TryAgainError,
+}
+
+
+class NotSent(RedisConnectionError):
+    """The connection was lost before the command was written: it can be sent again."""
+
+
+def reply_error(error: hiredis.ReplyError) -> RedisError:
     """A Redis error reply as the redis-py exception that names it."""
     message = str(error)
-    if message.startswith("NOSCRIPT"):
-        return NoScriptError(message)
-    if message.startswith("LOADING"):
-        return BusyLoadingError(message)
-    return ResponseError(message)
+    if message.startswith("ERR max number of clients reached"):
+        return RedisConnectionError(message)
+    return REPLY_ERRORS.get(message.split(" ", 1)[0], ResponseError)(message)
 
 
 class _Protocol(asyncio.Protocol):
@@ -50,6 +78,7 @@ class _Protocol(asyncio.Protocol):
         self.loop = loop
         self.timeout = timeout
         self.closed = False
+        self.reason: Exception | None = None  # why it closed
         self._transport: Any = None  # an asyncio.Transport (uvloop's are not subclasses)
         self._parser = hiredis.Reader()
         self._outgoing: list[bytes] = []
@@ -66,14 +95,24 @@ class _Protocol(asyncio.Protocol):
         waiting = self._waiting
         try:
             while (reply := self._parser.gets()) is not False:
+                if not waiting:  # a reply nobody asked for: the server is hanging up
+                    cause = reply_error(reply) if isinstance(reply, hiredis.ReplyError) else repr(reply)
+                    self.abort(RedisConnectionError(f"the event store closed the connection: {cause}"))
+                    return
                 future, _ = waiting.popleft()
                 if future.done():
                     continue  # its caller gave up waiting
                 if isinstance(reply, hiredis.ReplyError):
-                    future.set_exception(reply_error(reply))
+                    error = reply_error(reply)
+                    future.set_exception(error)
+                    if isinstance(error, RedisConnectionError) and not isinstance(error, BusyLoadingError):
+                        # No credentials, or no room for this client: the connection is of no
+                        # use, and the server may already be closing it.
+                        self.abort(error)
+                        return
                 else:
                     future.set_result(reply)
-        except (hiredis.ProtocolError, IndexError) as error:  # garbage, or a reply nobody asked for
+        except hiredis.ProtocolError as error:
             self.abort(RedisConnectionError(f"the event store's reply cannot be read: {error!r}"))
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -81,14 +120,17 @@ class _Protocol(asyncio.Protocol):
 
     # -- commands -------------------------------------------------------------------------
 
-    def send(self, command: Command) -> asyncio.Future[Any]:
+    def send(self, command: Command, deadline: float) -> asyncio.Future[Any]:
+        """Queue a command to leave at the end of this turn of the loop; its reply is due
+        by `deadline` (loop time), or the connection is given up."""
         if self.closed:
-            raise RedisConnectionError("the connection to the event store is closed")
+            raise NotSent(f"the connection to the event store is closed: {self.reason}")
+        if deadline <= self.loop.time():  # not worth a connection's life
+            raise RedisTimeoutError(f"the event store did not answer within {self.timeout:g} s")
         if not self._outgoing:
             self.loop.call_soon(self._flush)
         self._outgoing.append(hiredis.pack_command(command))
         future = self.loop.create_future()
-        deadline = self.loop.time() + self.timeout
         self._waiting.append((future, deadline))
         if self._timer is None:
             self._timer = self.loop.call_at(deadline, self._check_deadline)
@@ -117,15 +159,18 @@ class _Protocol(asyncio.Protocol):
             self._transport.abort()
 
     def _fail(self, error: Exception) -> None:
+        if not self.closed:
+            self.reason = error
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        unsent = len(self._outgoing)  # the newest commands, still queued here
         self._outgoing.clear()
         while self._waiting:
             future, _ = self._waiting.popleft()
             if not future.done():
-                future.set_exception(error)
+                future.set_exception(NotSent(str(error)) if len(self._waiting) < unsent else error)
 
 
 def tls_context(options: dict[str, Any]) -> ssl.SSLContext:
@@ -156,54 +201,68 @@ class PipelinedConnection:
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Task[_Protocol] | None = None
 
-    async def execute(self, *command: str | bytes | int | float) -> Any:
-        """Send one command; its reply (bytes, int, list, None). An error reply raises
-        the redis-py exception for it; no reply in time or no connection raises
-        redis-py's TimeoutError or ConnectionError."""
-        protocol = self._protocol
-        if protocol is None or protocol.closed:
-            return await (await self._connected()).send(command)
-        try:
-            return await protocol.send(command)
-        except RedisConnectionError:
-            # A connection the server dropped (say, it restarted) is only noticed on use:
-            # one more try on a new connection, as redis-py's one retry would do.
-            return await (await self._connected()).send(command)
+    async def execute(self, *command: str | bytes | int | float, repeatable: bool = False) -> Any:
+        """Send one command; its reply (bytes, int, list, None), within `timeout`. An
+        error reply raises the redis-py exception for it; no reply in time or no
+        connection raises redis-py's TimeoutError or ConnectionError.
 
-    async def script(self, sha: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        A connection the server dropped (say, it restarted) is only noticed on use: a
+        command that never left is sent once more on a new connection, and so is one that
+        did when it is `repeatable` (a read); any other's outcome is unknown, and said so."""
+        protocol = self._protocol
+        if protocol is not None and not protocol.closed:
+            deadline = protocol.loop.time() + self.timeout
+            try:
+                return await protocol.send(command, deadline)
+            except RedisConnectionError as error:
+                if not protocol.closed or not (repeatable or isinstance(error, NotSent)):
+                    raise
+        else:
+            deadline = asyncio.get_running_loop().time() + self.timeout
+        return await (await self._connected(deadline)).send(command, deadline)
+
+    async def script(self, sha: str, source: str, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
         """Run a Lua script by its SHA1, sending its source once if the server lacks it."""
         try:
-            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+            return await self.execute("EVALSHA", sha, len(keys), *keys, *args, repeatable=repeatable)
         except NoScriptError:
-            return await self.execute("EVAL", source, len(keys), *keys, *args)
+            return await self.execute("EVAL", source, len(keys), *keys, *args, repeatable=repeatable)
 
     async def close(self) -> None:
         if self._protocol is not None and not self._protocol.closed:
             self._protocol.abort(RedisConnectionError("the connection to the event store was closed"))
         self._protocol = None
 
-    async def _connected(self) -> _Protocol:
-        # Concurrent first commands share one connection attempt.
-        loop = asyncio.get_running_loop()
+    async def _connected(self, deadline: float) -> _Protocol:
+        """The open connection: another command's new one, or one made now. Concurrent
+        commands share one attempt to connect, and none waits past its deadline."""
+        protocol = self._protocol
+        if protocol is not None and not protocol.closed:
+            return protocol
         connecting = self._connecting
         if connecting is None:
+            loop = asyncio.get_running_loop()
             connecting = self._connecting = loop.create_task(self._connect(loop))
-            # Its failure reaches every waiter; this only keeps asyncio from calling it
-            # unretrieved when all of them were cancelled.
-            connecting.add_done_callback(lambda task: task.cancelled() or task.exception())
+            connecting.add_done_callback(self._connect_done)
         try:
-            protocol = self._protocol = await asyncio.shield(connecting)
-        finally:
-            if self._connecting is connecting and connecting.done():
-                self._connecting = None
-        return protocol
+            async with asyncio.timeout_at(deadline):
+                return await asyncio.shield(connecting)
+        except TimeoutError:
+            raise RedisTimeoutError(f"no connection to the event store within {self.timeout:g} s") from None
+
+    def _connect_done(self, connecting: asyncio.Task[_Protocol]) -> None:
+        if self._connecting is connecting:
+            self._connecting = None  # the next connection starts afresh, whatever became of this
+        if not connecting.cancelled() and connecting.exception() is None:
+            self._protocol = connecting.result()
 
     async def _connect(self, loop: asyncio.AbstractEventLoop) -> _Protocol:
         options = self.options
         protocol = _Protocol(loop, self.timeout)
         kind = options.get("connection_class")
+        deadline = loop.time() + self.timeout
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout_at(deadline):
                 if kind is UnixDomainSocketConnection:
                     await loop.create_unix_connection(lambda: protocol, options["path"])
                 else:
@@ -212,14 +271,14 @@ class PipelinedConnection:
                 handshake = []
                 if options.get("password") is not None:
                     credentials = [options["username"]] if options.get("username") else []
-                    handshake.append(protocol.send(("AUTH", *credentials, options["password"])))
+                    handshake.append(protocol.send(("AUTH", *credentials, options["password"]), deadline))
                 if options.get("db"):
-                    handshake.append(protocol.send(("SELECT", options["db"])))
+                    handshake.append(protocol.send(("SELECT", options["db"]), deadline))
                 await asyncio.gather(*handshake)
         except TimeoutError:
             protocol.abort(RedisTimeoutError("closed"))
             raise RedisTimeoutError(f"no connection to the event store within {self.timeout:g} s") from None
-        except ResponseError as error:
+        except RedisError as error:  # an error reply to AUTH or SELECT
             protocol.abort(RedisConnectionError("closed"))
             raise RedisConnectionError(f"the event store refused the connection: {error}") from None
         except OSError as error:

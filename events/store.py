@@ -29,7 +29,15 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
-from redis.exceptions import BusyLoadingError, RedisError, ResponseError
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -41,6 +49,8 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
 IDEMPOTENCY_TTL = 25 * 3600  # the contract promises at least 24 h
 MAX_LISTING_BATCHES = 20  # index entries a listing call reads at most: 20 batches
+#: redis-py's exceptions for those replies (it drops the reply's first word from the message).
+UNAVAILABLE_ERRORS = (OutOfMemoryError, ReadOnlyError, ClusterDownError, TryAgainError)
 UNAVAILABLE_REPLIES = frozenset({"OOM", "READONLY", "MISCONF", "MASTERDOWN", "LOADING", "NOREPLICAS", "CLUSTERDOWN"})
 NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
 
@@ -147,7 +157,9 @@ def unavailable(error: Exception) -> StoreUnavailable | None:
         return StoreUnavailable(f"the event store cannot be reached: {error or type(error).__name__}")
     # A server that is out of memory, read-only, unable to write its file or without its
     # primary cannot take the request now: unavailable, not a bug of ours.
-    if isinstance(error, ResponseError) and str(error).split(" ", 1)[0] in UNAVAILABLE_REPLIES:
+    if isinstance(error, UNAVAILABLE_ERRORS) or (
+        isinstance(error, ResponseError) and str(error).split(" ", 1)[0] in UNAVAILABLE_REPLIES
+    ):
         return StoreUnavailable(f"the event store cannot serve now: {error}")
     return None
 
@@ -195,16 +207,18 @@ class EventStore:
         await self.wire.close()
         await self.client.aclose()
 
-    async def _execute(self, *command: str | bytes | int | float) -> Any:
-        """One command on the pipelined connection (its own deadline bounds the wait)."""
+    async def _execute(self, *command: str | bytes | int | float, repeatable: bool = False) -> Any:
+        """One command on the pipelined connection (its own deadline bounds the wait).
+        `repeatable`: sending it twice does no harm (a read), so a dropped connection is
+        retried once even after it was sent."""
         try:
-            return await self.wire.execute(*command)
+            return await self.wire.execute(*command, repeatable=repeatable)
         except (RedisError, OSError, TimeoutError) as error:
             raise (unavailable(error) or error) from None
 
-    async def _script(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+    async def _script(self, script: AsyncScript, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
         try:
-            return await self.wire.script(script.sha, script.script, keys, args)
+            return await self.wire.script(script.sha, script.script, keys, args, repeatable=repeatable)
         except (RedisError, OSError, TimeoutError) as error:
             raise (unavailable(error) or error) from None
 
@@ -276,7 +290,7 @@ class EventStore:
         """What the first request with this idempotency key appended, if there was one.
         Checked before a retried move is validated: the move it repeats is no longer legal."""
         key = self._idempotency_key(game_id, idempotency)
-        fingerprint, result, version, count = await self._execute("HMGET", key, "f", "r", "v", "n")
+        fingerprint, result, version, count = await self._execute("HMGET", key, "f", "r", "v", "n", repeatable=True)
         if fingerprint is None:
             return None
         if fingerprint.decode() != idempotency.fingerprint:
@@ -292,6 +306,7 @@ class EventStore:
             self._remember,
             [key, self._key(game_id, "events")],
             [idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL],
+            repeatable=True,  # it writes only where nothing was written yet
         )
         recalled = await self.recall(game_id, idempotency)
         assert recalled is not None
@@ -300,7 +315,7 @@ class EventStore:
     async def index_game(self, game_id: str, created_ms: int) -> None:
         """List the game (newest first); call before its first append."""
         member = f"{NEWEST - created_ms:013d}:{check_game_id(game_id)}"
-        await self._execute("ZADD", self._index, "NX", 0, member)
+        await self._execute("ZADD", self._index, "NX", 0, member, repeatable=True)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -308,7 +323,7 @@ class EventStore:
         """The events after version `after`, in order, at most `limit` of them."""
         key = self._key(game_id, "events")
         command = ("XRANGE", key, f"(0-{after}", "+") + (("COUNT", limit) if limit is not None else ())
-        return self._decode(await self._execute(*command))
+        return self._decode(await self._execute(*command, repeatable=True))
 
     @staticmethod
     def _decode(entries: list[list[Any]]) -> list[tuple[int, Event]]:
@@ -334,11 +349,11 @@ class EventStore:
         return self._decode(found[0][1])
 
     async def version(self, game_id: str) -> int:
-        return await self._execute("XLEN", self._key(game_id, "events"))
+        return await self._execute("XLEN", self._key(game_id, "events"), repeatable=True)
 
     async def token_hashes(self, game_id: str) -> dict[int, str]:
         """Seat -> hash of its token (the store never sees a raw token)."""
-        flat = await self._execute("HGETALL", self._key(game_id, "tokens"))
+        flat = await self._execute("HGETALL", self._key(game_id, "tokens"), repeatable=True)
         return {int(seat): digest.decode() for seat, digest in zip(flat[::2], flat[1::2], strict=True)}
 
     async def list_games(
@@ -384,7 +399,7 @@ class EventStore:
         return [summary for _, summary in page], following
 
     async def ping(self) -> None:
-        await self._execute("PING")
+        await self._execute("PING", repeatable=True)
 
 
 __all__ = [

@@ -62,7 +62,8 @@ def _move_out(move: Move) -> MoveOut:
 
 def public_view(logged: LoggedGame) -> GameView:
     """What anyone may see of the game, made once per state: every move's answer and the
-    reads after it share it, and only the caller's own part is made per request."""
+    reads after it share it, and only the caller's own part is made per request. Being
+    shared, it is never changed: `game_view` adds a caller's part to a copy."""
     view = logged.memo.get("public_view")
     if view is None:
         view = logged.memo["public_view"] = _public_view(logged)

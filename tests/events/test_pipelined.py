@@ -13,15 +13,16 @@ import subprocess
 import time
 import uuid
 
+import hiredis
 import pytest
 import redis
 import trustme
 from redis.asyncio.connection import parse_url
+from redis.exceptions import AuthenticationError, BusyLoadingError, NoScriptError, ReadOnlyError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from events.pipelined import PipelinedConnection, tls_context
+from events.pipelined import PipelinedConnection, reply_error, tls_context
 from events.server import EmbeddedServer, find_server_binary
 
 pytestmark = pytest.mark.anyio
@@ -125,7 +126,7 @@ async def test_a_password_in_the_url_is_sent_first_and_a_wrong_one_refuses_the_c
         await wrong.execute("PING")
     await wrong.close()
     none = PipelinedConnection(own_server.url)
-    with pytest.raises(ResponseError, match="NOAUTH"):
+    with pytest.raises(AuthenticationError, match="NOAUTH"):  # a ConnectionError: 503 in the service
         await none.execute("PING")
     await none.close()
 
@@ -148,7 +149,7 @@ async def test_a_restarted_server_is_reached_again_by_the_next_command(own_serve
     await wire.execute("SET", f"{prefix}:kept", "yes")
     own_server.kill()
     own_server.start()  # same port: the old connection is dead, which only use reveals
-    assert await wire.execute("PING") == b"PONG"
+    assert await wire.execute("GET", f"{prefix}:kept", repeatable=True) == b"yes"  # a read is sent again
     await wire.close()
 
 
@@ -234,3 +235,51 @@ async def test_a_rediss_url_speaks_tls_and_refuses_a_server_it_does_not_trust(re
             task.cancel()
         await asyncio.gather(*relays, return_exceptions=True)
         await server.wait_closed()
+
+
+async def test_a_server_full_of_clients_is_a_connection_error_and_no_connection_is_left_behind(own_server):
+    with redis.Redis.from_url(own_server.url) as admin:
+        admin.config_set("maxclients", 1)  # this admin connection is the one
+        wire = PipelinedConnection(own_server.url)
+        for _ in range(5):
+            with pytest.raises(RedisConnectionError, match="max number of clients"):
+                await wire.execute("PING", repeatable=True)
+        admin.config_set("maxclients", 100)
+        assert await wire.execute("PING") == b"PONG"
+        assert admin.info("clients")["connected_clients"] == 2  # the admin's and one of ours
+    await wire.close()
+
+
+async def test_a_connection_attempt_whose_waiters_all_gave_up_does_not_answer_the_next_command(tmp_path):
+    server = EmbeddedServer(tmp_path / "data")
+    server.start()
+    url = server.url
+    server.stop()  # nothing listens on its port now
+    wire = PipelinedConnection(url, timeout=1.0)
+    abandoned = asyncio.ensure_future(wire.execute("PING"))
+    await asyncio.sleep(0)
+    abandoned.cancel()
+    await asyncio.sleep(0.2)  # the attempt fails with nobody waiting
+    server.start()  # the same port
+    try:
+        assert await wire.execute("PING") == b"PONG"
+    finally:
+        await wire.close()
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("NOSCRIPT No matching script", NoScriptError),
+        ("LOADING Valkey is loading the dataset in memory", BusyLoadingError),
+        ("WRONGPASS invalid username-password pair", AuthenticationError),
+        ("READONLY You can't write against a read only replica.", ReadOnlyError),
+        ("ERR max number of clients reached", RedisConnectionError),
+        ("ERR value is not an integer or out of range", ResponseError),
+    ],
+)
+def test_an_error_reply_becomes_the_redis_py_exception_that_names_it_with_its_whole_message(reply, kind):
+    error = reply_error(hiredis.ReplyError(reply))
+    assert type(error) is kind
+    assert str(error) == reply
