@@ -12,8 +12,9 @@ it would wait with it.
 
 A reply that does not come within `timeout` seconds closes the connection (the replies
 after it could no longer be matched) and fails every command in flight; so does a lost
-connection. The next command connects afresh, and a command that finds its connection
-lost is tried once more on a new one.
+connection. The next command connects afresh. A command that finds its connection lost
+is sent once more on a new one if it never left, or if it is a read (`repeatable`); a
+write that left may have been done, so its caller is told so rather than it being redone.
 """
 
 from __future__ import annotations
