@@ -25,50 +25,17 @@ from collections import deque
 from typing import Any
 
 import hiredis
+from redis._parsers.base import BaseParser
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
-from redis.exceptions import (
-    AuthenticationError,
-    BusyLoadingError,
-    ClusterDownError,
-    MasterDownError,
-    NoScriptError,
-    OutOfMemoryError,
-    ReadOnlyError,
-    RedisError,
-    ResponseError,
-    TryAgainError,
-)
+from redis.exceptions import BusyLoadingError, InvalidResponse, NoScriptError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Command = tuple[str | bytes | int | float, ...]
 
 
-#: Error replies by their first word, as the redis-py exceptions that name them (their
-#: message kept whole). The ConnectionError kinds mean the connection cannot serve.
-REPLY_ERRORS: dict[str, type[RedisError]] = {
-    "NOSCRIPT": NoScriptError,
-    "LOADING": BusyLoadingError,
-    "NOAUTH": AuthenticationError,
-    "WRONGPASS": AuthenticationError,
-    "READONLY": ReadOnlyError,
-    "OOM": OutOfMemoryError,
-    "MASTERDOWN": MasterDownError,
-    "CLUSTERDOWN": ClusterDownError,
-    "TRYAGAIN": TryAgainError,
-}
-
-
 class NotSent(RedisConnectionError):
     """The connection was lost before the command was written: it can be sent again."""
-
-
-def reply_error(error: hiredis.ReplyError) -> RedisError:
-    """A Redis error reply as the redis-py exception that names it."""
-    message = str(error)
-    if message.startswith("ERR max number of clients reached"):
-        return RedisConnectionError(message)
-    return REPLY_ERRORS.get(message.split(" ", 1)[0], ResponseError)(message)
 
 
 class _Protocol(asyncio.Protocol):
@@ -81,7 +48,9 @@ class _Protocol(asyncio.Protocol):
         self.closed = False
         self.reason: Exception | None = None  # why it closed
         self._transport: Any = None  # an asyncio.Transport (uvloop's are not subclasses)
-        self._parser = hiredis.Reader()
+        # Error replies become the redis-py exceptions that name them (NOSCRIPT, LOADING,
+        # NOAUTH, READONLY, ...), by redis-py's own table, as its hiredis parser does.
+        self._parser = hiredis.Reader(protocolError=InvalidResponse, replyError=BaseParser.parse_error)
         self._outgoing: list[bytes] = []
         self._waiting: deque[tuple[asyncio.Future[Any], float]] = deque()
         self._timer: asyncio.TimerHandle | None = None
@@ -97,23 +66,22 @@ class _Protocol(asyncio.Protocol):
         try:
             while (reply := self._parser.gets()) is not False:
                 if not waiting:  # a reply nobody asked for: the server is hanging up
-                    cause = reply_error(reply) if isinstance(reply, hiredis.ReplyError) else repr(reply)
+                    cause = reply if isinstance(reply, RedisError) else repr(reply)
                     self.abort(RedisConnectionError(f"the event store closed the connection: {cause}"))
                     return
                 future, _ = waiting.popleft()
                 if future.done():
                     continue  # its caller gave up waiting
-                if isinstance(reply, hiredis.ReplyError):
-                    error = reply_error(reply)
-                    future.set_exception(error)
-                    if isinstance(error, RedisConnectionError) and not isinstance(error, BusyLoadingError):
+                if isinstance(reply, RedisError):
+                    future.set_exception(reply)
+                    if isinstance(reply, RedisConnectionError) and not isinstance(reply, BusyLoadingError):
                         # No credentials, or no room for this client: the connection is of no
                         # use, and the server may already be closing it.
-                        self.abort(error)
+                        self.abort(reply)
                         return
                 else:
                     future.set_result(reply)
-        except hiredis.ProtocolError as error:
+        except InvalidResponse as error:
             self.abort(RedisConnectionError(f"the event store's reply cannot be read: {error!r}"))
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -287,4 +255,4 @@ class PipelinedConnection:
         return protocol
 
 
-__all__ = ["PipelinedConnection", "reply_error"]
+__all__ = ["NotSent", "PipelinedConnection"]

@@ -30,7 +30,6 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
 from redis.exceptions import (
-    BusyLoadingError,
     ClusterDownError,
     OutOfMemoryError,
     ReadOnlyError,
@@ -49,9 +48,12 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
 IDEMPOTENCY_TTL = 25 * 3600  # the contract promises at least 24 h
 MAX_LISTING_BATCHES = 20  # index entries a listing call reads at most: 20 batches
-#: redis-py's exceptions for those replies (it drops the reply's first word from the message).
+#: Replies that mean the server cannot take a request now: redis-py's exceptions for those
+#: it names (OOM, READONLY, MASTERDOWN and CLUSTERDOWN, TRYAGAIN), and the first word of
+#: those it leaves a plain ResponseError. (LOADING, NOAUTH and a full server are
+#: ConnectionErrors.)
 UNAVAILABLE_ERRORS = (OutOfMemoryError, ReadOnlyError, ClusterDownError, TryAgainError)
-UNAVAILABLE_REPLIES = frozenset({"OOM", "READONLY", "MISCONF", "MASTERDOWN", "LOADING", "NOREPLICAS", "CLUSTERDOWN"})
+UNAVAILABLE_REPLIES = frozenset({"MISCONF", "NOREPLICAS"})
 NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
 
 APPEND = """
@@ -153,7 +155,7 @@ def check_game_id(game_id: str) -> str:
 
 def unavailable(error: Exception) -> StoreUnavailable | None:
     """The StoreUnavailable that `error` means, or None when it means something else."""
-    if isinstance(error, RedisConnectionError | RedisTimeoutError | BusyLoadingError | OSError | TimeoutError):
+    if isinstance(error, RedisConnectionError | RedisTimeoutError | OSError | TimeoutError):
         return StoreUnavailable(f"the event store cannot be reached: {error or type(error).__name__}")
     # A server that is out of memory, read-only, unable to write its file or without its
     # primary cannot take the request now: unavailable, not a bug of ours.

@@ -7,6 +7,7 @@ import signal
 import time
 
 import pytest
+import redis
 
 from events.server import EmbeddedServer, ServerNotFound, find_server_binary
 from events.store import EventStore, StoreUnavailable
@@ -124,3 +125,25 @@ def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):
         EmbeddedServer(tmp_path / "data").start()
     with EmbeddedServer(tmp_path / "data") as again:  # free once the first has stopped
         assert again.process is not None
+
+
+@pytest.mark.parametrize(
+    ("setting", "reply"),
+    [
+        ({"maxmemory": "1", "maxmemory-policy": "noeviction"}, "cannot serve now: command not allowed"),
+        ({"replicaof": "127.0.0.1 1"}, "cannot serve now: You can't write against a read only replica"),
+    ],
+    ids=["out of memory", "read-only replica"],
+)
+async def test_a_server_that_cannot_take_an_append_is_store_unavailable_and_reads_go_on(own, setting, reply):
+    server, store = own
+    await store.append("g", LOG[:2], 0)
+    with redis.Redis.from_url(server.url) as admin:
+        for name, value in setting.items():
+            if name == "replicaof":
+                admin.replicaof(*value.split())
+            else:
+                admin.config_set(name, value)
+    with pytest.raises(StoreUnavailable, match=reply):
+        await store.append("g", LOG[2:3], 2)
+    assert await store.read("g") == numbered(LOG[:2])
