@@ -129,10 +129,9 @@ cdef int legal_moves(const GameState* game, uint8_t* kinds, uint8_t* cauldrons) 
 cdef void score_taken(int n_players, const uint8_t* taken,
                       int16_t* scores, uint8_t* discarded) noexcept nogil   # taken: n × N_SUITS
 
-# Random numbers (splitmix64), identical to the reference's, so seeds mean the same in both.
-cdef uint64_t stream_seed(uint64_t seed, uint64_t stream) noexcept nogil
-cdef uint64_t next_random(uint64_t* state) noexcept nogil
-cdef uint32_t random_below(uint64_t* state, uint32_t n) noexcept nogil
+# Random numbers (splitmix64), identical to the reference's, so seeds mean the same in both:
+# one copy for every ruleset, in core/splitmix.pxd (inline, so cimported here for rules.pyx).
+from core.splitmix cimport next_random, random_below, stream_seed
 
 # Batch loops.
 cdef int64_t replay_moves(GameState* game, const uint8_t* deals, int n_deals,

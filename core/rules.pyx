@@ -14,11 +14,6 @@ cdef uint8_t[5] POTION_VALUES = [1, 2, 4, 5, 7]
 cdef uint8_t[5] POTION_COPIES = [3, 3, 2, 3, 3]
 cdef uint8_t N_POISON_CARDS = 8
 
-# splitmix64 (Steele, Lea and Flood): small, fast and easy to write again in plain Python,
-# so that a seed deals and plays the same game in the compiled core and in the reference.
-cdef uint64_t GOLDEN_GAMMA = 0x9E3779B97F4A7C15ULL
-
-
 cdef uint8_t kind_colour(int kind) noexcept nogil:
     if kind == POISON_KIND:
         return POISON
@@ -60,28 +55,6 @@ cdef int kind_from_chars(int first, int second) noexcept nogil:
     if second == 55:                         # "7"
         return colour * N_VALUES + 4
     return -1
-
-
-# ---- random numbers -------------------------------------------------------------------
-
-cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef uint64_t stream_seed(uint64_t seed, uint64_t stream) noexcept nogil:
-    return mix64(seed + stream * GOLDEN_GAMMA)
-
-
-cdef uint64_t next_random(uint64_t* state) noexcept nogil:
-    state[0] += GOLDEN_GAMMA
-    return mix64(state[0])
-
-
-cdef uint32_t random_below(uint64_t* state, uint32_t n) noexcept nogil:
-    # The top 32 bits scaled to [0, n): no division, and the bias (< n / 2**32) is nil here.
-    return <uint32_t>(((next_random(state) >> 32) * n) >> 32)
 
 
 # ---- dealing --------------------------------------------------------------------------
