@@ -11,7 +11,8 @@ from service.commands import play, replay, serve, simulate
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="poison",
-        description="Poison, Reiner Knizia's card game of three cauldrons: the reference service and its tools.",
+        description="Poison, Reiner Knizia's card game of three cauldrons, and the pot game: the reference service "
+        "and its tools.",
         epilog="Run 'poison COMMAND --help' for a command's options.",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")

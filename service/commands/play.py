@@ -1,4 +1,10 @@
-"""`poison play`: a person plays seat 0 against bots, in the terminal."""
+"""`poison play`: a person plays seat 0 against bots, in the terminal, in any ruleset.
+
+The game is driven exactly as the service drives it, through events.play in memory: each
+move becomes its events, and the bots whose turn follows play from the game's seed and the
+log's version (core.rulesets.bot_seed), so a seed plays the same bot moves here as over
+HTTP. What each move did is told from its events as seat 0 may see them.
+"""
 
 from __future__ import annotations
 
@@ -6,95 +12,71 @@ import argparse
 import secrets
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
-from core import BOTS, Game, Move, RuleError, derive_seed
+from core import RuleError
+from events.codec import Event, Player
+from events.play import LoggedGame, create_game, play_move
 from service.commands import CommandError, console, fail
-from service.commands.tables import round_table
+from service.commands.arguments import add_ruleset, add_seats, bots_for, check_players, options_of, ruleset_of
+from service.commands.screens import SCREENS, Screen, screen_for
 
-HELP = "a move is its number in the list, or a card and a cauldron like 'R5 0'; 'q' quits"
+YOU = 0  # the person's seat
 
 
 def add(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "play",
         help="play a game against bots in the terminal",
-        description="Play seat 0 against bots. Each turn shows your hand, the cauldrons, everyone's piles and your "
-        "legal moves; " + HELP + ".",
+        description="Play seat 0 against bots. Each turn shows the table, your hand and your legal moves, "
+        "numbered; a move is its number, or typed out ("
+        + "; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items())
+        + "); 'q' quits.",
     )
-    command.add_argument("--players", type=int, default=4, help="3 to 6 (default 4)")
-    command.add_argument(
-        "--bots",
-        default="greedy",
-        help=f"one bot for every other seat, or one per other seat ({', '.join(BOTS)}; default greedy)",
-    )
+    add_ruleset(command)
+    add_seats(command, "greedy", "other seat")
     command.add_argument("--seed", type=int, help="0 to 2**64 - 1 (default: random)")
-    command.add_argument("--rounds", type=int, help="1 to 20 (default: one per player)")
-    command.add_argument("--cauldrons", default="dynamic", help="dynamic (default) or fixed")
 
 
-def opponents(spec: str, players: int) -> list[str]:
-    bots = [name.strip() for name in spec.split(",")]
-    if len(bots) == 1:
-        bots *= players - 1
-    if len(bots) != players - 1:
-        raise CommandError(f"--bots names {len(bots)} bots for {players - 1} opponents: give one, or one per opponent")
-    unknown = [bot for bot in bots if bot not in BOTS]
-    if unknown:
-        raise CommandError(f"unknown bot {unknown[0]!r}: choose from {', '.join(BOTS)}")
-    return bots
-
-
-def parse_move(text: str, legal: tuple[Move, ...]) -> Move | str:
-    """The move the person typed, or what is wrong with it."""
-    words = text.split()
-    if len(words) == 1 and words[0].isdigit():
-        number = int(words[0])
-        if 1 <= number <= len(legal):
-            return legal[number - 1]
-        return f"there is no move {number}: choose 1 to {len(legal)}"
-    if len(words) == 2 and words[1].isdigit():
-        return Move(words[0].upper(), int(words[1]))
-    return f"'{text}' is not a move: {HELP}"
-
-
-def show_table(console: Console, game: Game, names: list[str]) -> None:
-    console.print(f"\nround {game.round} of {game.rounds}, dealer {names[game.dealer]}")
-    for index, cauldron in enumerate(game.cauldrons):
-        console.print(
-            f"  cauldron {index}: {cauldron.colour or 'colourless':<10} total {cauldron.total:>2}  "
-            f"{' '.join(cauldron.cards) or '(empty)'}"
-        )
-    seats = Table(show_edge=False, box=None, padding=(0, 2))
-    for column in ("seat", "player", "cards in hand", "cards taken (face down)"):
-        seats.add_column(column)
-    for seat, name in enumerate(names):
-        seats.add_row(str(seat), name, str(game.hand_sizes[seat]), str(game.pile_sizes[seat]))
-    console.print(seats)
+def tell(out: Console, screen: Screen, logged: LoggedGame, events: list[Event], names: list[str]) -> None:
+    """What the events of a move say, as seat 0 may see them."""
+    rules = logged.rules
+    for line in screen.narrate([rules.visible(event, YOU, finished=False) for event in events], names):
+        out.print(line)
 
 
 def run(args: argparse.Namespace) -> int:
     out = console(highlight=False)
     try:
-        bots = opponents(args.bots, args.players) if 3 <= args.players <= 6 else []
+        ruleset = ruleset_of(args)
+        options = options_of(args, ruleset)
+        check_players(ruleset, args.players)
+        bots = bots_for(args.bots, ruleset, args.players - 1, of="opponents", each="opponent")
         seed = args.seed if args.seed is not None else secrets.randbits(63)
-        game = Game(args.players, rounds=args.rounds, cauldrons=args.cauldrons, seed=seed)
-    except (CommandError, RuleError) as error:
+        names = ["you", *(f"{bot} bot {seat}" for seat, bot in enumerate(bots, start=1))]
+        players = (
+            Player(seat=YOU, name=names[YOU]),
+            *(Player(seat=seat, name=names[seat], bot=bot) for seat, bot in enumerate(bots, start=1)),
+        )
+        events, logged = create_game(ruleset.name, "terminal", players, seed=seed, options=options)
+    except CommandError as error:
+        return fail("play", error, error.code)
+    except RuleError as error:
         return fail("play", error, 2)
-    names = ["you", *(f"{bot} bot {seat}" for seat, bot in enumerate(bots, start=1))]
-    out.print(f"Poison: you are seat 0 against {', '.join(names[1:])}; seed {seed}. Lowest total wins.")
-    moves = 0
-    while game.status == "active":
-        seat = game.turn
-        if seat != 0:
-            card, cauldron = game.choose(bots[seat - 1], derive_seed(seed, moves))
-            report(out, game, names, game.play(seat, card, cauldron))
-            moves += 1
-            continue
-        show_table(out, game, names)
+    screen = screen_for(ruleset.name)
+    names = [escape(name) for name in names]
+    out.print(
+        f"{ruleset.title}: you are seat 0 against {', '.join(names[1:])}; seed {seed}. "
+        f"{screen.best.capitalize()} total wins."
+    )
+    tell(out, screen, logged, events, names)
+    while not logged.finished:
+        game = logged.game
+        for renderable in screen.position(game, names):
+            out.print(renderable)
         legal = game.legal_moves()
-        out.print(f"your hand: {' '.join(game.hand(0))}")
-        out.print("your moves: " + "  ".join(f"{i}) {m.card}→{m.cauldron}" for i, m in enumerate(legal, 1)))
+        out.print(f"your hand: {' '.join(game.hand(YOU))}")
+        out.print("your moves: " + "  ".join(f"{i}) {screen.label(move)}" for i, move in enumerate(legal, 1)))
         while True:
             try:
                 text = out.input("your move: ").strip()
@@ -104,30 +86,18 @@ def run(args: argparse.Namespace) -> int:
             if text.lower() in {"q", "quit", "exit"}:
                 out.print("game abandoned")
                 return 1
-            choice = parse_move(text, legal)
+            choice = screen.parse_move(text, legal)
             if isinstance(choice, str):
                 out.print(f"[red]{choice}[/red]")
                 continue
             try:
-                played = game.play(0, choice.card, choice.cauldron)
+                events, logged = play_move(logged, YOU, choice)
             except RuleError as refused:
-                out.print(f"[red]{refused}[/red] — {HELP}")
+                out.print(f"[red]{escape(str(refused))}[/red] — {screen.help}")
                 continue
-            report(out, game, names, played)
-            moves += 1
+            tell(out, screen, logged, events, names)
             break
-    out.print(round_table(game, names, title="The game, round by round"))
-    winners = [names[seat] for seat in game.winners]
-    out.print(f"winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)} (lowest total {min(game.totals)})")
+    out.print(screen.sheet(logged.game, names, title=screen.play_title))
+    for line in screen.ending(logged.game, names):
+        out.print(line)
     return 0
-
-
-def report(console: Console, game: Game, names: list[str], played) -> None:
-    line = f"{names[played.seat]} plays {played.card} into cauldron {played.cauldron}: total {played.total}"
-    if played.taken:
-        line += f" — overflow! {names[played.seat]} takes {' '.join(played.taken)}"
-    console.print(line)
-    if played.round_over:
-        result = game.round_results()[-1]
-        scores = ", ".join(f"{names[s]} {score}" for s, score in enumerate(result.scores))
-        console.print(f"[bold]round {result.round} scored:[/bold] {scores}")

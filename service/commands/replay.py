@@ -1,4 +1,5 @@
-"""`poison replay`: check an exported log (or a stored game) and show it round by round."""
+"""`poison replay`: check an exported log (or a stored game) and show it, whatever its
+ruleset: Poison round by round, the pot game pot by pot (service.commands.screens)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from events.codec import Event, MalformedEvent, PublicEvent, decode_public_line
 from events.connect import connect
 from events.play import LoggedGame
-from events.replay import InvalidLog, rebuild, require_complete
-from events.schema import MalformedEvent, decode_public_line, from_public
+from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from events.server import ServerFailed, ServerNotFound
 from events.store import StoreUnavailable, UnknownGame
 from service.commands import CommandError, console, fail
-from service.commands.tables import round_table
+from service.commands.screens import player_names, screen_for
 from service.settings import Settings
 
 
@@ -23,8 +24,9 @@ def add(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "replay",
         help="validate a log and show its scores",
-        description="Validate an exported game log (NDJSON, as GET /v1/games/{id}/export gives it) against the "
-        "rules and print its round-by-round scores and final state. An invalid log is named by its first bad event.",
+        description="Validate an exported game log (NDJSON, as GET /v1/games/{id}/export gives it) of any ruleset "
+        "against the rules and print its score sheet (Poison: round by round; the pot game: pot by pot) and final "
+        "state. An invalid log is named by its first bad event.",
     )
     source = command.add_mutually_exclusive_group(required=True)
     source.add_argument("log", nargs="?", type=Path, help="the exported log (.ndjson)")
@@ -34,24 +36,24 @@ def add(commands: argparse._SubParsersAction) -> None:
     command.add_argument("--data-dir", type=Path, help="the embedded store's data for --game (default ./poison-data)")
 
 
-def read_log(path: Path) -> list[tuple[int, object]]:
+def read_log(path: Path) -> list[tuple[int, Event]]:
+    """The events of an exported log, decoded by the ruleset its first event names."""
     try:
         text = path.read_bytes()
     except OSError as error:
         raise CommandError(f"cannot read {path}: {error.strerror}") from None
-    numbered = []
+    public: list[PublicEvent] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            public = decode_public_line(line)
-            numbered.append((public.version, from_public(public)))
+            public.append(decode_public_line(line))
         except MalformedEvent as error:
             raise InvalidLog(number, f"line {number} is not an event of the log: {error}") from None
-    return numbered
+    return decode_log(public)
 
 
-async def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> list[tuple[int, object]]:
+async def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> list[tuple[int, Event]]:
     settings = Settings.from_environment(redis_url=redis_url, data_dir=data_dir)
     async with connect(settings.redis_url, data_dir=settings.data_dir, namespace=settings.namespace) as store:
         events = await store.read(game_id)
@@ -61,25 +63,18 @@ async def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None
 
 
 def show(logged: LoggedGame, console: Console) -> None:
-    created = logged.created
+    screen = screen_for(logged.rules.name)
     game = logged.game
-    names = [player.name + (f" [{player.bot}]" if player.bot else "") for player in created.players]
-    console.print(
-        f"game {created.game_id}: {game.players} players, {game.rounds} rounds, "
-        f"{created.rules.cauldrons} cauldrons, seed {created.seed}; the log is valid up to event {logged.version}"
-    )
-    if game.round_results():
-        console.print(round_table(game, names))
+    names = player_names(logged.created)
+    console.print(f"{screen.headline(logged.created, game)}; the log is valid up to event {logged.version}")
+    if screen.scored(game):
+        console.print(screen.sheet(game, names))
     if logged.finished:
         winners = ", ".join(names[seat] for seat in game.winners)
-        console.print(f"finished: lowest total {min(game.totals)}, won by {winners}")
+        console.print(f"finished: {screen.best} total {screen.winning_total(game)}, won by {winners}")
     else:
-        console.print(f"in play: round {game.round} of {game.rounds}, seat {game.turn} to move")
-        for index, cauldron in enumerate(game.cauldrons):
-            console.print(
-                f"  cauldron {index}: {cauldron.colour or 'colourless'}, total {cauldron.total}: "
-                f"{' '.join(cauldron.cards) or 'empty'}"
-            )
+        for renderable in screen.in_play(game, names):
+            console.print(renderable)
 
 
 def run(args: argparse.Namespace) -> int:

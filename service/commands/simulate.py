@@ -6,14 +6,26 @@ import argparse
 import math
 import sys
 import time
+from typing import Any
 
 import msgspec
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from core import BOTS, RuleError, Simulation, simulate
+from core import RuleError, Simulation
+from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, console, fail
+from service.commands.arguments import (
+    add_ruleset,
+    add_seats,
+    bots_for,
+    check_players,
+    describe_options,
+    options_of,
+    ruleset_of,
+)
 
 CHUNK = 20_000  # games per C call: small enough for a live progress bar
 
@@ -22,35 +34,22 @@ def add(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "simulate",
         help="play many games of bots and compare them",
-        description="Play GAMES complete games of bots in the compiled core and show, per seat, its bot, win rate, "
-        "mean and spread of final totals, and the speed. Shared wins count for every winner.",
+        description="Play GAMES complete games of bots in the compiled core of a ruleset "
+        f"({', '.join(RULESETS)}) and show, per seat, its bot, win rate, mean and spread of final totals, and "
+        "the speed. Shared wins count for every winner.",
     )
-    command.add_argument("--players", type=int, default=4, help="3 to 6 (default 4)")
+    add_ruleset(command)
+    add_seats(command, "random", "seat")
     command.add_argument("--games", type=int, default=10_000, help="how many games (default 10000)")
-    command.add_argument(
-        "--bots", default="random", help=f"one bot for every seat, or one per seat, comma-separated ({', '.join(BOTS)})"
-    )
     command.add_argument(
         "--seed", type=int, default=0, help="0 to 2**64 - 1 (default 0): the same seed, the same games"
     )
-    command.add_argument("--rounds", type=int, help="1 to 20 (default: one per player)")
-    command.add_argument("--cauldrons", default="dynamic", help="dynamic (default) or fixed")
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-def bots_for(spec: str, players: int) -> list[str]:
-    bots = [name.strip() for name in spec.split(",")]
-    if len(bots) == 1:
-        bots *= players
-    if len(bots) != players:
-        raise CommandError(f"--bots names {len(bots)} bots for {players} players: give one, or one per seat")
-    unknown = [bot for bot in bots if bot not in BOTS]
-    if unknown:
-        raise CommandError(f"unknown bot {unknown[0]!r}: choose from {', '.join(BOTS)}")
-    return bots
-
-
-def run_chunks(args: argparse.Namespace, bots: list[str], console: Console) -> tuple[Simulation, float]:
+def run_chunks(
+    args: argparse.Namespace, ruleset: Ruleset, bots: list[str], options: dict[str, Any], console: Console
+) -> tuple[Simulation, float]:
     totals: list[Simulation] = []
     started = time.perf_counter()
     show_progress = args.games > CHUNK and not args.json and console.is_terminal
@@ -67,15 +66,7 @@ def run_chunks(args: argparse.Namespace, bots: list[str], console: Console) -> t
         for first in range(0, args.games, CHUNK):
             count = min(CHUNK, args.games - first)
             totals.append(
-                simulate(
-                    args.players,
-                    count,
-                    seed=args.seed,
-                    rounds=args.rounds,
-                    cauldrons=args.cauldrons,
-                    bots=bots,
-                    first=first,
-                )
+                ruleset.engine.simulate(args.players, count, seed=args.seed, bots=bots, first=first, **options)
             )
             progress.advance(task, count)
     elapsed = time.perf_counter() - started
@@ -114,22 +105,33 @@ def figures(result: Simulation, bots: list[str], elapsed: float) -> dict:
     }
 
 
+def winning(ruleset: Ruleset) -> str:
+    return "lowest total wins" if ruleset.lowest_wins else "highest total wins"
+
+
 def run(args: argparse.Namespace) -> int:
     out = console()
     try:
         if not 1 <= args.games <= 1_000_000_000:
             raise CommandError("--games is 1 to 1000000000")
-        bots = bots_for(args.bots, args.players) if 3 <= args.players <= 6 else [args.bots] * max(args.players, 0)
-        result, elapsed = run_chunks(args, bots, console(stderr=True))
+        ruleset = ruleset_of(args)
+        options = options_of(args, ruleset)
+        check_players(ruleset, args.players)
+        bots = bots_for(args.bots, ruleset, args.players, of="players", each="seat")
+        result, elapsed = run_chunks(args, ruleset, bots, options, console(stderr=True))
     except CommandError as error:
         return fail("simulate", error, error.code)
     except RuleError as error:
         return fail("simulate", error, 2)
     report = figures(result, bots, elapsed)
     if args.json:
-        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+        settings = {"ruleset": ruleset.name, "players": args.players, "seed": args.seed, "options": options}
+        sys.stdout.write(msgspec.json.encode({**settings, "wins_by": winning(ruleset), **report}).decode() + "\n")
         return 0
-    table = Table(title=f"{args.games:,} games, {args.players} players, seed {args.seed}", title_justify="left")
+    header = f"{args.games:,} games, ruleset {ruleset.name}, {args.players} players, seed {args.seed}"
+    if ruleset.options:
+        header += ", " + describe_options(ruleset, options)
+    table = Table(title=escape(header), title_justify="left")
     for column in ("seat", "bot", "wins", "win rate", "mean total", "spread"):
         table.add_column(column, justify="right")
     for seat in report["seats"]:
@@ -144,6 +146,6 @@ def run(args: argparse.Namespace) -> int:
     out.print(table)
     out.print(
         f"{report['games_per_s']:,.0f} games/s ({result.moves / elapsed:,.0f} moves/s); "
-        "lowest total wins, shared wins count for every winner"
+        f"{winning(ruleset)}, shared wins count for every winner"
     )
     return 0

@@ -1,0 +1,106 @@
+"""The arguments `simulate` and `play` share: the ruleset, its options and its bots, all
+read from the registry (core.rulesets), so a new ruleset or option needs no new flag here."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from core import RuleError
+from core.rulesets import DEFAULT_RULESET, RULESETS, Option, Ruleset, get_ruleset
+from service.commands import CommandError
+
+
+def _every_option() -> dict[str, tuple[Option, list[str]]]:
+    """Each option of any ruleset by name, with the rulesets that have it."""
+    options: dict[str, tuple[Option, list[str]]] = {}
+    for ruleset in RULESETS.values():
+        for option in ruleset.options:
+            options.setdefault(option.name, (option, []))[1].append(ruleset.name)
+    return options
+
+
+def _dest(name: str) -> str:
+    return "option_" + name.replace("-", "_")
+
+
+def add_ruleset(command: argparse.ArgumentParser) -> None:
+    """--ruleset, and a flag for every option of every ruleset (refused by those without it)."""
+    command.add_argument(
+        "--ruleset",
+        default=DEFAULT_RULESET,
+        help=f"the game: {', '.join(RULESETS)} (default {DEFAULT_RULESET})",
+    )
+    for name, (option, owners) in _every_option().items():
+        default = "" if option.default is None else f"; default {option.default}"
+        command.add_argument(
+            f"--{name}",
+            dest=_dest(name),
+            type=int if option.bounds is not None else str,
+            metavar=name.upper(),
+            help=f"--ruleset {' or '.join(owners)} only: {option.description}{default}",
+        )
+
+
+def add_seats(command: argparse.ArgumentParser, bots: str, seats: str) -> None:
+    """--players (default 4) and --bots (`bots` by default), their bounds and names per ruleset."""
+    bounds = ", ".join(f"{r.name} {r.players[0]} to {r.players[1]}" for r in RULESETS.values())
+    names = "; ".join(f"{r.name}: {', '.join(r.bots)}" for r in RULESETS.values())
+    command.add_argument("--players", type=int, default=4, help=f"how many seats (default 4; {bounds})")
+    command.add_argument(
+        "--bots",
+        default=bots,
+        help=f"one bot for every {seats}, or one per {seats}, comma-separated ({names}; default {bots})",
+    )
+
+
+def ruleset_of(args: argparse.Namespace) -> Ruleset:
+    try:
+        return get_ruleset(args.ruleset)
+    except RuleError as error:
+        raise CommandError(f"--ruleset: {error}") from None
+
+
+def options_of(args: argparse.Namespace, ruleset: Ruleset) -> dict[str, Any]:
+    """The options given on the command line, refusing those the ruleset does not have."""
+    own = {option.name for option in ruleset.options}
+    given: dict[str, Any] = {}
+    for name in _every_option():
+        value = getattr(args, _dest(name))
+        if value is None:
+            continue
+        if name not in own:
+            has = ", ".join(f"--{option.name}" for option in ruleset.options)
+            why = f"its options are {has}" if has else "it has none"
+            raise CommandError(f"--{name} is not an option of --ruleset {ruleset.name} ({why})")
+        given[name] = value
+    return given
+
+
+def describe_options(ruleset: Ruleset, given: dict[str, Any]) -> str:
+    """Every option of the ruleset as it applies: given, or its default."""
+    shown = []
+    for option in ruleset.options:
+        value = given.get(option.name, option.default)
+        shown.append(f"{option.name} {'default' if value is None else value}")
+    return ", ".join(shown)
+
+
+def check_players(ruleset: Ruleset, players: int) -> None:
+    fewest, most = ruleset.players
+    if not ruleset.accepts_players(players):
+        raise CommandError(f"--ruleset {ruleset.name} is played by {fewest} to {most} players, not {players}")
+
+
+def bots_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> list[str]:
+    """One bot per seat from `spec` (one name for all, or one per seat); `of` and `each`
+    name the seats in messages ("players", "seat")."""
+    bots = [name.strip() for name in spec.split(",")]
+    if len(bots) == 1:
+        bots *= count
+    if len(bots) != count:
+        raise CommandError(f"--bots names {len(bots)} bots for {count} {of}: give one, or one per {each}")
+    unknown = [bot for bot in bots if bot not in ruleset.bots]
+    if unknown:
+        raise CommandError(f"unknown bot {unknown[0]!r}: choose from {', '.join(ruleset.bots)}")
+    return bots

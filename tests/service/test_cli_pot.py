@@ -1,0 +1,339 @@
+"""The `poison` command with the pot game: simulate, play and replay, and the bots of `play`
+seeded as the service seeds them (for Poison too)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.pot import reference as pot_reference
+from core.rulesets import RULESETS
+from events.codec import Player, encode_public, to_public
+from events.play import LoggedGame, create_game, play_move
+from events.pot.schema import PotCardPlayed, PotClosed
+from events.schema import CardPlayed
+from service import cli
+from service.commands import simulate
+from service.commands.screens import SCREENS
+
+
+def poison(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, says: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"poison {command}: ")
+    assert says in result.stderr
+
+
+def expected_figures(report: dict, simulation) -> None:
+    """The seats of a `simulate --json` report are exactly what `simulation` says."""
+    games = simulation.games
+    assert report["games"] == games
+    assert report["moves"] == simulation.moves
+    for seat in report["seats"]:
+        s = seat["seat"]
+        mean = simulation.score_sum[s] / games
+        assert seat["wins"] == simulation.wins[s]
+        assert seat["win_rate"] == simulation.wins[s] / games
+        assert seat["mean"] == pytest.approx(mean)
+        assert seat["spread"] == pytest.approx(math.sqrt(simulation.score_squares[s] / games - mean * mean))
+
+
+# ---- simulate -------------------------------------------------------------------------------
+
+
+def test_simulate_pot_figures_equal_the_reference_simulation_for_the_same_arguments():
+    bots = ["greedy", "random", "random"]
+    args = ("--ruleset", "pot", "--players", "3", "--games", "1000", "--bots", ",".join(bots), "--seed", "9")
+    result = poison("simulate", *args, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["ruleset"] == "pot"
+    assert report["wins_by"] == "highest total wins"
+    assert [seat["bot"] for seat in report["seats"]] == bots
+    expected_figures(report, pot_reference.simulate(3, 1000, seed=9, bots=bots))
+
+
+def test_simulate_pot_in_chunks_adds_up_to_one_reference_call(monkeypatch, capsys):
+    monkeypatch.setattr(simulate, "CHUNK", 40)  # 100 games: chunks of 40, 40 and 20
+    args = [
+        "simulate",
+        "--ruleset",
+        "pot",
+        "--players",
+        "2",
+        "--games",
+        "100",
+        "--bots",
+        "random,greedy",
+        "--seed",
+        "3",
+    ]
+    assert cli.main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expected_figures(report, pot_reference.simulate(2, 100, seed=3, bots=["random", "greedy"]))
+
+
+def test_simulate_pot_shows_the_ruleset_in_its_header_and_that_the_highest_total_wins():
+    result = poison("simulate", "--ruleset", "pot", "--players", "2", "--games", "300", "--bots", "greedy,random")
+    assert result.returncode == 0, result.stderr
+    assert "300 games, ruleset pot, 2 players, seed 0" in result.stdout
+    assert "highest total wins" in result.stdout
+    assert "lowest" not in result.stdout
+
+
+def test_simulate_poison_echoes_its_options_in_the_header():
+    result = poison("simulate", "--players", "3", "--games", "200", "--rounds", "2", "--cauldrons", "fixed")
+    assert result.returncode == 0, result.stderr
+    assert "200 games, ruleset poison, 3 players, seed 0, rounds 2, cauldrons fixed" in result.stdout
+    assert "lowest total wins" in result.stdout
+    defaults = poison("simulate", "--players", "3", "--games", "200")
+    assert "ruleset poison, 3 players, seed 0, rounds default, cauldrons dynamic" in defaults.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--rounds", "3"], "--rounds is not an option of --ruleset pot (it has none)"),
+        (["--cauldrons", "fixed"], "--cauldrons is not an option of --ruleset pot"),
+        (["--players", "1"], "--ruleset pot is played by 2 to 6 players, not 1"),
+        (["--players", "7"], "--ruleset pot is played by 2 to 6 players, not 7"),
+        (["--bots", "clever"], "unknown bot 'clever': choose from random, greedy"),
+    ],
+)
+def test_simulate_pot_refuses_what_the_pot_game_does_not_have_in_one_line(args, says):
+    assert_one_line_refusal(poison("simulate", "--ruleset", "pot", "--games", "10", *args), "simulate", says)
+
+
+def test_simulate_and_play_refuse_an_unknown_ruleset_in_one_line():
+    for command in ("simulate", "play"):
+        result = poison(command, "--ruleset", "rummy")
+        assert_one_line_refusal(result, command, "'rummy' is not a ruleset: choose one of 'poison', 'pot'")
+
+
+def test_play_pot_refuses_rounds_and_seven_players_in_one_line():
+    assert_one_line_refusal(poison("play", "--ruleset", "pot", "--rounds", "2"), "play", "--rounds is not an option")
+    assert_one_line_refusal(poison("play", "--ruleset", "pot", "--players", "7"), "play", "2 to 6 players, not 7")
+
+
+# ---- play: seat 0 in the terminal, the bots seeded as the service seeds them --------------------
+
+
+def service_game(ruleset: str, bots: list[str], seed: int, options: dict) -> tuple[list, LoggedGame, list]:
+    """The game `poison play` must play when seat 0 always picks its first legal move,
+    played through events.play as the service plays it; and seat 0's game before each of
+    its moves."""
+    names = ["you", *(f"{bot} bot {seat}" for seat, bot in enumerate(bots, start=1))]
+    players = (
+        Player(seat=0, name="you"),
+        *(Player(seat=seat, name=names[seat], bot=bot) for seat, bot in enumerate(bots, start=1)),
+    )
+    log, logged = create_game(ruleset, "expected", players, seed=seed, options=options)
+    turns = []
+    while not logged.finished:
+        assert logged.game.turn == 0
+        turns.append(logged.game.copy())
+        caused, logged = play_move(logged, 0, logged.game.legal_moves()[0])
+        log += caused
+    return log, logged, turns
+
+
+def played_lines(stdout: str) -> list[str]:
+    """'<name> plays <card>' for every card the terminal says was played, in order (after
+    the prompts on the same line: what the person typed is not echoed into a pipe)."""
+    return re.findall(r"^(?:your move: )*(.+? plays [A-Z]\d)\b", stdout, flags=re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def pot_played() -> tuple[subprocess.CompletedProcess, list, LoggedGame, dict[str, str]]:
+    """A whole pot game in the terminal, seat 0 taking its first legal move each turn; on its
+    first turn it first tries a card it does not hold and words that are no move, and on its
+    first endgame turn it first tries to close the pot."""
+    bots, seed = ["greedy", "random"], 4
+    log, logged, turns = service_game("pot", bots, seed, {})
+    missing = next(card for card in RULESETS["pot"].card_codes if card not in turns[0].hand(0))
+    endgame = next(number for number, game in enumerate(turns) if game.endgame)
+    closing = f"{turns[endgame].hand(0)[0]} close"
+    answers = [missing, "T9", "T3 maybe", "99", *["1"] * endgame, closing, *["1"] * (len(turns) - endgame)]
+    args = ("--ruleset", "pot", "--players", "3", "--bots", ",".join(bots), "--seed", str(seed))
+    result = poison("play", *args, stdin="\n".join(answers) + "\n")
+    return result, log, logged, {"missing": missing, "closing": closing}
+
+
+def test_a_person_plays_a_whole_pot_game_to_the_totals_the_service_reaches(pot_played):
+    result, log, logged, _ = pot_played
+    assert result.returncode == 0, result.stderr
+    names = ["you", "greedy bot 1", "random bot 2"]
+    totals = ", ".join(f"{name} {total}" for name, total in zip(names, logged.game.totals, strict=True))
+    assert f"final totals: {totals}\n" in result.stdout
+    best = max(logged.game.totals)
+    winners = ", ".join(names[seat] for seat in logged.game.winners)
+    assert re.search(rf"^winners?: {re.escape(winners)} \(highest total {best}\)$", result.stdout, re.MULTILINE)
+    expected = [f"{names[e.seat]} plays {e.card}" for e in log if isinstance(e, PotCardPlayed)]
+    assert played_lines(result.stdout) == expected
+
+
+def test_play_pot_shows_the_pot_the_pile_the_hands_and_numbered_moves(pot_played):
+    out = pot_played[0].stdout
+    assert "The pot game: you are seat 0 against greedy bot 1, random bot 2; seed 4. Highest total wins." in out
+    assert re.search(r"^pot: T\d, toxicity \d+ of 14; draw pile: 43 cards$", out, re.MULTILINE)
+    assert "draw pile: 0 cards (endgame: no more closing, no more drawing)" in out
+    assert re.search(r"cards in hand\s+total", out)
+    assert re.search(r"^your hand: (T\d ?){4}$", out, re.MULTILINE)
+    assert re.search(r"^your moves: 1\) (T\d) {2}2\) \1 close", out, re.MULTILINE)
+    assert "The game, pot by pot" in out
+
+
+def test_play_pot_tells_what_each_move_did_and_shows_only_your_drawn_cards(pot_played):
+    out, log = pot_played[0].stdout, pot_played[1]
+    assert re.search(r"^ +you draws( T\d)+$", out, re.MULTILINE)
+    assert re.search(r"^ +(greedy bot 1|random bot 2) draws \d cards?$", out, re.MULTILINE)
+    assert not re.search(r"bot \d draws T\d", out)
+    assert re.search(r"— the pot explodes! (T\d ?)+ are discarded$", out, re.MULTILINE)
+    assert re.search(r"and closes the pot: toxicity \d+ — .+ scores [+-]\d+ for", out)
+    assert re.search(r"^ +a new pot starts with T\d from the draw pile$", out, re.MULTILINE)
+    closings = sum(1 for event in log if isinstance(event, PotClosed))
+    assert out.count(" scores ") + out.count("the last card is in") == closings
+
+
+def test_play_pot_refuses_what_is_no_legal_move_and_waits_for_another(pot_played):
+    out, tried = pot_played[0].stdout, pot_played[3]
+    assert f"seat 0 holds no {tried['missing']}" in out
+    assert "'T9' is not a card code of the pot game" in out
+    assert "'T3 maybe' is not a move" in out
+    assert re.search(r"there is no move 99: choose 1 to \d+", out)
+    card = tried["closing"].split()[0]
+    assert f"the pot may not be closed with {card}: no pot may be closed once the draw pile is empty" in out
+
+
+def test_poison_play_seeds_its_bots_as_the_service_does():
+    bots, seed = ["random", "random"], 8
+    answers = "\n".join(["1"] * 60) + "\n"
+    result = poison("play", "--players", "3", "--rounds", "1", "--bots", "random", "--seed", str(seed), stdin=answers)
+    assert result.returncode == 0, result.stderr
+    log, logged, _ = service_game("poison", bots, seed, {"rounds": 1})
+    names = ["you", "random bot 1", "random bot 2"]
+    expected = [f"{names[e.seat]} plays {e.card}" for e in log if isinstance(e, CardPlayed)]
+    assert played_lines(result.stdout) == expected
+    scores = ", ".join(f"{names[s]} {score}" for s, score in enumerate(logged.game.round_results()[0].scores))
+    assert f"round 1 scored: {scores}" in result.stdout
+
+
+# ---- replay -------------------------------------------------------------------------------------
+
+
+def export(log: list, path: Path) -> Path:
+    path.write_bytes(b"".join(encode_public(to_public(version, event)) + b"\n" for version, event in enumerate(log, 1)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def pot_log(tmp_path_factory) -> tuple[Path, list, LoggedGame]:
+    players = (
+        Player(seat=0, name="[red]eve[/red]"),
+        Player(seat=1, name="bob", bot="greedy"),
+        Player(seat=2, name="cy", bot="random"),
+    )
+    log, logged = create_game("pot", "g-pot", players, seed=11, options={})
+    while not logged.finished:
+        caused, logged = play_move(logged, 0, logged.game.legal_moves()[-1])
+        log += caused
+    return export(log, tmp_path_factory.mktemp("pot") / "pot.ndjson"), log, logged
+
+
+def table_rows(stdout: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")]
+
+
+def test_replay_prints_a_pot_log_pot_by_pot_with_its_totals_and_winners(pot_log):
+    path, _, logged = pot_log
+    result = poison("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    names = ["[red]eve[/red]", "bob [greedy]", "cy [random]"]  # shown as written, never as markup
+    assert f"game g-pot: the pot game, 3 players, seed 11; the log is valid up to event {logged.version}" in out
+    assert "Pot by pot" in out
+    rows = table_rows(out)
+    pots = [row for row in rows if row[0].isdigit()]
+    expected = [
+        [
+            str(n),
+            str(r.seat),
+            names[r.seat],
+            r.outcome,
+            " ".join(r.cards),
+            str(r.toxicity),
+            f"{r.points:+d}" if r.outcome == "closed" else "0",
+        ]
+        for n, r in enumerate(logged.game.pot_results(), start=1)
+    ]
+    assert pots == expected
+    assert {row[1]: row[-1] for row in rows if not row[0].isdigit()} == {
+        str(seat): str(total) for seat, total in enumerate(logged.game.totals)
+    }
+    winners = ", ".join(names[seat] for seat in logged.game.winners)
+    assert f"finished: highest total {max(logged.game.totals)}, won by {winners}" in out
+
+
+def test_replay_of_part_of_a_pot_log_shows_where_the_game_stands(pot_log):
+    path, _, _ = pot_log
+    result = poison("replay", str(path), "--version", "40")
+    assert result.returncode == 0, result.stderr
+    assert "the log is valid up to event 40" in result.stdout
+    assert re.search(r"^in play: seat \d to move$", result.stdout, re.MULTILINE)
+    assert re.search(r"^  pot: .*toxicity \d+ of 14; draw pile: \d+ cards$", result.stdout, re.MULTILINE)
+    assert "finished" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("kind", "tamper"),
+    [
+        ("pot_closed", lambda data: data.update(points=data["points"] + 1)),
+        ("card_played", lambda data: data.update(toxicity=data["toxicity"] + 1)),
+        ("cards_drawn", lambda data: data.update(count=data["count"] + 1, cards=[*data["cards"], "T0"])),
+    ],
+)
+def test_replay_of_a_tampered_pot_log_names_the_version_of_the_bad_event_in_one_line(pot_log, tmp_path, kind, tamper):
+    path, _, _ = pot_log
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if f'"type":"{kind}"' in line and i > 10)
+    event = json.loads(lines[index])
+    tamper(event["data"])
+    lines[index] = json.dumps(event)
+    tampered = tmp_path / "tampered.ndjson"
+    tampered.write_text("\n".join(lines) + "\n")
+    result = poison("replay", str(tampered))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"poison replay: invalid log: event {event['version']}: ")
+
+
+def test_replay_refuses_a_log_whose_first_event_names_no_ruleset_we_know(pot_log, tmp_path):
+    path, _, _ = pot_log
+    lines = path.read_text().splitlines()
+    lines[0] = lines[0].replace('"ruleset":"pot"', '"ruleset":"rummy"')
+    unknown = tmp_path / "rummy.ndjson"
+    unknown.write_text("\n".join(lines) + "\n")
+    result = poison("replay", str(unknown))
+    assert result.returncode == 1
+    assert result.stderr.startswith("poison replay: invalid log: event 1: ")
+    assert "'rummy'" in result.stderr
+
+
+def test_every_ruleset_has_a_screen():
+    assert set(SCREENS) == set(RULESETS)
+    assert all(screen.ruleset is RULESETS[name] for name, screen in SCREENS.items())
