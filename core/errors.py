@@ -101,3 +101,35 @@ def illegal_cauldron(card: str, cauldron: int, home: int | None, fixed: bool) ->
     else:
         reason = f"cauldron {cauldron} holds another colour, and its colour opens only a colourless one"
     return rule_error("illegal_cauldron", f"{card} may not go into cauldron {cauldron}: {reason}")
+
+
+def cannot_close(card: str, reason: str) -> RuleError:
+    """The pot game: a closing the rules refuse (`reason` says why, e.g. the pot explodes)."""
+    return rule_error("cannot_close", f"the pot may not be closed with {card}: {reason}")
+
+
+# ---- the pot game (rules.md, "The pot game") ----------------------------------------------
+
+
+def unknown_pot_card(card: object) -> RuleError:
+    return rule_error("unknown_card", f"{card!r} is not a card code of the pot game (T0 T1 T2 T3 T4 T5 T6)")
+
+
+def invalid_close(close: object) -> RuleError:
+    return rule_error("invalid_move", f"close must be True or False, not {close!r}")
+
+
+def pot_game_finished() -> RuleError:
+    return rule_error("game_finished", "the game is finished: every card has gone into the pot")
+
+
+def pot_awaiting_deal() -> RuleError:
+    return rule_error("awaiting_deal", "the game has not been dealt yet")
+
+
+def pot_not_awaiting_deal() -> RuleError:
+    return rule_error("not_awaiting_deal", "the game has been dealt: a pot game is dealt once")
+
+
+def invalid_pot_players(players: object) -> RuleError:
+    return rule_error("invalid_players", f"a pot game has 2 to 6 players, not {players!r}")

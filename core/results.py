@@ -113,3 +113,63 @@ class Replayed(NamedTuple, Generic[G]):
     def illegal_at(self) -> int | None:
         """Index of the first move that could not be applied, if any."""
         return None if self.error is None else self.applied
+
+
+# ---- the pot game (rules.md, "The pot game") ----------------------------------------------
+
+
+class PotMove(NamedTuple):
+    """A legal move of the pot game: a card, and whether the pot is closed after it."""
+
+    card: str
+    close: bool
+
+
+class PotDeal(NamedTuple):
+    """The deal of a pot game: the only random fact of it."""
+
+    hands: tuple[tuple[str, ...], ...]  # four cards per seat, in canonical order (T0..T6)
+    pot: str  # the card that starts the first pot
+    draw_pile: tuple[str, ...]  # top first
+
+
+class PotResult(NamedTuple):
+    """One line of the score sheet: a pot that ended."""
+
+    seat: int  # who closed it, or whose card exploded it
+    outcome: str  # "closed" or "exploded"
+    cards: tuple[str, ...]  # in the order they went in
+    toxicity: int
+    points: int  # 0 for an explosion
+
+
+class PotPlayed(NamedTuple):
+    """What one move of the pot game did, in the order it happened."""
+
+    seat: int
+    card: str
+    close: bool
+    toxicity: int  # the pot's toxicity right after the card went in
+    ended: PotResult | None  # the pot this move exploded, or closed on request
+    started: str | None  # the draw pile's card that started the next pot, if any
+    drawn: tuple[str, ...]  # the cards the seat drew back up to four (in draw order)
+    final: PotResult | None  # the last pot, closed when the last card of any hand went in
+    game_over: bool
+
+
+class PotView(NamedTuple):
+    """A pot game as one seat (or, with `seat` None, the public) may see it."""
+
+    status: str  # "dealing", "active" or "finished"
+    turn: int | None
+    endgame: bool  # the draw pile is empty: no more closing, no more drawing
+    pot: tuple[str, ...]
+    toxicity: int
+    draw_pile: int  # a count, never the order
+    hand_sizes: tuple[int, ...]
+    pots: tuple[PotResult, ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    seat: int | None
+    hand: tuple[str, ...] | None
+    legal_moves: tuple[PotMove, ...] | None
