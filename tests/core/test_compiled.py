@@ -67,3 +67,40 @@ def test_the_demo_refuses_bad_options_on_stderr():
     assert shown.returncode == 2
     assert "3 to 6 players" in shown.stderr
     assert shown.stdout == ""
+
+
+def test_the_pot_games_rule_functions_touch_no_python_object(tmp_path):
+    # The same check for the second ruleset's C rules (core/pot/rules.pyx).
+    source = ROOT / "core" / "pot" / "rules.pyx"
+    subprocess.run(
+        [sys.executable, "-m", "cython", "-3", "-a", "-I", str(ROOT), str(source), "-o", str(tmp_path / "rules.c")],
+        check=True,
+        capture_output=True,
+    )
+    html = (tmp_path / "rules.html").read_text()
+    lines = re.findall(r'<pre class="cython line score-(\d+)"[^>]*>(.*?)</pre>', html, re.S)
+    scored = [re.sub(r"<[^>]+>", "", text).lstrip("+")[:3] for score, text in lines if int(score) > 0]
+    assert len(lines) > 250
+    assert scored == ["001"]
+
+
+def test_the_pot_engine_is_an_extension_module_with_a_stub():
+    from core.pot import engine as pot_engine
+
+    assert Path(pot_engine.__file__).suffix in {".so", ".pyd"}
+    assert (ROOT / "core" / "pot" / "engine.pyi").exists()
+    assert (ROOT / "core" / "pot" / "py.typed").exists()
+    stubbed = set(re.findall(r"^(?:def|class) (\w+)", (ROOT / "core" / "pot" / "engine.pyi").read_text(), re.M))
+    assert stubbed == {"Game", "seeded_deal", "replay", "simulate"}
+    assert all(hasattr(pot_engine, name) for name in stubbed)
+
+
+def test_the_pot_reference_declares_the_same_numbers_as_the_compiled_rules():
+    from core.pot import engine as pot_engine
+    from core.pot import reference as pot_reference
+
+    names = ("CARD_CODES", "BOTS", "STATUSES", "MIN_PLAYERS", "MAX_PLAYERS", "DECK_SIZE", "HAND_SIZE", "EXPLODE_LIMIT")
+    assert {name: getattr(pot_engine, name) for name in names} == {name: getattr(pot_reference, name) for name in names}
+    assert (pot_engine.MIN_PLAYERS, pot_engine.MAX_PLAYERS, pot_engine.DECK_SIZE) == (2, 6, 56)
+    assert (pot_engine.HAND_SIZE, pot_engine.EXPLODE_LIMIT) == (4, 14)
+    assert pot_engine.CARD_CODES == ("T0", "T1", "T2", "T3", "T4", "T5", "T6")

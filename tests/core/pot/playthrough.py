@@ -1,0 +1,139 @@
+"""Golden playthroughs of the pot game, as OpenSpiel keeps them: a whole game as text, with
+the state after every move. The tests render the same games with the engine and the
+reference and demand the files, byte for byte, so that any change of behaviour shows.
+
+`python -m tests.core.pot.playthrough` writes the files from the engine; it refuses to
+overwrite a file that differs (and names the first differing line) unless given `--accept`.
+
+Moves are chosen as `simulate` chooses them: each seat's bot draws from the game's own
+random stream (`stream_seed(seed, 0)`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from core.pot import engine
+from core.reference import Random, stream_seed
+
+HERE = Path(__file__).parent / "playthroughs"
+
+#: (players, seed, bots) of every golden game.
+GAMES = [
+    (2, 1, ("random", "random")),
+    (3, 2, ("greedy", "random", "greedy")),
+    (4, 3, ("random", "greedy", "random", "random")),
+    (6, 4, ("greedy", "random", "random", "greedy", "random", "random")),
+]
+
+
+def file_name(players: int, seed: int, bots: tuple[str, ...]) -> str:
+    return f"{players}p-seed{seed}-{'-'.join(bots)}.txt"
+
+
+def cards(codes) -> str:
+    return " ".join(codes) or "-"
+
+
+def result_line(result) -> str:
+    return (
+        f"{result.outcome} by seat {result.seat}: [{cards(result.cards)}] toxicity {result.toxicity},"
+        f" {result.points} points"
+    )
+
+
+def render(rules: ModuleType, players: int, seed: int, bots: tuple[str, ...]) -> str:
+    game = rules.Game(players, seed=seed)
+    rng = Random(stream_seed(seed, 0))
+    lines = [
+        f"# Pot game playthrough: {players} players, seed {seed}, bots {' '.join(bots)}",
+        "# Regenerate with: python -m tests.core.pot.playthrough (--accept to overwrite)",
+    ]
+    for seat in range(players):
+        lines.append(f"hand {seat}: {cards(game.hand(seat))}")
+    lines.append(f"pot: {cards(game.pot)}")
+    lines.append(f"draw pile: {cards(game.draw_order())}")
+    number = 0
+    while game.status == "active":
+        legal = game.legal_moves()
+        if bots[game.turn] == "greedy":
+            card, close = max(legal, key=lambda move: game_key(game, move))
+            assert (card, close) == game.choose("greedy")
+        else:
+            card, close = legal[rng.below(len(legal))]
+        number += 1
+        played = game.play(game.turn, card, close)
+        lines.append(
+            f"move {number}: seat {played.seat} plays {played.card}{' and closes' if played.close else ''}"
+            f" -> toxicity {played.toxicity}"
+        )
+        if played.ended:
+            lines.append(f"  {result_line(played.ended)}")
+        if played.started:
+            lines.append(f"  new pot: {played.started}")
+        if played.drawn:
+            lines.append(f"  draws {cards(played.drawn)}")
+        if played.final:
+            lines.append(f"  last pot {result_line(played.final)}")
+        lines.append(
+            f"  pot [{cards(game.pot)}] {game.toxicity}; pile {game.draw_pile}{' (endgame)' if game.endgame else ''};"
+            f" hands {' '.join(map(str, game.hand_sizes))}; totals {' '.join(map(str, game.totals))};"
+            f" turn {game.turn}"
+        )
+    lines.append(f"pots: {len(game.pot_results())}")
+    lines.append(f"winners: {' '.join(map(str, game.winners))}")
+    return "\n".join(lines) + "\n"
+
+
+def game_key(game, move) -> int:
+    """The greedy bot's rule (core/pot/engine.pyi), written again here so the file shows it."""
+    card, close = move
+    toxicity = game.toxicity + int(card[1])
+    if close:
+        cards_in_pot = len(game.pot) + 1
+        points = 1 + cards_in_pot if toxicity <= cards_in_pot else 1 - toxicity
+        return 1000 + points if points > 0 else -1000 + points
+    return -int(card[1]) if toxicity > 14 else 100 + int(card[1])
+
+
+def first_difference(old: str, new: str) -> str | None:
+    """The first line where two renderings differ, said for a person; None if equal."""
+    if old == new:
+        return None
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    for number, (was, now) in enumerate(zip(old_lines, new_lines, strict=False), start=1):
+        if was != now:
+            return f"line {number}: recorded {was!r}, now {now!r}"
+    number = min(len(old_lines), len(new_lines)) + 1
+    return f"line {number}: one rendering ends there ({len(old_lines)} recorded lines, {len(new_lines)} now)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write the pot game's golden playthroughs from the engine.")
+    parser.add_argument("--accept", action="store_true", help="overwrite files that differ")
+    parser.add_argument("--dir", type=Path, default=HERE, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.dir.mkdir(exist_ok=True)
+    refused = 0
+    for spec in GAMES:
+        path = args.dir / file_name(*spec)
+        text = render(engine, *spec)
+        if path.exists():
+            difference = first_difference(path.read_text(), text)
+            if difference is None:
+                print(f"unchanged {path}")
+                continue
+            if not args.accept:
+                print(f"REFUSED {path} differs at {difference} (read the diff; --accept to overwrite)")
+                refused += 1
+                continue
+        path.write_text(text)
+        print(f"wrote {path}")
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
