@@ -4,8 +4,9 @@ Usage: python -m benchmarks.ratios RESULT.json [--bar 50]
 
 Reads the JSON that `pytest benchmarks --benchmark-json=RESULT.json` wrote, prints each
 group's core and reference medians, their ratio and the rate (games/s, moves/s), and exits
-non-zero when `simulate` or `replay` is below the bar. Medians, not means: on a shared,
-noisy machine the median resists the stray slow round.
+non-zero when a barred group (Poison's `simulate` and `replay`, the pot game's
+`pot-simulate` and `pot-replay`) is below the bar or was not measured. Medians, not means:
+on a shared, noisy machine the median resists the stray slow round.
 """
 
 from __future__ import annotations
@@ -20,8 +21,14 @@ from rich.console import Console
 from rich.table import Table
 
 #: The work one call of each group does, to turn seconds into rates.
-WORK = {"simulate": (100, "games/s"), "replay": (200, "moves/s"), "play": (1, "moves/s")}
-BARRED = ("simulate", "replay")
+WORK = {
+    "simulate": (100, "games/s"),
+    "replay": (200, "moves/s"),
+    "play": (1, "moves/s"),
+    "pot-simulate": (100, "games/s"),
+    "pot-replay": (1, "games/s"),  # one recorded four-player game a call (about 50 moves)
+}
+BARRED = ("simulate", "replay", "pot-simulate", "pot-replay")
 
 
 def medians(path: Path) -> dict[str, dict[str, float]]:
