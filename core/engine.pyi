@@ -44,6 +44,9 @@ CAULDRON_RULES: tuple[str, ...]
 #: The bots `Game.choose` and `simulate` can play a seat with.
 BOTS: tuple[str, ...]
 STATUSES: tuple[str, ...]
+#: The fewest and the most players of a game, and rounds.
+PLAYER_BOUNDS: tuple[int, int]
+ROUND_BOUNDS: tuple[int, int]
 
 CauldronRule = Literal["dynamic", "fixed"]
 Bot = Literal["random", "greedy"]

@@ -39,6 +39,9 @@ CAULDRON_RULES = ("dynamic", "fixed")
 #: The bots the engine can play a seat with, by name (index = policy code in rules.pxd).
 BOTS = ("random", "greedy")
 STATUSES = ("dealing", "active", "finished")
+#: The fewest and the most players, and rounds, as the rules declare them (core/rules.pxd).
+PLAYER_BOUNDS = (MIN_PLAYERS, MAX_PLAYERS)
+ROUND_BOUNDS = (MIN_ROUNDS, MAX_ROUNDS)
 
 cdef tuple CODES = CARD_CODES
 cdef tuple COLOUR_NAMES = COLOURS

@@ -22,12 +22,20 @@ class RuleError(ValueError):
 
 
 class IllegalMove(RuleError):
-    """A well-formed request that the rules forbid in the game's present state.
+    """A well-formed request that the rules forbid in the game's present state. It is one
+    of two kinds, and callers (the HTTP service) answer by the kind, never by the code."""
 
-    Codes: `not_your_turn`, `card_not_in_hand`, `illegal_cauldron`, `game_finished`,
-    `awaiting_deal` (a move while the next round has not been dealt) and
-    `not_awaiting_deal` (a deal while a round is being played).
-    """
+
+class MoveConflict(IllegalMove):
+    """The game's state stands in the way, whatever the move: `not_your_turn`,
+    `game_finished`, `awaiting_deal` (a move while the next deal is due) and
+    `not_awaiting_deal` (a deal while cards are being played). Asking again later, or as
+    another seat, may succeed."""
+
+
+class MoveRefused(IllegalMove):
+    """The seat may move, but not this move: `card_not_in_hand`, `illegal_cauldron`
+    (Poison's colour rules), `cannot_close` (the pot game's closing rules)."""
 
 
 class InvalidArgument(RuleError):
@@ -35,26 +43,23 @@ class InvalidArgument(RuleError):
 
     Codes: `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`,
     `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`, `invalid_deal`,
-    `invalid_move`, `invalid_games`, `invalid_bot`.
+    `invalid_move`, `invalid_games`, `invalid_bot`, `unknown_ruleset`, `invalid_option`.
     """
 
 
-ILLEGAL_MOVE_CODES = frozenset(
-    {
-        "not_your_turn",
-        "card_not_in_hand",
-        "illegal_cauldron",
-        "game_finished",
-        "awaiting_deal",
-        "not_awaiting_deal",
-    }
-)
+#: The codes of each kind of illegal move; every other code is an InvalidArgument.
+CONFLICT_CODES = frozenset({"not_your_turn", "game_finished", "awaiting_deal", "not_awaiting_deal"})
+REFUSED_CODES = frozenset({"card_not_in_hand", "illegal_cauldron", "cannot_close"})
+ILLEGAL_MOVE_CODES = CONFLICT_CODES | REFUSED_CODES
 
 
 def rule_error(code: str, message: str) -> RuleError:
     """The exception of the right class for `code`."""
-    cls = IllegalMove if code in ILLEGAL_MOVE_CODES else InvalidArgument
-    return cls(code, message)
+    if code in CONFLICT_CODES:
+        return MoveConflict(code, message)
+    if code in REFUSED_CODES:
+        return MoveRefused(code, message)
+    return InvalidArgument(code, message)
 
 
 # ---- the messages, built in one place so both implementations say the same thing -------
