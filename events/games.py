@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import msgspec
 
 from core import RuleError
-from events.play import LoggedGame, move, new_game
+from events.play import LoggedGame, create_game, play_move
 from events.replay import InvalidLog, advance, rebuild
+from events.ruleset import EventRules
 from events.schema import Event, Player, Rules
 from events.store import Appended, EventStore, Idempotency, UnknownGame, VersionConflict
 
@@ -30,9 +32,9 @@ def summary_of(logged: LoggedGame) -> dict[str, str | int]:
     """The listing's fields of a game, written with every append."""
     return {
         "status": "finished" if logged.finished else "active",
+        "ruleset": logged.rules.name,
         "players": msgspec.json.encode([player.name for player in logged.created.players]).decode(),
-        "round": logged.game.round,
-        "rounds": logged.game.rounds,
+        **logged.rules.summary(logged.game),
         "version": logged.version,
     }
 
@@ -49,14 +51,19 @@ class Games:
         game_id: str,
         players: tuple[Player, ...],
         *,
-        rounds: int | None,
-        rules: Rules,
         seed: int,
         token_hashes: Mapping[int, str],
         created_ms: int,
+        ruleset: str = "poison",
+        options: Mapping[str, Any] | None = None,
+        rounds: int | None = None,
+        rules: Rules | None = None,
     ) -> tuple[list[Event], LoggedGame]:
-        """Write a new game's first events; raises core.RuleError for invalid options."""
-        events, logged = new_game(game_id, players, rounds=rounds, rules=rules, seed=seed)
+        """Write a new game's first events; raises core.RuleError for an unknown ruleset or
+        invalid options. Poison's options may be given as `rounds` and `rules` too."""
+        if rounds is not None or rules is not None:  # Poison's options, as callers gave them before rulesets
+            options = {"rounds": rounds, "cauldrons": (rules or Rules()).cauldrons}
+        events, logged = create_game(ruleset, game_id, players, seed=seed, options=options or {})
         await self.store.index_game(game_id, created_ms)
         await self.store.append(
             game_id,
@@ -64,6 +71,7 @@ class Games:
             0,
             summary=summary_of(logged),
             tokens={seat: h for seat, h in token_hashes.items()},
+            codec=logged.rules.codec,
         )
         self._remember(game_id, logged)
         return events, logged
@@ -91,14 +99,13 @@ class Games:
         self,
         game_id: str,
         seat: int,
-        card: str,
-        cauldron: int,
-        *,
+        *move: Any,
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
         answer: Answer | None = None,
     ) -> tuple[Appended, LoggedGame]:
-        """Record one move (and the bot moves that follow it). Raises core.RuleError when
+        """Record one move, given as the fields of the ruleset's move (Poison: card,
+        cauldron; the pot game: card, close), and the bot moves that follow it. Raises core.RuleError when
         the rules refuse it, VersionConflict when `expected_version` is not current,
         IdempotencyKeyReused. `answer(after, first_version, events)` makes the caller's
         response before the append, so that it is recorded with the idempotency key and
@@ -120,7 +127,7 @@ class Games:
             if expected_version is not None and expected_version != logged.version:
                 raise VersionConflict(expected_version, logged.version)
             try:
-                events, after = move(logged, seat, card, cauldron)
+                events, after = play_move(logged, seat, move)
             except RuleError:
                 if logged is cached:
                     continue  # judged on a cache that may be behind: judge it on the log
@@ -133,6 +140,7 @@ class Games:
                     logged.version,
                     idempotency=idempotency._replace(result=result) if idempotency else None,
                     summary=summary_of(after),
+                    codec=logged.rules.codec,
                 )
             except VersionConflict:
                 if expected_version is not None and logged is not cached:
@@ -143,6 +151,11 @@ class Games:
             self._remember(game_id, after)
             return Appended(appended.version, appended.count, result=result), after
         raise VersionConflict(logged.version, await self.store.version(game_id))
+
+    async def rules_of(self, game_id: str) -> EventRules:
+        """The ruleset of a game: it never changes, so a cached game answers without the store."""
+        cached = self._cache.get(game_id)
+        return (cached if cached is not None else await self.load(game_id)).rules
 
     async def token_hashes(self, game_id: str) -> dict[int, str]:
         """Seat -> token hash. Tokens never change once a game is created, so they are

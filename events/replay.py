@@ -1,19 +1,24 @@
 """Rebuilding a game from its log, and refusing any log the rules could not have written.
 
-Each event is checked as it is applied: versions run 1, 2, 3, … without a gap; the game is
-created once, first; a round is dealt only when one is due, with the dealer the rotation
-gives and, for a seeded game, exactly the hands its seed deals; every card is a legal move
-of the seat to move; and what a move causes (overflow, scores, the end) is exactly what
-the rules derive (events.play.consequences). The first broken event is named by its version.
+Each event is checked as it is applied, whatever the ruleset: versions run 1, 2, 3, …
+without a gap; the game is created once, first; a deal comes only when one is due and, for
+a seeded game, is exactly what its seed deals (Poison: with the dealer the rotation gives);
+every card is a legal move of the seat to move, and a bot's is the move that bot makes; and
+what a move causes (an overflow or an explosion, scores, the end) is exactly what the rules
+derive (the ruleset's `play`). The first broken event is named by its version.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from core import BOTS, Game, RuleError, derive_seed, seeded_deal
-from events.play import LoggedGame, consequences, round_started
-from events.schema import CardPlayed, Event, GameCreated, RoundStarted, event_data, event_type
+from core import RuleError
+from core.rulesets import bot_seed
+from events.codec import Event, MalformedEvent, PublicEvent, event_data, event_type
+from events.play import LoggedGame
+from events.ruleset import InvalidDeal
+from events.rulesets import codec_of_log, rules_of
 
 
 class InvalidLog(ValueError):
@@ -28,24 +33,26 @@ class InvalidLog(ValueError):
 def start(version: int, event: Event) -> LoggedGame:
     if version != 1:
         raise InvalidLog(version, f"a log starts at version 1, not {version}")
-    if not isinstance(event, GameCreated):
+    if event_type(event) != "game_created":
         raise InvalidLog(1, f"a log starts with game_created, not {event_type(event)}")
-    seats = [player.seat for player in event.players]
+    rules = rules_of(event)
+    created: Any = event
+    seats = [player.seat for player in created.players]
     if seats != list(range(len(seats))):
         raise InvalidLog(1, f"players must sit at seats 0, 1, 2, … in order, not {seats}")
-    if event.seed is not None and event.seed >= 2**64:
-        raise InvalidLog(1, f"a seed is below 2**64, not {event.seed}")
-    for player in event.players:
-        if player.bot is not None and player.bot not in BOTS:
+    if created.seed is not None and created.seed >= 2**64:
+        raise InvalidLog(1, f"a seed is below 2**64, not {created.seed}")
+    for player in created.players:
+        if player.bot is not None and player.bot not in rules.ruleset.bots:
             raise InvalidLog(1, f"seat {player.seat} is played by {player.bot!r}, which is no bot of ours")
-    names = [player.name for player in event.players]
+    names = [player.name for player in created.players]
     if len(set(names)) != len(names):
         raise InvalidLog(1, "player names must be unique in a game")
     try:
-        game = Game(len(event.players), rounds=event.rounds, cauldrons=event.rules.cauldrons)
+        game = rules.start(created)
     except RuleError as refused:
         raise InvalidLog(1, f"game_created: {refused}") from None
-    return LoggedGame(event, game, 1)
+    return LoggedGame(created, game, 1)
 
 
 def apply(logged: LoggedGame, version: int, event: Event) -> None:
@@ -53,6 +60,7 @@ def apply(logged: LoggedGame, version: int, event: Event) -> None:
     if version != logged.version + 1:
         raise InvalidLog(version, f"expected event {logged.version + 1} next, not {version}")
     kind = event_type(event)
+    rules = logged.rules
     if logged.pending:
         if event != logged.pending[0]:
             owed = logged.pending[0]
@@ -60,63 +68,49 @@ def apply(logged: LoggedGame, version: int, event: Event) -> None:
                 version, f"the rules derive {event_type(owed)} {_show(owed)} here, not {kind} {_show(event)}"
             )
         logged.pending = logged.pending[1:]
-    elif isinstance(event, RoundStarted):
+    elif isinstance(event, rules.deal_type):
         _deal(logged, version, event)
-    elif isinstance(event, CardPlayed):
+    elif isinstance(event, rules.played_type):
         _play(logged, version, event)
-    elif isinstance(event, GameCreated):
+    elif kind == "game_created":
         raise InvalidLog(version, "a game is created only once, by its first event")
     else:
         raise InvalidLog(version, f"{kind} does not follow from the events before it")
     logged.version = version
 
 
-def _deal(logged: LoggedGame, version: int, event: RoundStarted) -> None:
+def _deal(logged: LoggedGame, version: int, event: Event) -> None:
     game = logged.game
-    if game.status != "dealing":
-        raise InvalidLog(version, f"round_started while round {game.round} is {game.status}")
-    if (event.round, event.dealer) != (game.round, game.dealer):
-        raise InvalidLog(
-            version,
-            f"round {game.round} is due, dealt by seat {game.dealer}: not round {event.round} by {event.dealer}",
-        )
-    if event.set_aside is None or any(hand is None for hand in event.hands):
-        raise InvalidLog(version, "round_started hides hands: only a complete log can be replayed")
-    twin = game.copy()
+    rules = logged.rules
+    if not rules.deal_due(game):
+        raise InvalidLog(version, f"{event_type(event)} while {rules.stage(game)} is {game.status}")
     try:
-        twin.deal(event.hands, event.set_aside)
-    except RuleError as refused:
-        raise InvalidLog(version, f"round_started: {refused}") from None
-    seed = logged.created.seed
-    if seed is not None:
-        expected = seeded_deal(seed, game.players, game.round)
-        got = round_started(twin)
-        if (got.hands, got.set_aside) != (expected.hands, expected.set_aside):
-            raise InvalidLog(version, f"round_started: these are not the hands seed {seed} deals")
-    logged.game = twin
+        logged.game = rules.dealt(game, event, logged.created.seed)
+    except InvalidDeal as refused:
+        raise InvalidLog(version, str(refused)) from None
 
 
-def _play(logged: LoggedGame, version: int, event: CardPlayed) -> None:
-    bot = logged.created.players[event.seat].bot if event.seat < len(logged.created.players) else None
-    if bot is not None and logged.game.turn == event.seat:
+def _play(logged: LoggedGame, version: int, event: Event) -> None:
+    rules = logged.rules
+    seat, recorded = rules.move_of(event)
+    players = logged.created.players
+    bot = players[seat].bot if seat < len(players) else None
+    if bot is not None and logged.game.turn == seat:
         # A bot's move is not a choice the log may make: it is what that bot plays here.
-        seed = logged.created.seed or 0
-        card, cauldron = logged.game.choose(bot, derive_seed(seed, version - 1))
-        if (event.card, event.cauldron) != (card, cauldron):
+        chosen = logged.game.choose(bot, bot_seed(logged.created.seed or 0, version - 1))
+        if tuple(recorded) != tuple(chosen):
             raise InvalidLog(
                 version,
-                f"card_played: seat {event.seat} is the {bot} bot, which plays {card} into cauldron "
-                f"{cauldron} here, not {event.card} into {event.cauldron}",
+                f"{event_type(event)}: seat {seat} is the {bot} bot, which plays {rules.describe(chosen)} here, "
+                f"not {rules.describe(recorded)}",
             )
     twin = logged.game.copy()
-    round_now = twin.round
     try:
-        played = twin.play(event.seat, event.card, event.cauldron)
+        caused = rules.play(twin, seat, recorded)
     except RuleError as refused:
-        raise InvalidLog(version, f"card_played: {refused} ({refused.code})") from None
-    caused = consequences(twin, round_now, played)
+        raise InvalidLog(version, f"{event_type(event)}: {refused} ({refused.code})") from None
     if event != caused[0]:
-        raise InvalidLog(version, f"card_played: the rules make it {_show(caused[0])}, not {_show(event)}")
+        raise InvalidLog(version, f"{event_type(event)}: the rules make it {_show(caused[0])}, not {_show(event)}")
     logged.game = twin
     logged.pending = tuple(caused[1:])
 
@@ -144,8 +138,8 @@ def require_complete(logged: LoggedGame) -> None:
     if logged.pending:
         owed = event_type(logged.pending[0])
         raise InvalidLog(logged.version + 1, f"the log ends where the rules derive {owed} {_show(logged.pending[0])}")
-    if logged.game.status == "dealing":
-        raise InvalidLog(logged.version + 1, f"the log ends before round {logged.game.round} is dealt")
+    if logged.rules.deal_due(logged.game):
+        raise InvalidLog(logged.version + 1, f"the log ends before {logged.rules.stage(logged.game)} is dealt")
 
 
 def advance(logged: LoggedGame, events: Iterable[tuple[int, Event]]) -> LoggedGame:
@@ -154,3 +148,21 @@ def advance(logged: LoggedGame, events: Iterable[tuple[int, Event]]) -> LoggedGa
     for version, event in events:
         apply(after, version, event)
     return after
+
+
+def decode_log(public: Sequence[PublicEvent]) -> list[tuple[int, Event]]:
+    """The events of a public log (an export), decoded by the ruleset its first event names;
+    InvalidLog at the first entry that is no event of that ruleset."""
+    if not public:
+        return []
+    try:
+        codec = codec_of_log(public[0].type, public[0].data)
+    except MalformedEvent as error:
+        raise InvalidLog(1, str(error)) from None
+    numbered = []
+    for position, item in enumerate(public, start=1):
+        try:
+            numbered.append((item.version, codec.from_public(item)))
+        except MalformedEvent as error:
+            raise InvalidLog(item.version if item.version >= 1 else position, str(error)) from None
+    return numbered

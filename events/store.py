@@ -40,9 +40,11 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from events.codec import Codec, Event, MalformedEvent
 from events.pipelined import PipelinedConnection
 from events.replay import InvalidLog
-from events.schema import Event, MalformedEvent, decode_stored, encode_stored
+from events.rulesets import decode_stored
+from events.schema import CODEC as POISON_CODEC
 
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
@@ -142,9 +144,10 @@ class GameSummary(msgspec.Struct, frozen=True):
     game_id: str
     status: str
     players: list[str]
-    round: int
-    rounds: int
+    round: int | None  # None for a ruleset without rounds (the pot game)
+    rounds: int | None
     version: int
+    ruleset: str = "poison"  # games written before the second ruleset say none
 
 
 def check_game_id(game_id: str) -> str:
@@ -249,8 +252,10 @@ class EventStore:
         idempotency: Idempotency | None = None,
         summary: Mapping[str, str | int] | None = None,
         tokens: Mapping[int, str] | None = None,
+        codec: Codec = POISON_CODEC,
     ) -> Appended:
-        """Append `events` at exactly `expected_version`, all or none.
+        """Append `events` (of the ruleset `codec` encodes) at exactly `expected_version`,
+        all or none.
 
         Raises VersionConflict (with the current version) when the game is elsewhere,
         IdempotencyKeyReused when the key was used for another request; an idempotent
@@ -266,7 +271,7 @@ class EventStore:
             len(events),
         ]
         for event in events:
-            args.extend(encode_stored(event))
+            args.extend(codec.encode_stored(event))
         for pairs in (summary or {}, tokens or {}):
             args.append(len(pairs))
             for field, value in pairs.items():
@@ -377,7 +382,9 @@ class EventStore:
             async with reachable(self.timeout), self.client.pipeline(transaction=False) as pipe:
                 for member in members:
                     game_id = member.decode().split(":", 1)[1]
-                    pipe.hmget(self._key(game_id, "summary"), "status", "players", "round", "rounds", "version")
+                    pipe.hmget(
+                        self._key(game_id, "summary"), "status", "players", "round", "rounds", "version", "ruleset"
+                    )
                 rows = await pipe.execute()
             for member, row in zip(members, rows, strict=True):
                 scanned = member.decode()
@@ -385,7 +392,13 @@ class EventStore:
                     continue  # never written, or filtered out
                 game_id = scanned.split(":", 1)[1]
                 summary = GameSummary(
-                    game_id, row[0].decode(), msgspec.json.decode(row[1]), int(row[2]), int(row[3]), int(row[4])
+                    game_id,
+                    row[0].decode(),
+                    msgspec.json.decode(row[1]),
+                    None if row[2] is None else int(row[2]),
+                    None if row[3] is None else int(row[3]),
+                    int(row[4]),
+                    "poison" if row[5] is None else row[5].decode(),
                 )
                 found.append((scanned, summary))
                 if len(found) > limit:

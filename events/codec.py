@@ -1,0 +1,160 @@
+"""How events are encoded, for every ruleset: the stored form, the public form, upcasting.
+
+Each ruleset declares its events (frozen msgspec Structs tagged by `type`) and builds one
+`Codec` of them; the codec holds the decoders, built once, and the schema versions and
+upcasters of its types. Two rulesets may both have a `card_played`: the stored form of an
+event names its ruleset (Poison's names stay bare, as every log written before the second
+ruleset has them), and a public log names its ruleset in its first event, so no decoder
+ever has to guess. This module must not import the store, the rules or the service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+import msgspec
+
+PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=5)]
+Seed = Annotated[int, msgspec.Meta(ge=0)]  # below 2**64 too: msgspec bounds stop at int64, replay checks
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Struct(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Base of every event payload part: immutable, and strict about what it accepts."""
+
+
+class Event(Struct, tag_field="type"):
+    """Base of every event union; the tag is the event's `type`."""
+
+
+class Player(Struct):
+    seat: Seat
+    name: PlayerName
+    bot: BotName | None = None
+
+
+class GameFinished(Event, tag="game_finished"):
+    """The last event of every game, whatever its ruleset."""
+
+    totals: tuple[int, ...]
+    winners: tuple[Seat, ...]
+
+
+class PublicEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An event as the API and exported logs show it."""
+
+    version: Annotated[int, msgspec.Meta(ge=1)]
+    type: str
+    data: dict[str, Any]
+
+
+class MalformedEvent(ValueError):
+    """Stored or submitted bytes that are no event of any known schema."""
+
+
+def event_type(event: Event) -> str:
+    return event.__struct_config__.tag  # type: ignore[return-value]
+
+
+def event_data(event: Event) -> dict[str, Any]:
+    """The event's fields as plain data, without its type tag."""
+    data = msgspec.to_builtins(event)
+    del data["type"]
+    return data
+
+
+_msgpack_encoder = msgspec.msgpack.Encoder()
+_msgpack_decoder = msgspec.msgpack.Decoder(dict[str, Any])
+_json_encoder = msgspec.json.Encoder()
+_public_decoder = msgspec.json.Decoder(PublicEvent)
+
+
+class Codec:
+    """The events of one ruleset: their types, schema versions, upcasters and decoders.
+
+    `prefix` is put before a type in the stored form ('' for Poison, whose logs predate it);
+    `decode_stored` and `decode_data` take the type without it."""
+
+    def __init__(
+        self,
+        ruleset: str,
+        types: tuple[type[Event], ...],
+        *,
+        prefix: str,
+        schema_versions: Mapping[str, int] | None = None,
+        upcasters: Mapping[tuple[str, int], Upcaster] | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.prefix = prefix
+        self.types: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in types}  # type: ignore[misc]
+        self.schema_versions: dict[str, int] = dict.fromkeys(self.types, 1) | dict(schema_versions or {})
+        self.upcasters: dict[tuple[str, int], Upcaster] = dict(upcasters or {})
+        # Events of today's schema decode straight into their Struct (the stored data carries
+        # the type tag); only older ones take the slower road through a dict and upcasters.
+        union: Any = types[0]
+        for cls in types[1:]:
+            union = union | cls
+        self._decoder = msgspec.msgpack.Decoder(union)
+
+    def encode_stored(self, event: Event) -> tuple[str, int, bytes]:
+        """(stored type, schema version, msgpack data): the stored form of an event."""
+        kind = event_type(event)
+        return self.prefix + kind, self.schema_versions[kind], _msgpack_encoder.encode(event)
+
+    def decode_data(self, kind: str, data: dict[str, Any], schema: int | None = None) -> Event:
+        """An event from its type and data, upcast from `schema` to today's version first."""
+        cls = self.types.get(kind)
+        if cls is None:
+            raise MalformedEvent(f"unknown event type {kind!r} for the {self.ruleset} ruleset")
+        current = self.schema_versions[kind]
+        schema = current if schema is None else schema
+        if not 1 <= schema <= current:
+            raise MalformedEvent(f"{kind} has no schema version {schema} (today's is {current})")
+        while schema < current:
+            data = self.upcasters[(kind, schema)](data)
+            schema += 1
+        try:
+            return msgspec.convert({"type": kind, **data}, cls)
+        except (msgspec.ValidationError, TypeError) as error:
+            raise MalformedEvent(f"{kind}: {error}") from None
+
+    def decode_stored(self, kind: str, schema: int, payload: bytes) -> Event:
+        if schema == self.schema_versions.get(kind):
+            try:
+                event = self._decoder.decode(payload)
+            except (msgspec.ValidationError, msgspec.DecodeError) as error:
+                raise MalformedEvent(f"{kind}: {error}") from None
+            if event_type(event) != kind:
+                raise MalformedEvent(f"stored as {kind} but holds {event_type(event)}")
+            return event
+        try:
+            data = _msgpack_decoder.decode(payload)
+        except msgspec.DecodeError as error:
+            raise MalformedEvent(f"{kind}: undecodable data ({error})") from None
+        if not isinstance(data, dict):
+            raise MalformedEvent(f"{kind}: the stored data is not a mapping")
+        data.pop("type", None)
+        return self.decode_data(kind, data, schema)
+
+    def from_public(self, public: PublicEvent) -> Event:
+        """An event from its public form (an exported log line), validated."""
+        return self.decode_data(public.type, public.data)
+
+
+def to_public(version: int, event: Event) -> PublicEvent:
+    return PublicEvent(version, event_type(event), event_data(event))
+
+
+def decode_public_line(line: bytes | str) -> PublicEvent:
+    try:
+        return _public_decoder.decode(line)
+    except msgspec.DecodeError as error:
+        raise MalformedEvent(str(error)) from None
+
+
+def encode_public(event: PublicEvent) -> bytes:
+    return _json_encoder.encode(event)

@@ -1,0 +1,144 @@
+"""Poison's events: how its options, deals and moves become events, and what a seat may see.
+
+Every rule is the core's: a deal comes from `core.seeded_deal`, a move's consequences (an
+overflow, a scored round, the end of the game) from what the engine reports. The live
+service records these events, and replay demands exactly these, so a log can never say
+something the rules did not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core import Game, Move, Played, RuleError, seeded_deal
+from core.rulesets import POISON
+from events.codec import Event, Player
+from events.ruleset import EventRules, InvalidDeal
+from events.schema import (
+    CODEC,
+    CardPlayed,
+    CauldronOverflowed,
+    GameCreated,
+    GameFinished,
+    RoundScored,
+    RoundStarted,
+    Rules,
+    TakenCounts,
+)
+
+
+class CannotDeal(RuntimeError):
+    """A game without a seed cannot deal its next round by itself: its log must say."""
+
+
+def round_started(game: Game) -> RoundStarted:
+    """The event of the round just dealt, with every hand: the store keeps all facts."""
+    return RoundStarted(
+        round=game.round,
+        dealer=game.dealer,
+        hands=tuple(game.hand(seat) for seat in range(game.players)),
+        set_aside=game.set_aside(),
+    )
+
+
+def deal_next_round(game: Game, seed: int | None) -> RoundStarted:
+    if seed is None:
+        raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
+    game.deal(*seeded_deal(seed, game.players, game.round))
+    return round_started(game)
+
+
+def consequences(game: Game, round: int, played: Played) -> list[Event]:
+    """The events a move that was just applied to `game` causes, its own first; a round
+    that starts afterwards is not among them (its deal is a fact of its own)."""
+    caused: list[Event] = [
+        CardPlayed(round=round, seat=played.seat, card=played.card, cauldron=played.cauldron, total=played.total)
+    ]
+    if played.taken:
+        caused.append(CauldronOverflowed(round=round, seat=played.seat, cauldron=played.cauldron, taken=played.taken))
+    if played.round_over:
+        result = game.round_results()[-1]
+        caused.append(
+            RoundScored(
+                round=result.round,
+                scores=result.scores,
+                taken=tuple(TakenCounts(**pile._asdict()) for pile in result.taken),
+                discarded=result.discarded,
+            )
+        )
+    if played.game_over:
+        caused.append(GameFinished(totals=game.totals, winners=game.winners))
+    return caused
+
+
+class PoisonEvents(EventRules):
+    ruleset = POISON
+    codec = CODEC
+    move_type = Move
+    created_type = GameCreated
+    deal_type = RoundStarted
+    played_type = CardPlayed
+
+    def create(
+        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
+    ) -> tuple[GameCreated, Game]:
+        rules = Rules(cauldrons=options.get("cauldrons", "dynamic"))
+        game = Game(len(players), rounds=options.get("rounds"), cauldrons=rules.cauldrons)
+        return GameCreated(game_id=game_id, players=players, rounds=game.rounds, rules=rules, seed=seed), game
+
+    def start(self, created: Event) -> Game:
+        assert isinstance(created, GameCreated)
+        return Game(len(created.players), rounds=created.rounds, cauldrons=created.rules.cauldrons)
+
+    def stage(self, game: Game) -> str:
+        return f"round {game.round}"
+
+    def deal(self, game: Game, seed: int) -> Event:
+        return deal_next_round(game, seed)
+
+    def dealt(self, game: Game, event: Event, seed: int | None) -> Game:
+        assert isinstance(event, RoundStarted)
+        if (event.round, event.dealer) != (game.round, game.dealer):
+            raise InvalidDeal(
+                f"round {game.round} is due, dealt by seat {game.dealer}: not round {event.round} by {event.dealer}"
+            )
+        if event.set_aside is None or any(hand is None for hand in event.hands):
+            raise InvalidDeal("round_started hides hands: only a complete log can be replayed")
+        twin = game.copy()
+        try:
+            twin.deal(event.hands, event.set_aside)
+        except RuleError as refused:
+            raise InvalidDeal(f"round_started: {refused}") from None
+        if seed is not None:
+            expected = seeded_deal(seed, game.players, game.round)
+            got = round_started(twin)
+            if (got.hands, got.set_aside) != (expected.hands, expected.set_aside):
+                raise InvalidDeal(f"round_started: these are not the hands seed {seed} deals")
+        return twin
+
+    def play(self, game: Game, seat: int, move: Any) -> list[Event]:
+        card, cauldron = move
+        round_now = game.round
+        return consequences(game, round_now, game.play(seat, card, cauldron))
+
+    def move_of(self, event: Event) -> tuple[int, Move]:
+        assert isinstance(event, CardPlayed)
+        return event.seat, Move(event.card, event.cauldron)
+
+    def describe(self, move: Any) -> str:
+        card, cauldron = move
+        return f"{card} into cauldron {cauldron}"
+
+    def redact(self, event: Event, seat: int | None) -> Event:
+        if not isinstance(event, RoundStarted):
+            return event
+        return RoundStarted(
+            round=event.round,
+            dealer=event.dealer,
+            hands=tuple(hand if index == seat else None for index, hand in enumerate(event.hands)),
+            set_aside=None,
+        )
+
+    def summary(self, game: Game) -> dict[str, str | int]:
+        return {"round": game.round, "rounds": game.rounds}

@@ -1,0 +1,132 @@
+"""The pot game's events: how its deal and each move become events, and what a seat may see.
+
+Every rule is the core's (core.pot): the deal comes from `seeded_deal`, and what a move
+caused (an explosion or a closing, the next pot, the cards drawn, the final closing, the
+end) from what the engine reports, in the order it happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core import RuleError
+from core.errors import rule_error
+from core.pot.engine import Game, seeded_deal
+from core.results import PotMove, PotPlayed, PotResult
+from core.rulesets import POT
+from events.codec import Event, GameFinished, Player
+from events.pot.schema import (
+    CODEC,
+    CardsDealt,
+    CardsDrawn,
+    PotCardPlayed,
+    PotClosed,
+    PotExploded,
+    PotGameCreated,
+    PotStarted,
+)
+from events.ruleset import EventRules, InvalidDeal
+
+
+def cards_dealt(game: Game) -> CardsDealt:
+    """The event of the deal just made, with every hand and the pile: the store keeps all facts."""
+    return CardsDealt(
+        hands=tuple(game.hand(seat) for seat in range(game.players)),
+        pot=game.pot[0],
+        draw_pile=game.draw_order(),
+    )
+
+
+def ended(result: PotResult) -> Event:
+    if result.outcome == "exploded":
+        return PotExploded(seat=result.seat, cards=result.cards, toxicity=result.toxicity)
+    return PotClosed(seat=result.seat, cards=result.cards, toxicity=result.toxicity, points=result.points)
+
+
+def consequences(game: Game, played: PotPlayed) -> list[Event]:
+    """The events of a move just applied to `game`, in the order things happened."""
+    caused: list[Event] = [
+        PotCardPlayed(seat=played.seat, card=played.card, close=played.close, toxicity=played.toxicity)
+    ]
+    if played.ended is not None:
+        caused.append(ended(played.ended))
+    if played.started is not None:
+        caused.append(PotStarted(card=played.started))
+    if played.drawn:
+        caused.append(CardsDrawn(seat=played.seat, count=len(played.drawn), cards=played.drawn))
+    if played.final is not None:
+        caused.append(ended(played.final))
+    if played.game_over:
+        caused.append(GameFinished(totals=game.totals, winners=game.winners))
+    return caused
+
+
+class PotEvents(EventRules):
+    ruleset = POT
+    codec = CODEC
+    move_type = PotMove
+    created_type = PotGameCreated
+    deal_type = CardsDealt
+    played_type = PotCardPlayed
+
+    def create(
+        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
+    ) -> tuple[PotGameCreated, Game]:
+        if options:
+            raise rule_error("invalid_option", f"the pot game has no options, not {', '.join(sorted(options))}")
+        game = Game(len(players))
+        return PotGameCreated(game_id=game_id, ruleset="pot", players=players, seed=seed), game
+
+    def start(self, created: Event) -> Game:
+        assert isinstance(created, PotGameCreated)
+        return Game(len(created.players))
+
+    def deal(self, game: Game, seed: int) -> Event:
+        game.deal(*seeded_deal(seed, game.players))
+        return cards_dealt(game)
+
+    def dealt(self, game: Game, event: Event, seed: int | None) -> Game:
+        assert isinstance(event, CardsDealt)
+        if event.draw_pile is None or any(hand is None for hand in event.hands):
+            raise InvalidDeal("cards_dealt hides cards: only a complete log can be replayed")
+        twin = game.copy()
+        try:
+            twin.deal(event.hands, event.pot, event.draw_pile)
+        except RuleError as refused:
+            raise InvalidDeal(f"cards_dealt: {refused}") from None
+        if seed is not None and cards_dealt(twin) != cards_dealt(_seeded(game.players, seed)):
+            raise InvalidDeal(f"cards_dealt: this is not the deal seed {seed} makes")
+        return twin
+
+    def play(self, game: Game, seat: int, move: Any) -> list[Event]:
+        card, close = move
+        return consequences(game, game.play(seat, card, close))
+
+    def move_of(self, event: Event) -> tuple[int, PotMove]:
+        assert isinstance(event, PotCardPlayed)
+        return event.seat, PotMove(event.card, event.close)
+
+    def describe(self, move: Any) -> str:
+        card, close = move
+        return f"{card} and {'closes' if close else 'does not close'} the pot"
+
+    def redact(self, event: Event, seat: int | None) -> Event:
+        if isinstance(event, CardsDealt):
+            return CardsDealt(
+                hands=tuple(hand if index == seat else None for index, hand in enumerate(event.hands)),
+                pot=event.pot,
+                draw_pile=None,
+            )
+        if isinstance(event, CardsDrawn) and event.seat != seat:
+            return CardsDrawn(seat=event.seat, count=event.count, cards=None)
+        return event
+
+    def summary(self, game: Game) -> dict[str, str | int]:
+        return {}
+
+
+def _seeded(players: int, seed: int) -> Game:
+    game = Game(players)
+    game.deal(*seeded_deal(seed, players))
+    return game

@@ -1,0 +1,97 @@
+"""What the event layer needs to know of a ruleset: the interface every ruleset implements.
+
+The generic machinery (a new game, a move and the bot moves after it, replay and its
+checks, redaction) lives in events.play, events.replay and events.rulesets; each ruleset
+supplies only what differs: its events and codec, how options become a game, how a deal
+and a move become events, and what a seat may see of each event. Implementations go
+through the core's engine for every rule; they never decide one themselves.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import msgspec
+
+from core.rulesets import Ruleset
+from events.codec import Codec, Event, Player
+
+
+class InvalidDeal(ValueError):
+    """A recorded deal the rules could not have made here; the message says why."""
+
+
+class EventRules(ABC):
+    """One ruleset's events. `game` arguments are the ruleset's engine Game."""
+
+    ruleset: Ruleset
+    codec: Codec
+    #: The ruleset's move: a NamedTuple of the fields a move names besides its seat.
+    move_type: type[NamedTuple]
+    created_type: type[Event]
+    deal_type: type[Event]
+    played_type: type[Event]
+
+    @property
+    def name(self) -> str:
+        return self.ruleset.name
+
+    @abstractmethod
+    def create(
+        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
+    ) -> tuple[Event, Any]:
+        """The game_created event and the engine's game (waiting for its first deal).
+        Raises core.RuleError for options the ruleset refuses."""
+
+    @abstractmethod
+    def start(self, created: Event) -> Any:
+        """The engine's game a game_created event describes; core.RuleError if none can be."""
+
+    def deal_due(self, game: Any) -> bool:
+        return game.status == "dealing"
+
+    def stage(self, game: Any) -> str:
+        """Where the game stands, in words for messages ("round 2")."""
+        return "the game"
+
+    @abstractmethod
+    def deal(self, game: Any, seed: int) -> Event:
+        """Deal what is due from the game's seed (through the core), and its event."""
+
+    @abstractmethod
+    def dealt(self, game: Any, event: Event, seed: int | None) -> Any:
+        """A copy of `game` dealt as `event` records; InvalidDeal when the rules (or, for a
+        seeded game, its seed) could not have dealt it so."""
+
+    @abstractmethod
+    def play(self, game: Any, seat: int, move: Any) -> list[Event]:
+        """Apply the move to `game` (changed in place) and return its events, its own
+        first; core.RuleError (and `game` unchanged) when the rules refuse it."""
+
+    @abstractmethod
+    def move_of(self, event: Event) -> tuple[int, Any]:
+        """The seat and move a played event records."""
+
+    @abstractmethod
+    def describe(self, move: Any) -> str:
+        """A move in words, for messages ("R5 into cauldron 2")."""
+
+    def visible(self, event: Event, seat: int | None, finished: bool) -> Event:
+        """The event as `seat` (None: the public) may read it. Once the game is finished,
+        everything; while it is active, never the seed (it deals every hand, and every
+        random bot's choice follows from it) and only what `redact` leaves."""
+        if finished:
+            return event
+        if isinstance(event, self.created_type):
+            return msgspec.structs.replace(event, seed=None)
+        return self.redact(event, seat)
+
+    @abstractmethod
+    def redact(self, event: Event, seat: int | None) -> Event:
+        """The event as `seat` (None: the public) may read it while the game is active."""
+
+    @abstractmethod
+    def summary(self, game: Any) -> dict[str, str | int]:
+        """The listing's fields of this ruleset's game, besides status, players and version."""
