@@ -17,6 +17,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException, ProblemDetailsPlugin
 
 from core import RuleError
+from core.errors import MoveConflict, MoveRefused
 from events.replay import InvalidLog
 from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 
@@ -24,13 +25,6 @@ log = logging.getLogger("poison.service")
 
 TYPE_BASE = "https://poison.example/problems/"
 
-#: Each rule error code -> HTTP status. Codes not listed are malformed input: 400.
-RULE_STATUS = {
-    "not_your_turn": 409,
-    "game_finished": 409,
-    "card_not_in_hand": 422,
-    "illegal_cauldron": 422,
-}
 
 TITLES = {
     "invalid_request": "The request is malformed",
@@ -45,6 +39,7 @@ TITLES = {
     "payload_too_large": "The request body is too large",
     "card_not_in_hand": "You do not hold that card",
     "illegal_cauldron": "That card may not go into that cauldron",
+    "cannot_close": "The pot may not be closed",
     "idempotency_key_reused": "Idempotency key used for another request",
     "invalid_log": "The log is invalid",
     "store_unavailable": "The event store cannot be reached",
@@ -78,6 +73,7 @@ STATUS_OF = {
     "payload_too_large": 413,
     "card_not_in_hand": 422,
     "illegal_cauldron": 422,
+    "cannot_close": 422,
     "idempotency_key_reused": 422,
     "invalid_log": 422,
     "store_unavailable": 503,
@@ -98,9 +94,13 @@ class ApiError(ProblemDetailsException):
 
 
 def from_rule_error(error: RuleError) -> ApiError:
-    status = RULE_STATUS.get(error.code, 400)
-    code = error.code if status != 400 else "invalid_request"
-    return ApiError(status, code, str(error), **({"reason": error.code} if status == 400 else {}))
+    """By the refusal's kind: a state in the way is a conflict (409), a move the rules
+    forbid is unprocessable (422) and anything else is malformed input (400)."""
+    if isinstance(error, MoveConflict):
+        return ApiError(409, error.code, str(error))
+    if isinstance(error, MoveRefused):
+        return ApiError(422, error.code, str(error))
+    return ApiError(400, "invalid_request", str(error), reason=error.code)
 
 
 def from_version_conflict(error: VersionConflict) -> ApiError:

@@ -1,8 +1,13 @@
-"""Request and response bodies of the HTTP API (http-api.md), as msgspec Structs.
+"""Request and response bodies of the HTTP API, as msgspec Structs, for every ruleset.
 
-Requests forbid unknown fields and carry their bounds, so Litestar refuses a malformed
-body (400 `invalid_request`) before a handler runs. Responses are separate from the event
-Structs: the API may grow fields without touching the log.
+Requests forbid unknown fields and carry their bounds, so a malformed body is refused (400
+`invalid_request`) before a handler runs; a body whose shape depends on the ruleset (a
+new game's options, a move) is read in two steps: first its wire form, which admits what
+any ruleset admits, then the game's ruleset checks its own fields (service/rulesets.py).
+Responses that differ by ruleset (a game's view, its scores) are unions tagged by
+`ruleset`, so a client (and the OpenAPI document) tells them apart by that field.
+Responses are separate from the event Structs: the API may grow fields without touching
+the log. Every bound is the core's (core/rulesets.py), never retyped here.
 """
 
 from __future__ import annotations
@@ -12,12 +17,26 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-Card = Annotated[str, msgspec.Meta(pattern=r"^([RBP][12457]|G4)$", examples=["R5", "G4"])]
+from core.rulesets import POISON, POT, RULESETS
+
+#: A card of any ruleset; the game's ruleset refuses a card of another one.
+Card = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=f"{POISON.card_pattern}|{POT.card_pattern}",
+        examples=["R5", "G4", "T3"],
+        description="a card code: R1 R2 R4 R5 R7, B…, P…, G4 (Poison) or T0…T6 (the pot game)",
+    ),
+]
 CauldronIndex = Annotated[int, msgspec.Meta(ge=0, le=2)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=5)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
-BotName = Literal["random", "greedy"]
+BotName = Literal[tuple(sorted({bot for ruleset in RULESETS.values() for bot in ruleset.bots}))]  # type: ignore[valid-type]
+RulesetName = Literal[tuple(RULESETS)]  # type: ignore[valid-type]
 Colour = Literal["red", "blue", "purple"]
+ROUNDS = POISON.option("rounds").bounds or (1, 1)
+FEWEST_PLAYERS = min(ruleset.players[0] for ruleset in RULESETS.values())
+MOST_PLAYERS = max(ruleset.players[1] for ruleset in RULESETS.values())
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -41,16 +60,21 @@ class RulesIn(Request):
 
 
 class CreateGame(Request):
-    players: Annotated[list[PlayerIn], msgspec.Meta(min_length=3, max_length=6)]
-    rounds: Annotated[int, msgspec.Meta(ge=1, le=20)] | None = None
+    """A new game. `rounds` and `rules` are Poison's options: a pot game refuses them."""
+
+    players: Annotated[list[PlayerIn], msgspec.Meta(min_length=FEWEST_PLAYERS, max_length=MOST_PLAYERS)]
+    ruleset: RulesetName = POISON.name
+    rounds: Annotated[int, msgspec.Meta(ge=ROUNDS[0], le=ROUNDS[1])] | UnsetType | None = UNSET
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
-    rules: RulesIn = msgspec.field(default_factory=RulesIn)
-    ruleset: Literal["poison"] = "poison"
+    rules: RulesIn | UnsetType = UNSET
 
 
 class PlayCard(Request):
+    """A move: Poison's names a `cauldron`; the pot game's may ask to `close` the pot."""
+
     card: Card
-    cauldron: CauldronIndex
+    cauldron: CauldronIndex | UnsetType = UNSET
+    close: bool | UnsetType = UNSET
     expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
@@ -97,11 +121,12 @@ class AllHands(Response):
     set_aside: list[str]
 
 
-class GameView(Response, kw_only=True):
+class GameView(Response, kw_only=True, tag_field="ruleset", tag="poison"):
+    """A game of Poison as the caller may see it."""
+
     game_id: str
     version: int
     status: Literal["active", "finished"]
-    ruleset: Literal["poison"] = "poison"
     rules: RulesOut
     rounds: int
     round: int
@@ -125,7 +150,7 @@ class SeatToken(Response):
 class GameCreatedOut(Response):
     game_id: str
     players: list[SeatToken]
-    game: GameView
+    game: AnyGameView
 
 
 class EventOut(Response):
@@ -137,7 +162,7 @@ class EventOut(Response):
 class MovePlayed(Response):
     version: int
     events: list[EventOut]
-    game: GameView
+    game: AnyGameView
 
 
 class TakenOut(Response):
@@ -155,11 +180,86 @@ class RoundScores(Response):
     discarded: list[list[str]]
 
 
-class Scores(Response):
+class Scores(Response, tag_field="ruleset", tag="poison"):
+    """Poison's score sheet, round by round."""
+
     status: Literal["active", "finished"]
     totals: list[int]
     winners: list[int]
     rounds: list[RoundScores]
+
+
+# ---- the pot game ------------------------------------------------------------------------
+
+
+class PotPlayerView(Response):
+    seat: int
+    name: str
+    bot: str | None
+    hand_size: int
+
+
+class PotOut(Response):
+    cards: list[str]
+    toxicity: int
+
+
+class PotMoveOut(Response):
+    card: str
+    close: bool
+
+
+class PotYou(Response):
+    seat: int
+    hand: list[str]
+    legal_moves: list[PotMoveOut]
+
+
+class PotAll(Response):
+    """Every hand and the draw pile's order: only in replays, where everything is shown."""
+
+    hands: list[list[str]]
+    draw_pile: list[str]
+
+
+class PotGameView(Response, kw_only=True, tag_field="ruleset", tag="pot"):
+    """A pot game as the caller may see it."""
+
+    game_id: str
+    version: int
+    status: Literal["active", "finished"]
+    turn: int | None
+    players: list[PotPlayerView]
+    pot: PotOut
+    draw_pile: int
+    endgame: bool
+    totals: list[int]
+    winners: list[int]
+    you: PotYou | UnsetType = UNSET
+    all: PotAll | UnsetType = UNSET
+
+
+class PotLine(Response):
+    """One pot that ended: closed (by `seat`, for `points`) or exploded (by `seat`'s card)."""
+
+    seat: int
+    outcome: Literal["closed", "exploded"]
+    cards: list[str]
+    toxicity: int
+    points: int
+
+
+class PotScores(Response, tag_field="ruleset", tag="pot"):
+    """The pot game's score sheet, pot by pot."""
+
+    status: Literal["active", "finished"]
+    totals: list[int]
+    winners: list[int]
+    pots: list[PotLine]
+
+
+AnyGameView = GameView | PotGameView
+AnyScores = Scores | PotScores
 
 
 class EventLog(Response):
@@ -168,12 +268,16 @@ class EventLog(Response):
 
 
 class GameListed(Response):
+    """A game in the listing; `ruleset` is shown for any game but Poison's (as before the
+    pot game, an entry without one is Poison's)."""
+
     game_id: str
     status: str
     players: list[str]
-    round: int
-    rounds: int
+    round: int | None  # null for a game without rounds (the pot game)
+    rounds: int | None
     version: int
+    ruleset: RulesetName | UnsetType = UNSET
 
 
 class GameList(Response):
@@ -183,8 +287,8 @@ class GameList(Response):
 
 class Replayed(Response):
     version: int
-    game: GameView
-    scores: Scores
+    game: AnyGameView
+    scores: AnyScores
 
 
 class Health(Response):

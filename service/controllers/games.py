@@ -16,23 +16,25 @@ from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp
 
 from core import RuleError
+from core.rulesets import DEFAULT_RULESET
+from events.codec import Event, GameFinished, Player
 from events.games import Games
 from events.play import LoggedGame
-from events.schema import Event, GameFinished, Player, Rules
-from events.store import Idempotency, UnknownGame, VersionConflict
+from events.store import GameSummary, Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, games_of, strict_body
 from service.problems import ApiError, documented, problem_body, refusal
 from service.responses import JSONBytes, header
+from service.rulesets import service_rules
 from service.schemas import (
+    AnyGameView,
+    AnyScores,
     CreateGame,
     EventLog,
     GameCreatedOut,
     GameList,
     GameListed,
-    GameView,
     MovePlayed,
     PlayCard,
-    Scores,
     SeatToken,
 )
 from service.tokens import new_token, token_hash
@@ -54,6 +56,13 @@ def answer_response(packed: bytes) -> JSONBytes:
     return JSONBytes(status, bytes(body), media_type=media_type)
 
 
+def listed(summary: GameSummary) -> GameListed:
+    fields = msgspec.structs.asdict(summary)
+    if fields["ruleset"] == DEFAULT_RULESET:
+        del fields["ruleset"]  # a listed game that names no ruleset is Poison's, as before the pot game
+    return GameListed(**fields)
+
+
 GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
 
 
@@ -67,18 +76,24 @@ class GamesController(Controller):
     ) -> Response[GameCreatedOut]:
         games = games_of(request)
         data = await strict_body(request, CreateGame)
+        rules = service_rules(data.ruleset)
+        rules.check_players(len(data.players))
+        options = rules.options(data)
         names = [player.name for player in data.players]
         if len(set(names)) != len(names):
             raise ApiError(400, "invalid_request", "player names must be unique in a game")
         game_id = secrets.token_urlsafe(12)
+        unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(rules.ruleset.bots)
+        if unknown_bots:
+            raise ApiError(400, "invalid_request", f"{rules.ruleset.title} has no bot {sorted(unknown_bots)[0]!r}")
         tokens = {seat: new_token() for seat, player in enumerate(data.players) if player.bot is None}
         seed = data.seed if data.seed is not None else secrets.randbits(63)
         players = tuple(Player(seat=seat, name=p.name, bot=p.bot) for seat, p in enumerate(data.players))
         _, logged = await games.create(
             game_id,
             players,
-            rounds=data.rounds,
-            rules=Rules(cauldrons=data.rules.cauldrons),
+            ruleset=rules.name,
+            options=options,
             seed=seed,
             token_hashes={seat: token_hash(token) for seat, token in tokens.items()},
             created_ms=int(time.time() * 1000),
@@ -105,13 +120,13 @@ class GamesController(Controller):
             found, following = await games_of(request).store.list_games(status=status, limit=limit, cursor=cursor)
         except ValueError as error:
             raise ApiError(400, "invalid_request", str(error)) from None
-        return GameList(games=[GameListed(**msgspec.structs.asdict(s)) for s in found], next=following)
+        return GameList(games=[listed(summary) for summary in found], next=following)
 
     @get(
         "/{game_id:str}",
         summary="Read a game (with your hand, given your token)",
         responses={
-            200: ResponseSpec(data_container=GameView, description="the game as the caller may see it"),
+            200: ResponseSpec(data_container=AnyGameView, description="the game as the caller may see it"),
             **documented(400, 401, 404, 503),
         },
     )
@@ -148,6 +163,7 @@ class GamesController(Controller):
         games = games_of(request)
         data = await strict_body(request, PlayCard)
         seat = await caller_seat(request, games, game_id, required=True)
+        move = service_rules((await games.rules_of(game_id)).name).move(data)
         key = header(request.scope, b"idempotency-key")
         idempotency = None
         if key is not None:
@@ -160,7 +176,7 @@ class GamesController(Controller):
             numbered = [(first_version + i, event) for i, event in enumerate(caused)]
             body = MovePlayed(
                 version=after.version,
-                events=public_events(numbered, seat, after.finished),
+                events=public_events(numbered, seat, after.finished, after.rules),
                 game=game_view(after, seat=seat),
             )
             # Recorded with an idempotency key, the answer carries its status too.
@@ -170,8 +186,7 @@ class GamesController(Controller):
             appended, _ = await games.play(
                 game_id,
                 seat,
-                data.card,
-                data.cauldron,
+                *move,
                 expected_version=data.expected_version,
                 idempotency=idempotency,
                 answer=answer,
@@ -186,8 +201,12 @@ class GamesController(Controller):
             )
         return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
 
-    @get("/{game_id:str}/scores", summary="Round-by-round scores", responses=documented(400, 404, 503))
-    async def scores(self, request: Request, game_id: GameId) -> Scores:
+    @get(
+        "/{game_id:str}/scores",
+        summary="The score sheet: round by round (Poison), pot by pot (the pot game)",
+        responses=documented(400, 404, 503),
+    )
+    async def scores(self, request: Request, game_id: GameId) -> AnyScores:
         return scores(await games_of(request).load(game_id))
 
     @get(
@@ -206,7 +225,7 @@ class GamesController(Controller):
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         read = await games.store.read(game_id, after, limit=limit)
-        return EventLog(events=public_events(read, seat, logged.finished), version=logged.version)
+        return EventLog(events=public_events(read, seat, logged.finished, logged.rules), version=logged.version)
 
     @get(
         "/{game_id:str}/events/stream",
@@ -235,7 +254,7 @@ class GamesController(Controller):
                 continue
             if isinstance(new[-1][1], GameFinished):
                 finished_at = new[-1][0]
-            for event in public_events(new, seat, finished_at is not None):
+            for event in public_events(new, seat, finished_at is not None, logged.rules):
                 data = _encoder.encode(event).decode()
                 yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
             after = new[-1][0]
@@ -252,5 +271,5 @@ class GamesController(Controller):
         if not logged.finished:
             raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
         read = await games.store.read(game_id)
-        lines = b"".join(_encoder.encode(event) + b"\n" for event in public_events(read, None, True))
+        lines = b"".join(_encoder.encode(event) + b"\n" for event in public_events(read, None, True, logged.rules))
         return Response(lines, media_type="application/x-ndjson")

@@ -8,8 +8,8 @@ import msgspec
 from litestar import Request, post
 from litestar.params import QueryParameter
 
-from events.replay import InvalidLog, rebuild, require_complete
-from events.schema import MalformedEvent, PublicEvent, decode_public_line, from_public
+from events.codec import MalformedEvent, PublicEvent, decode_public_line
+from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from service.problems import ApiError, documented
 from service.schemas import ReplayBody, Replayed
 from service.views import game_view, scores
@@ -61,13 +61,7 @@ async def replay_log(
         if version > len(public):
             raise ApiError(400, "invalid_request", f"version {version} is beyond the log's {len(public)} events")
         public = public[:version]
-    numbered = []
-    for position, item in enumerate(public, start=1):
-        try:
-            numbered.append((item.version, from_public(item)))
-        except MalformedEvent as error:
-            raise InvalidLog(item.version if item.version >= 1 else position, str(error)) from None
-    logged = rebuild(numbered)
+    logged = rebuild(decode_log(public))
     if version is None:
         require_complete(logged)  # a whole log may not stop half-way through a move
     return Replayed(version=logged.version, game=game_view(logged, everything=True), scores=scores(logged))

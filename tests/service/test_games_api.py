@@ -358,6 +358,7 @@ async def test_scores_list_finished_rounds_with_taken_counts_and_discards(client
     created, tokens = await create(client, 3, rounds=2, seed=10)
     game_id = created["game_id"]
     assert (await client.get(f"/v1/games/{game_id}/scores")).json() == {
+        "ruleset": "poison",  # every score sheet names its ruleset since the pot game's has pots, not rounds
         "status": "active",
         "totals": [0, 0, 0],
         "winners": [],

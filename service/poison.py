@@ -1,0 +1,107 @@
+"""Poison over HTTP: its options and moves as requests give them, its views and score sheet."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from msgspec import UNSET
+
+from core import Move
+from core.rulesets import POISON
+from events.play import LoggedGame
+from service.problems import ApiError
+from service.ruleset import ServiceRules, foreign
+from service.schemas import (
+    AllHands,
+    CauldronView,
+    CreateGame,
+    GameView,
+    MoveOut,
+    PlayCard,
+    PlayerView,
+    RoundScores,
+    RulesOut,
+    Scores,
+    TakenOut,
+    You,
+)
+
+
+@functools.cache
+def _move_out(move: Move) -> MoveOut:
+    # A few dozen moves exist (card x cauldron): each is made once, then shared.
+    return MoveOut(card=move.card, cauldron=move.cauldron)
+
+
+class PoisonService(ServiceRules):
+    ruleset = POISON
+
+    def options(self, body: CreateGame) -> dict[str, Any]:
+        return {
+            "rounds": None if body.rounds is UNSET else body.rounds,
+            "cauldrons": "dynamic" if body.rules is UNSET else body.rules.cauldrons,
+        }
+
+    def move(self, body: PlayCard) -> tuple[Any, ...]:
+        if body.close is not UNSET:
+            raise foreign("close", self.ruleset)
+        if body.cauldron is UNSET:
+            raise ApiError(400, "invalid_request", "a move of Poison names its 'cauldron' (0, 1 or 2)")
+        return (body.card, body.cauldron)
+
+    def public_view(self, logged: LoggedGame, status: str) -> GameView:
+        game = logged.game
+        view = game.view(None)
+        created = logged.created
+        return GameView(
+            game_id=created.game_id,
+            version=logged.version,
+            status=status,  # type: ignore[arg-type]
+            rules=RulesOut(cauldrons=created.rules.cauldrons),
+            rounds=game.rounds,
+            round=game.round,
+            dealer=game.dealer,
+            turn=view.turn,
+            players=[
+                PlayerView(
+                    seat=player.seat,
+                    name=player.name,
+                    bot=player.bot,
+                    hand_size=view.hand_sizes[player.seat],
+                    taken=view.taken[player.seat],
+                )
+                for player in created.players
+            ],
+            cauldrons=[CauldronView(color=c.colour, total=c.total, cards=list(c.cards)) for c in view.cauldrons],
+            scores=[list(row) for row in view.scores],
+            totals=list(view.totals),
+            winners=list(view.winners),
+        )
+
+    def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
+        game = logged.game
+        moves = game.legal_moves() if view.turn == seat else ()  # turn is None between rounds
+        view.you = You(seat=seat, hand=list(game.hand(seat)), legal_moves=[_move_out(move) for move in moves])
+
+    def with_everything(self, view: Any, logged: LoggedGame) -> None:
+        game = logged.game
+        view.all = AllHands(hands=[list(game.hand(s)) for s in range(game.players)], set_aside=list(game.set_aside()))
+
+    def scores(self, logged: LoggedGame, status: str) -> Scores:
+        game = logged.game
+        return Scores(
+            status=status,  # type: ignore[arg-type]
+            totals=list(game.totals),
+            winners=list(game.winners),
+            rounds=[
+                RoundScores(
+                    round=result.round,
+                    dealer=result.dealer,
+                    scores=list(result.scores),
+                    taken=[TakenOut(**pile._asdict()) for pile in result.taken],
+                    discarded=[list(colours) for colours in result.discarded],
+                )
+                for result in game.round_results()
+            ],
+        )

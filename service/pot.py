@@ -1,0 +1,87 @@
+"""The pot game over HTTP: its moves as requests give them, its views and pot-by-pot scores."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from msgspec import UNSET
+
+from core.results import PotMove
+from core.rulesets import POT
+from events.play import LoggedGame
+from service.ruleset import ServiceRules, foreign
+from service.schemas import (
+    CreateGame,
+    PlayCard,
+    PotAll,
+    PotGameView,
+    PotLine,
+    PotMoveOut,
+    PotOut,
+    PotPlayerView,
+    PotScores,
+    PotYou,
+)
+
+
+@functools.cache
+def _move_out(move: PotMove) -> PotMoveOut:
+    return PotMoveOut(card=move.card, close=move.close)
+
+
+class PotService(ServiceRules):
+    ruleset = POT
+
+    def options(self, body: CreateGame) -> dict[str, Any]:
+        for field in ("rounds", "rules"):
+            if getattr(body, field) is not UNSET:
+                raise foreign(field, self.ruleset)
+        return {}
+
+    def move(self, body: PlayCard) -> tuple[Any, ...]:
+        if body.cauldron is not UNSET:
+            raise foreign("cauldron", self.ruleset)
+        return (body.card, False if body.close is UNSET else body.close)
+
+    def public_view(self, logged: LoggedGame, status: str) -> PotGameView:
+        game = logged.game
+        view = game.view(None)
+        return PotGameView(
+            game_id=logged.created.game_id,
+            version=logged.version,
+            status=status,  # type: ignore[arg-type]
+            turn=view.turn,
+            players=[
+                PotPlayerView(
+                    seat=player.seat, name=player.name, bot=player.bot, hand_size=view.hand_sizes[player.seat]
+                )
+                for player in logged.created.players
+            ],
+            pot=PotOut(cards=list(view.pot), toxicity=view.toxicity),
+            draw_pile=view.draw_pile,
+            endgame=view.endgame,
+            totals=list(view.totals),
+            winners=list(view.winners),
+        )
+
+    def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
+        game = logged.game
+        moves = game.legal_moves() if view.turn == seat else ()
+        view.you = PotYou(seat=seat, hand=list(game.hand(seat)), legal_moves=[_move_out(move) for move in moves])
+
+    def with_everything(self, view: Any, logged: LoggedGame) -> None:
+        game = logged.game
+        view.all = PotAll(hands=[list(game.hand(s)) for s in range(game.players)], draw_pile=list(game.draw_order()))
+
+    def scores(self, logged: LoggedGame, status: str) -> PotScores:
+        game = logged.game
+        return PotScores(
+            status=status,  # type: ignore[arg-type]
+            totals=list(game.totals),
+            winners=list(game.winners),
+            pots=[
+                PotLine(seat=r.seat, outcome=r.outcome, cards=list(r.cards), toxicity=r.toxicity, points=r.points)  # type: ignore[arg-type]
+                for r in game.pot_results()
+            ],
+        )

@@ -1,0 +1,60 @@
+"""What the HTTP service needs to know of a ruleset: the interface each one implements.
+
+A ruleset reads the parts of a request that are its own (a new game's options, a move) and
+shapes its answers (the view of a game, the score sheet). Handlers and views stay generic:
+they look the ruleset up by the game's name (service/rulesets.py) and ask it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from core.rulesets import Ruleset
+from events.play import LoggedGame
+from service.problems import ApiError
+from service.schemas import AnyGameView, AnyScores, CreateGame, PlayCard
+
+
+class ServiceRules(ABC):
+    ruleset: Ruleset
+
+    @property
+    def name(self) -> str:
+        return self.ruleset.name
+
+    def check_players(self, count: int) -> None:
+        low, high = self.ruleset.players
+        if not self.ruleset.accepts_players(count):
+            raise ApiError(
+                400, "invalid_request", f"{self.ruleset.title} is played by {low} to {high} players, not {count}"
+            )
+
+    @abstractmethod
+    def options(self, body: CreateGame) -> dict[str, Any]:
+        """The game's options from a create request; ApiError 400 for one not of this ruleset."""
+
+    @abstractmethod
+    def move(self, body: PlayCard) -> tuple[Any, ...]:
+        """The move's fields (after its seat) from a move request; ApiError 400 when it names
+        a field of another ruleset."""
+
+    @abstractmethod
+    def public_view(self, logged: LoggedGame, status: str) -> AnyGameView:
+        """What anyone may see of the game."""
+
+    @abstractmethod
+    def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
+        """Add the caller's own part (`you`) to a copy of the public view."""
+
+    @abstractmethod
+    def with_everything(self, view: Any, logged: LoggedGame) -> None:
+        """Add every hidden card (`all`) to a copy of the public view: replays only."""
+
+    @abstractmethod
+    def scores(self, logged: LoggedGame, status: str) -> AnyScores:
+        """The score sheet."""
+
+
+def foreign(field: str, ruleset: Ruleset) -> ApiError:
+    return ApiError(400, "invalid_request", f"{ruleset.title} has no {field!r}: leave it out")
