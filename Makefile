@@ -14,7 +14,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall (and so recompile) whenever the build or the compiled sources change.
-$(STAMP): pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd) | $(BIN)/python
+$(STAMP): pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/*.pyx core/*/*.pxd) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
@@ -31,7 +31,7 @@ test: setup lint
 lint: setup
 	$(BIN)/ruff check .
 
-## bench: time core against reference and check the bar (core ≥ 50× in simulate and replay)
+## bench: time core against reference and check the bar (core ≥ 50× in simulate and replay, both games)
 bench: setup
 	mkdir -p .benchmarks
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=.benchmarks/latest.json
@@ -45,9 +45,11 @@ load: setup
 playthroughs: setup
 	$(BIN)/python -m tests.core.playthrough
 
-## annotate: Cython's annotated HTML of the rules, core/rules.html
+## annotate: Cython's annotated HTML of each ruleset's rules (core/rules.html, core/pot/rules.html)
 annotate: setup
+	mkdir -p build
 	$(BIN)/cython -3 -a core/rules.pyx -o build/rules-annotated.c && mv build/rules-annotated.html core/rules.html
+	$(BIN)/cython -3 -a core/pot/rules.pyx -o build/pot-rules-annotated.c && mv build/pot-rules-annotated.html core/pot/rules.html
 
 clean:
-	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html .benchmarks .pytest_cache .hypothesis poison-data
+	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/pot/*.c core/pot/*.so core/pot/*.html .benchmarks .pytest_cache .hypothesis poison-data
