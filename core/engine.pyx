@@ -1,10 +1,15 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=True, wraparound=True, cdivision=True, initializedcheck=False
 """The Python face of the compiled rules: `Game`, `replay`, `simulate`, `score_round`, `seeded_deal`.
 
 This is the one place where the C rules of rules.pyx meet Python: it checks and converts
 arguments, calls the rule functions, turns their error codes into the exceptions of
 core.errors and builds the result tuples of core.results. It holds no rule of its own, and
 nothing it does on a refused call changes a game.
+
+Every access to a Python object here is checked (bounds checking and negative indices are
+on for this module, unlike the `nogil` rule functions of rules.pyx), so a wrong count from
+the rules becomes an exception, never a read past the end of a list. Facts the rules decide
+(the dealer, the turn, the round) are read from the GameState, never worked out here.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -20,7 +25,7 @@ from core.rules cimport (
     PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_GREEDY, POLICY_RANDOM, GameState, Outcome,
     check_move, choose_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed,
     hands_dealt, kind_colour, kind_copies, kind_from_chars, legal_moves, play_move, play_out,
-    replay_moves, score_taken, stream_seed,
+    replay_moves, round_dealer, score_taken, stream_seed,
 )
 
 from core import errors
@@ -159,6 +164,48 @@ cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t
             )
 
 
+cdef bint encode_deal(int players, object deal, uint8_t* out):
+    """Card counts of a recorded deal (a pair: hands, set_aside) into `out` (DEAL_SIZE bytes)
+    if it has the shape of one: a hand per seat, each a list of card codes no longer than
+    the deck, a set-aside hand only with three players. False if not (`deal_error` then
+    says why). Hand sizes and the whole deck are the rules' to check, against the dealer
+    the game state names, when the round is dealt."""
+    cdef int seat, kind
+    cdef int n_hands = hands_dealt(players)
+    memset(out, 0, DEAL_SIZE)
+    if not isinstance(deal, (list, tuple)) or len(deal) != 2:
+        return False
+    hands, set_aside = deal[0], deal[1]
+    if set_aside is None:
+        set_aside = ()
+    if not isinstance(hands, (list, tuple)) or len(hands) != players:
+        return False
+    if not isinstance(set_aside, (list, tuple)) or (players != 3 and len(set_aside) != 0):
+        return False
+    for seat in range(n_hands):
+        hand = hands[seat] if seat < players else set_aside
+        if not isinstance(hand, (list, tuple)) or len(hand) > DECK_SIZE:
+            return False
+        for card in hand:
+            kind = parse_card(card)
+            if kind < 0:
+                return False
+            out[seat * N_KINDS + kind] += 1
+    return True
+
+
+cdef object deal_error(int players, int dealer, object deal):
+    """The RuleError dealing `deal` from `dealer`'s left raises (None if there is none)."""
+    cdef uint8_t scratch[DEAL_SIZE]
+    if not isinstance(deal, (list, tuple)) or len(deal) != 2:
+        return errors.rule_error("invalid_deal", "each deal is a pair (hands, set_aside)")
+    try:
+        parse_deal(players, dealer, deal[0], deal[1], scratch)
+    except errors.RuleError as refused:
+        return refused
+    return None
+
+
 cdef tuple cards_of(const uint8_t* counts):
     """Card codes, in canonical order, of a row of counts per kind."""
     cdef list cards = []
@@ -247,7 +294,8 @@ cdef class Game:
         cdef int n_rounds = parse_rounds(rounds, n)
         cdef int rule = parse_rule(cauldrons)
         cdef uint64_t s = 0
-        cdef uint8_t scratch[DEAL_SIZE]
+        cdef int number
+        cdef object refused
         if seed is not None:
             s = parse_seed(seed)
             if deals is not None:
@@ -256,12 +304,15 @@ cdef class Game:
             raise errors.rule_error("invalid_deal", "deals must be a list of deals, one per round")
         if deals is not None and len(deals) > n_rounds:
             raise errors.rule_error("invalid_deal", f"{len(deals)} deals for a game of {n_rounds} rounds")
-        for number, deal in enumerate(deals or ()):
-            # Check every deal now, so that a bad one is refused before any move is made.
-            if not isinstance(deal, (list, tuple)) or len(deal) != 2:
-                raise errors.rule_error("invalid_deal", "each deal is a pair (hands, set_aside)")
-            parse_deal(n, number % n, deal[0], deal[1], scratch)
-        game_init(&self.state, n, n_rounds, rule)
+        if game_init(&self.state, n, n_rounds, rule) != OK:   # the options were checked; a backstop
+            raise errors.rule_error("invalid_rule", "the rules refused the game's options")
+        if deals is not None:
+            # Check every deal now, so that a bad one is refused before any move is made; the
+            # rules say who deals each round.
+            for number in range(len(deals)):
+                refused = deal_error(n, round_dealer(&self.state, number), deals[number])
+                if refused is not None:
+                    raise refused
         self.pending_deals = list(deals) if deals is not None else []
         if seed is not None:
             game_seed(&self.state, s)
@@ -422,10 +473,10 @@ cdef class Game:
         cdef int r, s, colour
         cdef int n = self.state.n_players
         results = []
-        for r in range(self.state.rounds_scored):
+        for r in range(min(self.state.rounds_scored, MAX_ROUNDS)):
             results.append(RoundResult(
                 r + 1,
-                r % n,
+                self.state.scored_dealer[r],
                 tuple([Taken(*[self.state.round_taken[r][s][colour] for colour in range(N_SUITS)])
                        for s in range(n)]),
                 tuple([tuple([COLOUR_NAMES[colour] for colour in range(N_COLOURS)
@@ -474,12 +525,14 @@ def derive_seed(seed, stream):
 def seeded_deal(seed, players, round):
     """The deal a seeded game uses for `round` (1-based)."""
     cdef uint8_t deal[DEAL_SIZE]
+    cdef GameState scratch
     cdef int n = parse_players(players)
     cdef uint64_t s = parse_seed(seed)
     cdef int seat
     if not is_int(round) or not MIN_ROUNDS <= round <= MAX_ROUNDS:
         raise errors.rule_error("invalid_rounds", f"round {round!r} is not 1 to 20")
-    deal_from_seed(s, round - 1, n, (round - 1) % n, deal)
+    game_init(&scratch, n, MAX_ROUNDS, CAULDRONS_DYNAMIC)
+    deal_from_seed(s, round - 1, n, round_dealer(&scratch, round - 1), deal)
     return Deal(
         tuple([cards_of(&deal[seat * N_KINDS]) for seat in range(n)]),
         cards_of(&deal[n * N_KINDS]) if n == 3 else (),
@@ -516,13 +569,13 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     """Replay a recorded game in one C loop; see core/engine.pyi."""
     cdef Game game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     cdef int n = game.state.n_players
-    cdef Py_ssize_t n_moves, n_deals, i
+    cdef Py_ssize_t n_moves, n_deals, i, waiting
     cdef int64_t usable, applied
     cdef int error = OK
     cdef uint8_t* move_bytes = NULL
     cdef uint8_t* deal_bytes = NULL
-    cdef uint8_t dealer
-    cdef object stop = None             # an error found while reading the record
+    cdef object stop = None             # an error found while reading the moves
+    cdef object refused
     if seed is not None and deals:
         raise errors.rule_error("invalid_deal", "give a seed or explicit deals, not both")
     if not isinstance(moves, (list, tuple)) or not isinstance(deals, (list, tuple)):
@@ -540,36 +593,43 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
             if stop is not None:
                 usable = i
                 break
+        # Deals are read here, checked by the rules as their rounds start (against the dealer
+        # the game state names then); the C loop stops before the first unreadable one.
         for i in range(n_deals):
-            deal = deals[i]
-            try:
-                if not isinstance(deal, (list, tuple)) or len(deal) != 2:
-                    raise errors.rule_error("invalid_deal", "each deal is a pair (hands, set_aside)")
-                parse_deal(n, i % n, deal[0], deal[1], deal_bytes + i * DEAL_SIZE)
-            except errors.RuleError as refused:
+            if not encode_deal(n, deals[i], deal_bytes + i * DEAL_SIZE):
                 n_deals = i
-                deal_stop = refused
                 break
-        else:
-            deal_stop = None
         with nogil:
             applied = replay_moves(&game.state, deal_bytes, <int>n_deals, move_bytes, usable, &error)
     finally:
         PyMem_Free(move_bytes)
         PyMem_Free(deal_bytes)
-    if deal_stop is not None and (error == ERR_AWAITING_DEAL or
-                                  (error == OK and game.state.phase == PHASE_DEAL)):
-        # The round that needed the unreadable deal is the one that stopped the replay.
-        return Replayed(game, applied, deal_stop)
+    if not 0 <= applied <= usable:
+        raise errors.rule_error("invalid_move", f"the rules stopped the replay at move {applied} of {usable}")
+    waiting = game.state.round   # the round (from 0) the game waits for, when it waits for a deal
+    if error == ERR_INVALID_DEAL or (
+        game.state.phase == PHASE_DEAL and (error == OK or error == ERR_AWAITING_DEAL) and waiting < len(deals)
+    ):
+        # The deal of the round that stopped the replay was refused, or could not be read:
+        # say why, as dealing it from the state's dealer does.
+        refused = None
+        if waiting < len(deals):
+            refused = deal_error(n, game.state.dealer, deals[waiting])
+        if refused is None:
+            refused = errors.rule_error("invalid_deal", f"the rules refused the deal of round {waiting + 1}")
+        return Replayed(game, applied, refused)
     if error != OK:
+        if applied >= usable:
+            refused = errors.rule_error(
+                "invalid_move", f"the rules stopped the replay at move {applied} (error {error})"
+            )
+            return Replayed(game, applied, refused)
         move = moves[applied]
         try:
             raise_move_error(&game.state, error, move[0], move[1], move[2])
-        except errors.RuleError as refused:
-            return Replayed(game, applied, refused)
-    if stop is not None:
-        return Replayed(game, applied, stop)
-    return Replayed(game, applied, None)
+        except errors.RuleError as raised:
+            return Replayed(game, applied, raised)
+    return Replayed(game, applied, stop)
 
 
 def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None, first=0):

@@ -88,6 +88,7 @@ cdef struct GameState:
     uint8_t taken[MAX_PLAYERS][N_SUITS]   # the face-down piles of this round, by suit
     uint8_t round_taken[MAX_ROUNDS][MAX_PLAYERS][N_SUITS]
     uint8_t discarded[MAX_ROUNDS][MAX_PLAYERS]          # one bit per colour discarded
+    uint8_t scored_dealer[MAX_ROUNDS]                   # who dealt each scored round
     int16_t score[MAX_ROUNDS][MAX_PLAYERS]
     int16_t total[MAX_PLAYERS]
     uint8_t rounds_scored
@@ -115,6 +116,7 @@ cdef uint8_t kind_copies(int kind) noexcept nogil        # copies of that card i
 cdef int kind_from_chars(int first, int second) noexcept nogil   # -1 for an unknown code
 
 # Dealing.
+cdef int round_dealer(const GameState* game, int round) noexcept nogil   # who deals round (from 0)
 cdef int hands_dealt(int n_players) noexcept nogil       # 4 with three players, else n
 cdef int dealt_hand_size(int n_players, int dealer, int hand) noexcept nogil
 cdef void deal_from_seed(uint64_t seed, int round, int n_players, int dealer, uint8_t* deal) noexcept nogil

@@ -59,6 +59,11 @@ cdef int kind_from_chars(int first, int second) noexcept nogil:
 
 # ---- dealing --------------------------------------------------------------------------
 
+cdef int round_dealer(const GameState* game, int round) noexcept nogil:
+    # Seat 0 deals the first round (round 0); the deal passes left (seat + 1) each round.
+    return round % game.n_players
+
+
 cdef int hands_dealt(int n_players) noexcept nogil:
     # Three players deal as if there were four and set the fourth hand aside.
     return 4 if n_players == 3 else n_players
@@ -124,6 +129,7 @@ cdef int game_init(GameState* game, int n_players, int n_rounds, int cauldron_ru
     game.n_rounds = <uint8_t>n_rounds
     game.cauldron_rule = <uint8_t>cauldron_rule
     game.phase = PHASE_DEAL
+    game.dealer = <uint8_t>round_dealer(game, 0)
     clear_cauldrons(game)
     return OK
 
@@ -232,6 +238,7 @@ cdef void end_round(GameState* game) noexcept nogil:
     cdef int r = game.round
     cdef uint8_t deal[DEAL_SIZE]
     memcpy(game.round_taken[r], game.taken, sizeof(game.taken))
+    game.scored_dealer[r] = game.dealer
     score_taken(game.n_players, &game.taken[0][0], game.score[r], game.discarded[r])
     for seat in range(game.n_players):
         game.total[seat] += game.score[r][seat]
@@ -245,7 +252,7 @@ cdef void end_round(GameState* game) noexcept nogil:
         game.phase = PHASE_OVER
         return
     game.round += 1
-    game.dealer = (game.dealer + 1) % game.n_players
+    game.dealer = <uint8_t>round_dealer(game, game.round)
     game.phase = PHASE_DEAL
     if game.seeded:
         deal_from_seed(game.seed, game.round, game.n_players, game.dealer, deal)
