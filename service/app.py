@@ -16,7 +16,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 
 from events.connect import connect
 from events.games import Games
-from service import responses
+from service import openapi, responses
 from service.controllers.games import GamesController
 from service.controllers.health import health
 from service.controllers.replays import replay_log
@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             app.state.games = Games(opened)
             yield
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[GamesController, replay_log, health],
         # A static header, not an after_request hook: the hook doubled the framework's cost
         # per request. (The hot routes' own responses carry it too.)
@@ -53,10 +53,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
             description="The reference service for Reiner Knizia's Poison (http-api.md). Request bodies are "
             f"limited to {settings.max_body_bytes:,} bytes (413 payload_too_large beyond).",
             path="/schema",
-            render_plugins=[SwaggerRenderPlugin(), ScalarRenderPlugin()],
+            render_plugins=[openapi.DocumentedJson(), SwaggerRenderPlugin(), ScalarRenderPlugin()],
         ),
         debug=False,
     )
+    return app
 
 
 def create_app_from_environment() -> Litestar:

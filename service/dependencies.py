@@ -8,10 +8,14 @@ from typing import TypeVar
 import msgspec
 from litestar import Request
 
+from core import RuleError
+from core.rulesets import DEFAULT_RULESET
 from events.games import Games
 from events.store import UnknownGame
 from service.problems import ApiError
 from service.responses import header
+from service.rulesets import service_rules
+from service.schemas import CreateGame
 from service.tokens import bearer_token, seat_of
 
 T = TypeVar("T")
@@ -29,6 +33,27 @@ async def strict_body(request: Request, kind: type[T]) -> T:
         return decoder.decode(await request.body())
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise ApiError(400, "invalid_request", f"the body is invalid: {error}") from None
+
+
+class _Named(msgspec.Struct):
+    """Only a body's `ruleset` (its other fields are read by that ruleset's body)."""
+
+    ruleset: object = DEFAULT_RULESET
+
+
+async def create_body(request: Request) -> CreateGame:
+    """A new game's body, decoded strictly by the body of the ruleset it names (a body that
+    names none is Poison's: no union decoder allows a default tag, hence two steps)."""
+    body = await request.body()
+    try:
+        named = msgspec.json.decode(body, type=_Named)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise ApiError(400, "invalid_request", f"the body is invalid: {error}") from None
+    try:
+        rules = service_rules(named.ruleset)
+    except RuleError as unknown:
+        raise ApiError(400, "invalid_request", str(unknown), reason=unknown.code) from None
+    return await strict_body(request, rules.create_body)
 
 
 def games_of(request: Request) -> Games:

@@ -15,11 +15,11 @@ from service.ruleset import ServiceRules, foreign
 from service.schemas import (
     AllHands,
     CauldronView,
-    CreateGame,
     GameView,
     MoveOut,
     PlayCard,
     PlayerView,
+    PoisonCreate,
     RoundScores,
     RulesOut,
     Scores,
@@ -36,12 +36,10 @@ def _move_out(move: Move) -> MoveOut:
 
 class PoisonService(ServiceRules):
     ruleset = POISON
+    create_body = PoisonCreate
 
-    def options(self, body: CreateGame) -> dict[str, Any]:
-        return {
-            "rounds": None if body.rounds is UNSET else body.rounds,
-            "cauldrons": "dynamic" if body.rules is UNSET else body.rules.cauldrons,
-        }
+    def options(self, body: PoisonCreate) -> dict[str, Any]:
+        return {"rounds": body.rounds, "cauldrons": body.rules.cauldrons}
 
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.close is not UNSET:

@@ -12,9 +12,9 @@ from core.rulesets import POT
 from events.play import LoggedGame
 from service.ruleset import ServiceRules, foreign
 from service.schemas import (
-    CreateGame,
     PlayCard,
     PotAll,
+    PotCreate,
     PotGameView,
     PotLine,
     PotMoveOut,
@@ -32,11 +32,9 @@ def _move_out(move: PotMove) -> PotMoveOut:
 
 class PotService(ServiceRules):
     ruleset = POT
+    create_body = PotCreate
 
-    def options(self, body: CreateGame) -> dict[str, Any]:
-        for field in ("rounds", "rules"):
-            if getattr(body, field) is not UNSET:
-                raise foreign(field, self.ruleset)
+    def options(self, body: PotCreate) -> dict[str, Any]:
         return {}
 
     def move(self, body: PlayCard) -> tuple[Any, ...]:

@@ -13,26 +13,21 @@ from typing import Any
 from core.rulesets import Ruleset
 from events.play import LoggedGame
 from service.problems import ApiError
-from service.schemas import AnyGameView, AnyScores, CreateGame, PlayCard
+from service.schemas import AnyGameView, AnyScores, PlayCard
 
 
 class ServiceRules(ABC):
     ruleset: Ruleset
+    #: The body that creates a game of this ruleset (one member of schemas.CreateGame).
+    create_body: type[Any]
 
     @property
     def name(self) -> str:
         return self.ruleset.name
 
-    def check_players(self, count: int) -> None:
-        low, high = self.ruleset.players
-        if not self.ruleset.accepts_players(count):
-            raise ApiError(
-                400, "invalid_request", f"{self.ruleset.title} is played by {low} to {high} players, not {count}"
-            )
-
     @abstractmethod
-    def options(self, body: CreateGame) -> dict[str, Any]:
-        """The game's options from a create request; ApiError 400 for one not of this ruleset."""
+    def options(self, body: Any) -> dict[str, Any]:
+        """The game's options from its create body."""
 
     @abstractmethod
     def move(self, body: PlayCard) -> tuple[Any, ...]:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from core.rulesets import POISON, POT, RULESETS
+from core.rulesets import POISON, POT, RULESETS, Ruleset
 
 #: A card of any ruleset; the game's ruleset refuses a card of another one.
 Card = Annotated[
@@ -35,8 +35,6 @@ BotName = Literal[tuple(sorted({bot for ruleset in RULESETS.values() for bot in 
 RulesetName = Literal[tuple(RULESETS)]  # type: ignore[valid-type]
 Colour = Literal["red", "blue", "purple"]
 ROUNDS = POISON.option("rounds").bounds or (1, 1)
-FEWEST_PLAYERS = min(ruleset.players[0] for ruleset in RULESETS.values())
-MOST_PLAYERS = max(ruleset.players[1] for ruleset in RULESETS.values())
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -59,14 +57,35 @@ class RulesIn(Request):
     cauldrons: Literal["dynamic", "fixed"] = "dynamic"
 
 
-class CreateGame(Request):
-    """A new game. `rounds` and `rules` are Poison's options: a pot game refuses them."""
+Seed = Annotated[
+    int, msgspec.Meta(ge=0, le=2**63 - 1, description="makes every deal (and every random bot) reproducible")
+]
 
-    players: Annotated[list[PlayerIn], msgspec.Meta(min_length=FEWEST_PLAYERS, max_length=MOST_PLAYERS)]
-    ruleset: RulesetName = POISON.name
-    rounds: Annotated[int, msgspec.Meta(ge=ROUNDS[0], le=ROUNDS[1])] | UnsetType | None = UNSET
-    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
-    rules: RulesIn | UnsetType = UNSET
+
+def players_of(ruleset: Ruleset) -> Any:
+    low, high = ruleset.players
+    return Annotated[
+        list[PlayerIn], msgspec.Meta(min_length=low, max_length=high, description=f"{low} to {high} seats, in order")
+    ]
+
+
+class PoisonCreate(Request, tag_field="ruleset", tag=POISON.name):
+    """A new game of Poison. Its `ruleset` may be left out: a game that names none is Poison."""
+
+    players: players_of(POISON)  # type: ignore[valid-type]
+    rounds: Annotated[int, msgspec.Meta(ge=ROUNDS[0], le=ROUNDS[1])] | None = None
+    seed: Seed | None = None
+    rules: RulesIn = msgspec.field(default_factory=RulesIn)
+
+
+class PotCreate(Request, tag_field="ruleset", tag=POT.name):
+    """A new pot game. It has no options: `rounds` and `rules` are refused."""
+
+    players: players_of(POT)  # type: ignore[valid-type]
+    seed: Seed | None = None
+
+
+CreateGame = PoisonCreate | PotCreate
 
 
 class PlayCard(Request):
