@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from core import RuleError
+from core.rulesets import DEFAULT_RULESET
 from events.play import LoggedGame, create_game, play_move
 from events.replay import InvalidLog, advance, rebuild
 from events.ruleset import EventRules
@@ -54,7 +55,7 @@ class Games:
         seed: int,
         token_hashes: Mapping[int, str],
         created_ms: int,
-        ruleset: str = "poison",
+        ruleset: str = DEFAULT_RULESET,
         options: Mapping[str, Any] | None = None,
         rounds: int | None = None,
         rules: Rules | None = None,

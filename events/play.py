@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import Move
-from core.rulesets import bot_seed
+from core.rulesets import POISON, bot_seed
 from events.codec import Event, Player
 from events.poison import CannotDeal, consequences, deal_next_round, round_started
 from events.ruleset import EventRules
@@ -65,7 +65,9 @@ def new_game(
     game_id: str, players: tuple[Player, ...], *, rounds: int | None, rules: Rules, seed: int
 ) -> tuple[list[Event], LoggedGame]:
     """A new game of Poison (see create_game)."""
-    return create_game("poison", game_id, players, seed=seed, options={"rounds": rounds, "cauldrons": rules.cauldrons})
+    return create_game(
+        POISON.name, game_id, players, seed=seed, options={"rounds": rounds, "cauldrons": rules.cauldrons}
+    )
 
 
 def _apply(after: LoggedGame, seat: int, move: tuple[Any, ...]) -> list[Event]:

@@ -40,6 +40,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from core.rulesets import DEFAULT_RULESET
 from events.codec import Codec, Event, MalformedEvent
 from events.pipelined import PipelinedConnection
 from events.replay import InvalidLog
@@ -147,7 +148,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     round: int | None  # None for a ruleset without rounds (the pot game)
     rounds: int | None
     version: int
-    ruleset: str = "poison"  # games written before the second ruleset say none
+    ruleset: str = DEFAULT_RULESET  # games written before the second ruleset say none
 
 
 def check_game_id(game_id: str) -> str:
@@ -398,7 +399,7 @@ class EventStore:
                     None if row[2] is None else int(row[2]),
                     None if row[3] is None else int(row[3]),
                     int(row[4]),
-                    "poison" if row[5] is None else row[5].decode(),
+                    DEFAULT_RULESET if row[5] is None else row[5].decode(),
                 )
                 found.append((scanned, summary))
                 if len(found) > limit:

@@ -140,7 +140,7 @@ class AllHands(Response):
     set_aside: list[str]
 
 
-class GameView(Response, kw_only=True, tag_field="ruleset", tag="poison"):
+class GameView(Response, kw_only=True, tag_field="ruleset", tag=POISON.name):
     """A game of Poison as the caller may see it."""
 
     game_id: str
@@ -199,7 +199,7 @@ class RoundScores(Response):
     discarded: list[list[str]]
 
 
-class Scores(Response, tag_field="ruleset", tag="poison"):
+class Scores(Response, tag_field="ruleset", tag=POISON.name):
     """Poison's score sheet, round by round."""
 
     status: Literal["active", "finished"]
@@ -241,7 +241,7 @@ class PotAll(Response):
     draw_pile: list[str]
 
 
-class PotGameView(Response, kw_only=True, tag_field="ruleset", tag="pot"):
+class PotGameView(Response, kw_only=True, tag_field="ruleset", tag=POT.name):
     """A pot game as the caller may see it."""
 
     game_id: str
@@ -268,7 +268,7 @@ class PotLine(Response):
     points: int
 
 
-class PotScores(Response, tag_field="ruleset", tag="pot"):
+class PotScores(Response, tag_field="ruleset", tag=POT.name):
     """The pot game's score sheet, pot by pot."""
 
     status: Literal["active", "finished"]
