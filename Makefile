@@ -41,9 +41,15 @@ bench: setup
 load: setup
 	$(BIN)/python -m benchmarks.load
 
-## playthroughs: rewrite the golden playthrough files from the engine (then read the diff!)
+## playthroughs: write the golden playthrough files of both games (Poison, then the pot game)
+## from the engines. A missing file is written and an equal one left alone; a file that differs
+## is refused, its first changed line named, and the target fails. Read the change, and only
+## if it is meant: make playthroughs ACCEPT=1 (passes --accept), then read the diff again.
 playthroughs: setup
-	$(BIN)/python -m tests.core.playthrough
+	@status=0; \
+	$(BIN)/python -m tests.core.playthrough $(if $(ACCEPT),--accept) || status=1; \
+	$(BIN)/python -m tests.core.pot.playthrough $(if $(ACCEPT),--accept) || status=1; \
+	exit $$status
 
 ## annotate: Cython's annotated HTML of each ruleset's rules (core/rules.html, core/pot/rules.html)
 annotate: setup

@@ -1,7 +1,11 @@
 """Golden playthroughs, as OpenSpiel keeps them: a whole game as text, with the state after
-every move. `python -m tests.core.playthrough` rewrites the files in playthroughs/ from the
-engine; the tests render the same games with the engine and the reference and demand the
-files, byte for byte, so that any change of behaviour shows as a diff.
+every move. The tests render the same games with the engine and the reference and demand the
+files, byte for byte, so that any change of behaviour shows (the first differing line named).
+
+`python -m tests.core.playthrough` writes the files from the engine: it writes a missing
+file, leaves an equal one alone, and refuses to overwrite one that differs (naming the first
+differing line, exit status 1) unless given `--accept`, so a change of behaviour is never
+recorded without a person reading it.
 
 Moves are chosen as `simulate` chooses them: uniformly among the legal moves, from the
 game's own random stream.
@@ -9,6 +13,7 @@ game's own random stream.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -87,13 +92,40 @@ def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: i
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    HERE.mkdir(exist_ok=True)
+def first_difference(old: str, new: str) -> str | None:
+    """The first line where two renderings differ, said for a person; None if equal."""
+    if old == new:
+        return None
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    for number, (was, now) in enumerate(zip(old_lines, new_lines, strict=False), start=1):
+        if was != now:
+            return f"line {number}: recorded {was!r}, now {now!r}"
+    number = min(len(old_lines), len(new_lines)) + 1
+    return f"line {number}: one rendering ends there ({len(old_lines)} recorded lines, {len(new_lines)} now)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write Poison's golden playthroughs from the engine.")
+    parser.add_argument("--accept", action="store_true", help="overwrite files that differ (read the diff first)")
+    parser.add_argument("--dir", type=Path, default=HERE, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.dir.mkdir(exist_ok=True)
+    refused = 0
     for spec in GAMES:
-        path = HERE / file_name(*spec)
-        path.write_text(render(engine, *spec))
+        path = args.dir / file_name(*spec)
+        text = render(engine, *spec)
+        if path.exists():
+            difference = first_difference(path.read_text(), text)
+            if difference is None:
+                print(f"unchanged {path}")
+                continue
+            if not args.accept:
+                print(f"REFUSED {path} differs at {difference} (read the diff; --accept to overwrite)")
+                refused += 1
+                continue
+        path.write_text(text)
         print(f"wrote {path}")
-    return 0
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":
