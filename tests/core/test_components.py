@@ -33,6 +33,16 @@ def test_each_colour_has_fourteen_potions_three_of_each_value_but_two_fours_summ
     assert sum(n for card, n in deck.items() if card[0] != "G") == 42
 
 
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_every_deal_is_the_whole_deck_of_fifty_cards(rules, players):
+    copies = {"1": 3, "2": 3, "4": 2, "5": 3, "7": 3}  # of each colour's potions
+    deck = {**{letter + value: n for letter in "RBP" for value, n in copies.items()}, "G4": 8}
+    for round_ in (1, 2):
+        deal = rules.seeded_deal(11, players, round_)
+        dealt = Counter(card for hand in [*deal.hands, deal.set_aside] for card in hand)
+        assert dealt == deck
+
+
 def test_there_are_eight_poison_cards_worth_four(rules):
     assert Counter(reference.DECK)["G4"] == 8
     game = rules.Game(4, deals=[rigged_deal(4, {1: ["G4"]})])

@@ -196,3 +196,77 @@ def test_a_seed_is_an_unsigned_64_bit_integer(rules, seed):
         rules.Game(4, seed=seed)
     assert refused.value.code == "invalid_seed"
     assert rules.Game(4, seed=2**64 - 1).status == "active"
+
+
+# ---- scripted: the dealer, the first player and the set-aside hand, written out by hand ------
+
+
+def split_deck(sizes, aside=0):
+    """A deal giving seat s the next `sizes[s]` cards of the deck in canonical order (then
+    `aside` cards set aside): any split of the deck is a deal, if its sizes are right."""
+    deck = list(reference.DECK)
+    hands = []
+    for size in sizes:
+        hands.append(tuple(deck[:size]))
+        del deck[:size]
+    assert len(deck) == aside
+    return (tuple(hands), tuple(deck))
+
+
+#: players: per round 1, 2, 3, (dealer, first to play, hand size of each seat, set aside).
+ROUNDS_BY_HAND = {
+    3: [(0, 1, (12, 13, 13), 12), (1, 2, (13, 12, 13), 12), (2, 0, (13, 13, 12), 12)],
+    4: [(0, 1, (12, 13, 13, 12), 0), (1, 2, (12, 12, 13, 13), 0), (2, 3, (13, 12, 12, 13), 0)],
+    6: [(0, 1, (8, 9, 9, 8, 8, 8), 0), (1, 2, (8, 8, 9, 9, 8, 8), 0), (2, 3, (8, 8, 8, 9, 9, 8), 0)],
+}
+
+
+@pytest.mark.parametrize("players", sorted(ROUNDS_BY_HAND))
+def test_the_deal_passes_left_each_round_and_its_left_plays_first_with_recorded_deals(rules, players):
+    rounds = ROUNDS_BY_HAND[players]
+    game = rules.Game(players, rounds=3, deals=[split_deck(sizes, aside) for _, _, sizes, aside in rounds])
+    for number, (dealer, first, sizes, aside) in enumerate(rounds, start=1):
+        assert (game.status, game.round, game.dealer, game.turn) == ("active", number, dealer, first)
+        assert game.hand_sizes == sizes
+        assert len(game.set_aside()) == aside
+        play_round_randomly(game)
+    assert game.status == "finished"
+    assert [result.dealer for result in game.round_results()] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("players", sorted(ROUNDS_BY_HAND))
+def test_a_recorded_deal_sized_for_another_dealer_is_refused(rules, players):
+    (_, _, first_sizes, aside), (_, _, second_sizes, _), _ = ROUNDS_BY_HAND[players]
+    first, second = split_deck(first_sizes, aside), split_deck(second_sizes, aside)
+    with pytest.raises(RuleError) as refused:
+        rules.Game(players, rounds=2, deals=[first, first])
+    assert refused.value.code == "invalid_deal"
+    with pytest.raises(RuleError) as refused:
+        rules.Game(players, rounds=2, deals=[second])
+    assert refused.value.code == "invalid_deal"
+    game = rules.Game(players, rounds=2)
+    game.deal(*first)
+    play_round_randomly(game)
+    with pytest.raises(RuleError) as refused:
+        game.deal(*first)
+    assert refused.value.code == "invalid_deal"
+    game.deal(*second)
+    assert (game.status, game.dealer, game.hand_sizes) == ("active", 1, second_sizes)
+
+
+#: Per round, the seat of a four-player game (same seed, same round, so the same shuffled deck)
+#: whose hand each three-player hand is: seats 0, 1, 2, then the set-aside hand. Both deal one
+#: card at a time from the dealer's left; three players deal the fourth hand after the dealer's.
+#: Round 1 (seat 0 deals both): seat 1, seat 2, then seat 0 (4p: seat 3), then the set-aside
+#: hand (4p: seat 0). Round 2 (seat 1 deals): 3p seats 2, 0, 1, aside = 4p seats 2, 3, 0, 1.
+#: Round 3 (seat 2 deals): 3p seats 0, 1, 2, aside = 4p seats 3, 0, 1, 2.
+SET_ASIDE_AS_FOUR_PLAYERS = {1: (3, 1, 2, 0), 2: (3, 0, 2, 1), 3: (3, 0, 1, 2)}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 77])
+@pytest.mark.parametrize("round_", sorted(SET_ASIDE_AS_FOUR_PLAYERS))
+def test_three_players_set_aside_the_fourth_hand_the_one_dealt_after_the_dealers(rules, seed, round_):
+    three, four = rules.seeded_deal(seed, 3, round_), rules.seeded_deal(seed, 4, round_)
+    seat_0, seat_1, seat_2, aside = SET_ASIDE_AS_FOUR_PLAYERS[round_]
+    expected = [four.hands[seat_0], four.hands[seat_1], four.hands[seat_2], four.hands[aside]]
+    assert [*three.hands, three.set_aside] == expected

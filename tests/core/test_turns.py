@@ -110,6 +110,17 @@ def test_a_total_of_exactly_13_does_not_overflow(rules):
     assert game.cauldrons[0].cards == ("R7", "R5", "R1")
 
 
+def test_a_total_of_exactly_14_overflows(rules):
+    game = game_with(rules, {1: ["R7"], 2: ["R5"], 3: ["R2"]})
+    game.play(1, "R7", 0)
+    game.play(2, "R5", 0)
+    played = game.play(3, "R2", 0)
+    assert (played.total, played.taken, played.overflowed) == (2, ("R7", "R5"), True)
+    assert game.cauldrons[0] == Cauldron("red", 2, ("R2",))
+    assert game.taken(3) == Taken(red=2, blue=0, purple=0, poison=0)
+    assert game.pile_sizes == (0, 0, 0, 2)
+
+
 def test_above_13_the_player_takes_the_cards_that_were_there_and_their_card_stays(rules):
     game = game_with(rules, {1: ["R7"], 2: ["R5"], 3: ["R1"], 0: ["R2"]})
     for seat, card in [(1, "R7"), (2, "R5"), (3, "R1")]:
