@@ -542,7 +542,7 @@ def replay(
         raise errors.rule_error("invalid_move", "moves and deals must be lists")
     game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     deals = list(deals)
-    for index, move in enumerate([*moves, None]):
+    for index in range(len(moves) + 1):
         # A round is dealt as it starts, also after the last recorded move.
         if game.status == "dealing" and deals:
             deal = deals.pop(0)
@@ -552,8 +552,9 @@ def replay(
                 game.deal(deal[0], deal[1])
             except errors.RuleError as refused:
                 return Replayed(game, index, refused)
-        if move is None:
+        if index == len(moves):
             break
+        move = moves[index]
         if not (isinstance(move, (tuple, list)) and len(move) == 3):
             error = errors.rule_error("invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}")
             return Replayed(game, index, error)
