@@ -64,8 +64,9 @@ class Game:
     ) -> None:
         """A new game of 3 to 6 `players` and `rounds` rounds (1 to 20, default one per
         player) with the `cauldrons` rule. With a `seed` (0 to 2**64 - 1) every round is
-        dealt from it; with `deals` (at most one per round, all checked at once) the
-        first rounds are dealt from them; otherwise the game waits for `deal`."""
+        dealt from it; with `deals` (at most one per round, all checked at once, each
+        against the dealer the rules name for its round) the first rounds are dealt from
+        them; otherwise the game waits for `deal`."""
 
     # -- options ----------------------------------------------------------------------
     @property
@@ -134,7 +135,8 @@ class Game:
 
     # -- results ----------------------------------------------------------------------
     def round_results(self) -> tuple[RoundResult, ...]:
-        """Every scored round: taken counts per seat and suit, discards and scores."""
+        """Every scored round: its dealer (as the game state recorded it), taken counts per
+        seat and suit, discards and scores."""
     def view(self, seat: int | None = None) -> View:
         """The game as `seat` may see it (its hand, and its legal moves when it is to
         move), or as the public may with `seat` None."""
@@ -165,9 +167,10 @@ def replay(
 ) -> Replayed[Game]:
     """Replay a recorded game in one C loop: rounds are dealt from `deals` (or from
     `seed`) as they start, moves applied in order. Stops at the first move that cannot be
-    applied (an illegal or malformed move, or a round whose deal is missing or invalid)
+    applied (an illegal or malformed move, or a round whose deal is missing or invalid:
+    a deal is checked against the dealer the game state names when its round starts)
     and reports it in `Replayed.error`, with `Replayed.illegal_at` its index. Raises only
-    for invalid game options."""
+    for invalid game options; never reads past the record, whatever the rules do."""
 
 def simulate(
     players: int,
