@@ -13,6 +13,14 @@ loop turn share it.) RDB snapshots are off: the log is the only copy of the data
 It never touches a server it did not start, and stops its own on exit: at interpreter
 exit, or (on Linux) by a SIGTERM from the kernel when our process dies, however it dies.
 Start it from the main thread: the kernel ties that signal to the starting thread.
+
+Supervision (`supervise()`, which `poison serve` uses): a thread waits on the server
+process (so a dead one is reaped at once, never left a zombie) and, when it dies without
+having been stopped, starts it again on the same port and data (clients reconnect by
+themselves), after `first_delay`, doubling the delay while it keeps dying or failing to
+start (up to 30 s; back to `first_delay` once it has stayed up 30 s). Each step is said
+through `say`. The restarted server's death signal is tied to that thread, which lives
+until `stop()`.
 """
 
 from __future__ import annotations
@@ -24,12 +32,16 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
 
 SERVER_NAMES = ("valkey-server", "redis-server")
+MAX_RESTART_DELAY = 30.0  # seconds: the longest wait between two restarts
+STABLE_AFTER = 30.0  # seconds up after which a death is a first one again (no back-off)
 
 
 class ServerNotFound(RuntimeError):
@@ -37,7 +49,12 @@ class ServerNotFound(RuntimeError):
 
 
 class ServerFailed(RuntimeError):
-    """The embedded server did not start; the message carries the end of its log."""
+    """The embedded server did not start; the message carries the end of its log, `what`
+    says in a few words what went wrong."""
+
+    def __init__(self, message: str, what: str = "") -> None:
+        super().__init__(message)
+        self.what = what or message
 
 
 class DataDirInUse(ServerFailed):
@@ -97,7 +114,11 @@ class EmbeddedServer:
         self.port = port
         self.binary = binary
         self.process: subprocess.Popen[bytes] | None = None
+        self.started_at = 0.0  # time.monotonic() of the last start
         self._lock: int | None = None
+        self._guard = threading.RLock()  # start, stop and restart, one at a time
+        self._stopping = threading.Event()  # set by stop(): a death is then no news
+        self._supervisor: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -110,10 +131,25 @@ class EmbeddedServer:
     def start(self, timeout: float = 15.0) -> str:
         """Start the server and wait until it answers (a large log may take a while to
         load); return its URL."""
-        if self.process is not None and self.process.poll() is None:
+        with self._guard:
+            if self.process is not None and self.process.poll() is None:
+                return self.url
+            self._stopping.clear()
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self._take_lock()
+            try:
+                self._launch(timeout)
+            except BaseException:
+                self._release_lock()
+                raise
+            atexit.register(self.stop)
             return self.url
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._take_lock()
+
+    def _launch(self, timeout: float) -> None:
+        """Run the server process (the data directory is ours) and wait until it answers;
+        on failure no process of ours is left running."""
+        if self.process is not None and self.process.stderr:
+            self.process.stderr.close()  # a dead one's
         binary = self.binary or find_server_binary()
         if self.port is None:
             self.port = free_port()
@@ -146,21 +182,21 @@ class EmbeddedServer:
             start_new_session=True,  # a Ctrl-C meant for us must not kill the store first
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
-        atexit.register(self.stop)
-        deadline = time.monotonic() + timeout
+        self.started_at = time.monotonic()
+        deadline = self.started_at + timeout
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1)
         try:
             while True:
                 if self.process.poll() is not None:
-                    raise ServerFailed(self._failure("exited at start"))
+                    raise self._failure(f"{_how_it_ended(self.process.returncode)} at start")
                 try:
                     if client.ping():
-                        return self.url
+                        return
                 except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
                     pass
                 if time.monotonic() > deadline:
-                    self.stop()
-                    raise ServerFailed(self._failure(f"did not answer within {timeout:g} s"))
+                    self._end_process()  # first: its stderr is read to its end
+                    raise self._failure(f"did not answer within {timeout:g} s")
                 time.sleep(0.02)
         finally:
             client.close()
@@ -188,17 +224,29 @@ class EmbeddedServer:
             os.close(self._lock)
             self._lock = None
 
-    def _failure(self, what: str) -> str:
+    def _failure(self, what: str) -> ServerFailed:
         stderr = self.process.stderr.read().decode(errors="replace") if self.process and self.process.stderr else ""
         log = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
-        return f"the embedded server {what}: {(stderr + log).strip()[-2000:]}"
+        return ServerFailed(f"the embedded server {what}: {(stderr + log).strip()[-2000:]}", what)
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the server cleanly (it flushes the append-only file), or kill it."""
+        """Stop the server cleanly (it flushes the append-only file), or kill it; a
+        supervised one is not restarted."""
+        self._stopping.set()
+        with self._guard:
+            if self.process is not None:
+                atexit.unregister(self.stop)
+                self._end_process(timeout)
+            self._release_lock()
+        supervisor = self._supervisor
+        if supervisor is not None and supervisor is not threading.current_thread():
+            supervisor.join(timeout)
+            self._supervisor = None
+
+    def _end_process(self, timeout: float = 10.0) -> None:
         process, self.process = self.process, None
         if process is None:
             return
-        atexit.unregister(self.stop)
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
@@ -208,10 +256,57 @@ class EmbeddedServer:
                 process.wait()
         if process.stderr:
             process.stderr.close()
-        self._release_lock()
+
+    def supervise(self, say: Callable[[str], None], *, first_delay: float = 0.2) -> None:
+        """Restart the (started) server whenever it dies, until `stop()`: see the module's
+        description. `say` gets one line of plain English per event."""
+        if self._supervisor is None:
+            self._supervisor = threading.Thread(
+                target=self._watch, args=(say, first_delay), name="embedded-store-supervisor", daemon=True
+            )
+            self._supervisor.start()
+
+    def _watch(self, say: Callable[[str], None], first_delay: float) -> None:
+        delay = first_delay
+        while not self._stopping.is_set():
+            process = self.process
+            if process is None:
+                return
+            returncode = process.wait()  # reaps it: no zombie
+            if self._stopping.is_set():
+                return
+            died_at = time.monotonic()
+            up = died_at - self.started_at
+            if up >= STABLE_AFTER:
+                delay = first_delay
+            say(
+                f"the embedded store (pid {process.pid}) {_how_it_ended(returncode)} after {up:.1f} s up; "
+                f"restarting it in {delay:g} s"
+            )
+            while True:
+                if self._stopping.wait(delay):
+                    return
+                next_delay = min(max(delay * 2, 0.1), MAX_RESTART_DELAY)
+                try:
+                    with self._guard:
+                        if self._stopping.is_set():
+                            return
+                        self._launch(15.0)
+                except Exception as error:  # ServerFailed, or no binary any more, or no room for a process
+                    delay = next_delay
+                    reason = error.what if isinstance(error, ServerFailed) else f"{type(error).__name__}: {error}"
+                    say(f"the embedded store did not restart ({reason[:300]}); retrying in {delay:g} s")
+                    continue
+                say(
+                    f"the embedded store restarted (pid {self.process.pid}, {self.url}, same data) "
+                    f"{time.monotonic() - died_at:.2f} s after it died"
+                )
+                delay = next_delay  # dying again soon waits longer
+                break
 
     def kill(self) -> None:
         """`kill -9`: no chance to flush anything (for the durability tests)."""
+        self._stopping.set()
         if self.process is not None:
             self.process.kill()
             self.process.wait()
@@ -227,6 +322,16 @@ class EmbeddedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _how_it_ended(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "unknown"
+        return f"died with signal {-returncode} ({name})"
+    return f"exited with status {returncode}"
 
 
 def main() -> int:

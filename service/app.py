@@ -17,8 +17,8 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from events.connect import connect
 from events.games import Games
 from service import openapi, responses
+from service.controllers import health
 from service.controllers.games import GamesController
-from service.controllers.health import health
 from service.controllers.replays import replay_log
 from service.problems import internal_error, plugin
 from service.settings import Settings
@@ -39,7 +39,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             yield
 
     app = Litestar(
-        route_handlers=[GamesController, replay_log, health],
+        route_handlers=[GamesController, replay_log, *health.routes],
         # A static header, not an after_request hook: the hook doubled the framework's cost
         # per request. (The hot routes' own responses carry it too.)
         response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],

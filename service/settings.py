@@ -1,11 +1,13 @@
 """The service's settings, from `POISON_*` environment variables and `poison serve` flags,
-in one typed object."""
+in one typed object. Every setting is read here, and bounded here: a value out of bounds
+is refused at start (`poison serve` exits 2 naming it)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
@@ -19,6 +21,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     namespace: str = "poison"  # prefix of every key this service writes
     store_timeout: float = 2.0  # seconds before a store call is StoreUnavailable
     max_body_bytes: int = 1_048_576  # larger request bodies get 413
+    # The embedded store is restarted when it dies, first after this delay, then after twice
+    # the delay before while it keeps dying or failing to start (up to 30 s).
+    store_restart_delay: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.2
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:

@@ -2,7 +2,10 @@
 
 Settings come from flags, else `POISON_*` environment variables, else defaults. Without a
 Redis URL, this process starts the embedded server once and hands its URL to every worker,
-so several workers share one store and no state lives in only one of them.
+so several workers share one store and no state lives in only one of them. It supervises
+that server: one killed or crashed is started again on the same port and data (the
+workers' connections recover by themselves), with back-off, and every step is a line on
+stderr.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ def serve(settings: Settings) -> int:
             print(f"poison serve: {error}", file=sys.stderr)
             return 1
         print(f"poison serve: embedded store at {url}, data in {server.data_dir}", file=sys.stderr, flush=True)
+        server.supervise(say, first_delay=settings.store_restart_delay)
     else:
         url = settings.redis_url
     # Workers read their settings from the environment: every one of them, flags included.
@@ -53,6 +57,10 @@ def serve(settings: Settings) -> int:
         if server is not None:
             server.stop()
     return 0
+
+
+def say(line: str) -> None:
+    print(f"poison serve: {line}", file=sys.stderr, flush=True)
 
 
 def add(commands: argparse._SubParsersAction) -> None:
