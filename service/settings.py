@@ -11,6 +11,8 @@ from typing import Annotated
 
 import msgspec
 
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]
+
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     host: str = "127.0.0.1"
@@ -21,6 +23,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     namespace: str = "poison"  # prefix of every key this service writes
     store_timeout: float = 2.0  # seconds before a store call is StoreUnavailable
     max_body_bytes: int = 1_048_576  # larger request bodies get 413
+    # Slow clients (service/protocol.py): a request's head must arrive within header_timeout
+    # of the connection's opening or of its first byte, its body within body_timeout of the
+    # end of its head, else 408 and the connection is closed; a worker answers a connection
+    # beyond max_connections 503 (enough for 1,000 live streams a worker and more).
+    header_timeout: Seconds = 10.0
+    body_timeout: Seconds = 10.0
+    max_connections: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 4096
     # The embedded store is restarted when it dies, first after this delay, then after twice
     # the delay before while it keeps dying or failing to start (up to 30 s).
     store_restart_delay: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.2

@@ -5,7 +5,8 @@ Redis URL, this process starts the embedded server once and hands its URL to eve
 so several workers share one store and no state lives in only one of them. It supervises
 that server: one killed or crashed is started again on the same port and data (the
 workers' connections recover by themselves), with back-off, and every step is a line on
-stderr.
+stderr. Workers speak HTTP through service/protocol.py (timeouts for slow clients, a cap
+on connections, malformed HTTP answered as problem+json).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def serve(settings: Settings) -> int:
         server.supervise(say, first_delay=settings.store_restart_delay)
     else:
         url = settings.redis_url
+    _room_for_connections(settings.max_connections)
     # Workers read their settings from the environment: every one of them, flags included.
     os.environ.update(
         {
@@ -41,6 +43,9 @@ def serve(settings: Settings) -> int:
             "POISON_NAMESPACE": settings.namespace,
             "POISON_STORE_TIMEOUT": str(settings.store_timeout),
             "POISON_MAX_BODY_BYTES": str(settings.max_body_bytes),
+            "POISON_HEADER_TIMEOUT": str(settings.header_timeout),
+            "POISON_BODY_TIMEOUT": str(settings.body_timeout),
+            "POISON_MAX_CONNECTIONS": str(settings.max_connections),
         }
     )
     try:
@@ -52,6 +57,8 @@ def serve(settings: Settings) -> int:
             workers=settings.workers,
             log_level=os.environ.get("POISON_LOG_LEVEL", "warning"),
             access_log=False,
+            http="service.protocol:HttpProtocol",
+            ws="none",  # the API has no WebSocket route
         )
     finally:
         if server is not None:
@@ -61,6 +68,23 @@ def serve(settings: Settings) -> int:
 
 def say(line: str) -> None:
     print(f"poison serve: {line}", file=sys.stderr, flush=True)
+
+
+def _room_for_connections(connections: int) -> None:
+    """Raise the soft limit on open files (inherited by the workers) towards what
+    `max_connections` needs, so the cap, not the kernel, refuses connections; never above
+    the hard limit."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = connections + 512  # the store's connections, the log, the libraries
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(
+                resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard)
+            )
+    except (ImportError, ValueError, OSError):
+        pass
 
 
 def add(commands: argparse._SubParsersAction) -> None:

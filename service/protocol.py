@@ -1,0 +1,191 @@
+"""The HTTP/1.1 protocol of `poison serve`'s workers: uvicorn's httptools protocol, plus
+what uvicorn (0.54) lacks against slow and broken clients. It is subclassed, not copied:
+a few hooks are overridden, each around uvicorn's own code.
+
+- **A deadline for a request's head**, `header_timeout` from the opening of the connection
+  (a client that connects and says nothing) or from the first byte of the request, and
+  **for its body**, `body_timeout` from the end of the head. The body's is a total, so a
+  body trickled a byte at a time is dropped too. Past either, the client gets 408
+  `request_timeout` (if no answer has begun on the connection) and the connection is
+  closed; a handler waiting for that body sees the client disconnect. Uvicorn has only a
+  keep-alive timeout between requests: a half-sent request held its connection, and its
+  handler's task, for ever.
+- **A cap on a worker's open connections**, `max_connections`: a request on a connection
+  beyond it is answered 503 `too_many_connections` (with `Retry-After: 1`) and its
+  connection closed. Uvicorn's `limit_concurrency` makes the same check, but answers
+  text/plain and counts running tasks too.
+- **Malformed HTTP** is answered 400 `invalid_request` as problem+json, as every other
+  error of the API, not uvicorn's text/plain; so is a head over 64 KiB (uvicorn reads one
+  without a bound).
+
+After a 408 or a 400 the connection is closed gracefully: the answer is written, our side
+shut, and what the client still sends is read and dropped for at most a second, so that
+closing with unread data does not reset the connection under the answer.
+
+A timer is armed only when a read leaves a head or a body incomplete, so a request that
+arrives whole in one read costs none. WebSocket upgrades are off (`ws="none"`: the API has
+none), so every connection stays with this protocol.
+"""
+
+from __future__ import annotations
+
+import functools
+from asyncio import TimerHandle, Transport
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from service.problems import ApiError, problem_body
+from service.responses import WORKER_HEADER, worker
+from service.settings import Settings
+
+MAX_HEAD_BYTES = 65_536
+LINGER = 1.0  # seconds: how long a refused client's remaining bytes are read and dropped
+PROBLEM = b"application/problem+json"
+
+
+@functools.cache
+def _limits() -> tuple[float, float, int]:
+    settings = Settings.from_environment()
+    return settings.header_timeout, settings.body_timeout, settings.max_connections
+
+
+TITLES = {  # the codes only this module answers
+    "request_timeout": "The request did not arrive in time",
+    "too_many_connections": "Too many connections",
+}
+
+
+def _problem(status: int, code: str, detail: str) -> bytes:
+    problem = ApiError(status, code, detail)
+    problem.title = TITLES.get(code, problem.title)
+    return problem_body(problem)
+
+
+async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
+    """The answer to a request beyond the cap (an ASGI app, in place of the API's)."""
+    _, _, cap = _limits()
+    body = _problem(503, "too_many_connections", f"this worker has its {cap:,} connections open; retry")
+    headers = [(b"content-type", PROBLEM), (b"content-length", str(len(body)).encode()), (b"retry-after", b"1")]
+    await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class HttpProtocol(HttpToolsProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_timeout, self._body_timeout, self._max_connections = _limits()
+        self._in_head = True  # awaiting or reading a head (from the connection's opening)
+        self._in_body = False  # the head is in, the body is not
+        self._head_bytes = 0
+        self._timer: TimerHandle | None = None  # the head's or the body's deadline
+        self._refused = False  # answered 408 or 400: reading and dropping until closed
+
+    # The connection
+
+    def connection_made(self, transport: Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm(self._header_timeout, "head")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        in_head = self._in_head
+        super().data_received(data)
+        if self._refused or self.transport.is_closing():
+            self._disarm()
+        elif self._in_head:
+            if in_head:
+                self._head_bytes += len(data)
+                if self._head_bytes > MAX_HEAD_BYTES:
+                    self.send_400_response(f"the request's head is over {MAX_HEAD_BYTES:,} bytes")
+                    return
+            if self._timer is None:
+                self._arm(self._header_timeout, "head")
+        elif self._in_body and self._timer is None:
+            self._arm(self._body_timeout, "body")
+
+    # The parser's callbacks
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+
+    def on_headers_complete(self) -> None:
+        self._in_head, self._in_body, self._head_bytes = False, True, 0
+        self._disarm()
+        if len(self.connections) > self._max_connections:
+            self.app = _too_many_connections  # for this request only
+            try:
+                super().on_headers_complete()
+            finally:
+                self.app = self.config.loaded_app
+        else:
+            super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._in_body = False
+        self._disarm()
+        super().on_message_complete()
+
+    # Refusals
+
+    def send_400_response(self, msg: str) -> None:
+        """Malformed HTTP (uvicorn's message is generic), or a head too large."""
+        if msg == "Invalid HTTP request received.":
+            msg = "the request is not valid HTTP/1.1"
+        self._refuse(400, "invalid_request", msg)
+
+    def _arm(self, seconds: float, part: str) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(seconds, self._late, part)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _late(self, part: str) -> None:
+        self._timer = None
+        if self.transport.is_closing():
+            return
+        seconds = self._header_timeout if part == "head" else self._body_timeout
+        detail = f"the request's {part} did not arrive within {seconds:g} s"
+        cycle = self.cycle
+        # An answer may be written unless one (to an earlier request, for a late head) is under way.
+        if cycle is None or (cycle.response_complete if part == "head" else not cycle.response_started):
+            self._refuse(408, "request_timeout", detail)
+        else:
+            self._refused = True
+            self._abandon_cycle()
+            self.transport.close()
+
+    def _abandon_cycle(self) -> None:
+        """The handler of the request under way, if any, sees the client gone."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self.pipeline.clear()
+
+    def _refuse(self, status: int, code: str, detail: str) -> None:
+        """Answer a problem, shut our side, drop what the client still sends, close."""
+        self._refused = True
+        self._disarm()
+        self._abandon_cycle()
+        body = _problem(status, code, detail)
+        head = [STATUS_LINE[status]]
+        for name, value in [*self.server_state.default_headers, (WORKER_HEADER.encode(), worker)]:
+            head += [name, b": ", value, b"\r\n"]
+        head += [b"content-type: ", PROBLEM, b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n"]
+        head += [b"connection: close\r\n\r\n", body]
+        self.transport.write(b"".join(head))
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+            self.loop.call_later(LINGER, self.transport.close)
+        else:
+            self.transport.close()

@@ -1,0 +1,231 @@
+"""Slow and broken clients against a real `poison serve`: a request whose head or body
+does not arrive in time is answered 408 and its connection closed, connections beyond the
+cap of a worker are answered 503, malformed HTTP is a problem+json 400, and the service
+answers everyone else all along. Traffic goes to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import msgspec
+import pytest
+
+from events.server import free_port
+
+TIMEOUT = 1.0  # POISON_HEADER_TIMEOUT and POISON_BODY_TIMEOUT in these tests
+CAP = 12  # POISON_MAX_CONNECTIONS in the test of the cap
+
+
+def serve(data: Path, **settings: str) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | settings
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1", "--data-dir", str(data)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return process, port
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    process.wait()
+    pytest.fail("poison serve did not start")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="module")
+def impatient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """`poison serve` with one worker and 1 s for a head or a body."""
+    process, port = serve(
+        tmp_path_factory.mktemp("slow"), POISON_HEADER_TIMEOUT=str(TIMEOUT), POISON_BODY_TIMEOUT=str(TIMEOUT)
+    )
+    yield port
+    stop(process)
+
+
+def opened(port: int, data: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    if data:
+        sock.sendall(data)
+    sock.setblocking(False)
+    return sock
+
+
+def read_until_closed(socks: list[socket.socket], seconds: float) -> tuple[dict[socket.socket, bytes], dict, list]:
+    """Read every socket until the server closes it or `seconds` pass: what each received,
+    when each was closed (seconds from now), and those still open."""
+    started = time.monotonic()
+    received = {sock: b"" for sock in socks}
+    closed_after: dict[socket.socket, float] = {}
+    with selectors.DefaultSelector() as selector:
+        for sock in socks:
+            selector.register(sock, selectors.EVENT_READ)
+        while len(closed_after) < len(socks):
+            left = started + seconds - time.monotonic()
+            if left <= 0:
+                break
+            for key, _ in selector.select(left):
+                sock = key.fileobj
+                try:
+                    chunk = sock.recv(65536)
+                except ConnectionResetError:
+                    chunk = b""
+                if chunk:
+                    received[sock] += chunk
+                else:
+                    closed_after[sock] = time.monotonic() - started
+                    selector.unregister(sock)
+    still_open = [sock for sock in socks if sock not in closed_after]
+    return received, closed_after, still_open
+
+
+def parse(response: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = response.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def test_half_sent_heads_and_bodies_are_dropped_in_bounded_time_while_others_are_served(impatient):
+    port = impatient
+    silent = [opened(port, b"") for _ in range(10)]  # connect and say nothing
+    heads = [opened(port, b"GET /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ") for _ in range(20)]
+    bodies = [
+        opened(
+            port,
+            b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-ndjson\r\n"
+            b'Content-Length: 1000\r\n\r\n{"version": 1',
+        )
+        for _ in range(20)
+    ]
+    socks = silent + heads + bodies
+    try:
+        # Meanwhile everyone else is answered at once.
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=2) as http:
+            for _ in range(5):
+                assert http.get("/health").status_code == 200
+                assert http.get("/v1/games").status_code == 200
+        received, closed_after, still_open = read_until_closed(socks, TIMEOUT + 4)
+        assert not still_open, f"{len(still_open)} of {len(socks)} slow connections still held after {TIMEOUT + 4} s"
+        held = max(closed_after.values())
+        print(f"{len(socks)} slow connections, all closed after at most {held:.2f} s")
+        assert held < TIMEOUT + 3
+        for sock in heads + bodies:
+            status, headers, body = parse(received[sock])
+            assert status == 408, received[sock]
+            assert headers["content-type"] == "application/problem+json"
+            assert headers["connection"] == "close"
+            problem = msgspec.json.decode(body)
+            assert problem["code"] == "request_timeout"
+            assert problem["status"] == 408
+        assert {parse(received[sock])[0] for sock in silent if received[sock]} <= {408}
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_a_body_that_keeps_trickling_is_still_dropped_at_its_deadline(impatient):
+    head = b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-ndjson\r\n"
+    sock = opened(impatient, head + b"Content-Length: 500\r\n\r\n")
+    started = time.monotonic()
+    received, answered, closed = b"", None, None
+    try:
+        while time.monotonic() - started < TIMEOUT + 5 and closed is None:
+            with contextlib.suppress(OSError):  # once the server has closed its side
+                sock.send(b" ")  # a byte every 50 ms: never idle, never done
+            time.sleep(0.05)
+            try:
+                chunk = sock.recv(65536)
+            except BlockingIOError:
+                continue
+            except ConnectionResetError:
+                chunk = b""
+            received += chunk
+            if answered is None and b"\r\n\r\n" in received:
+                answered = time.monotonic() - started
+            if not chunk:
+                closed = time.monotonic() - started
+        assert received.startswith(b"HTTP/1.1 408 "), received
+        assert answered is not None
+        assert answered < TIMEOUT + 1, f"a trickling body was answered after {answered:.2f} s"
+        assert closed is not None, "the connection is closed, however much the client still sends"
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+    ],
+    ids=["tls-handshake", "negative-content-length"],
+)
+def test_malformed_http_is_a_problem_json_400(impatient, garbage):
+    sock = opened(impatient, garbage)
+    try:
+        received, _, still_open = read_until_closed([sock], 5)
+        assert not still_open, "the connection is closed after the answer"
+        status, headers, body = parse(received[sock])
+        assert status == 400, received[sock]
+        assert headers["content-type"] == "application/problem+json"
+        problem = msgspec.json.decode(body)
+        assert problem["code"] == "invalid_request"
+        assert problem["status"] == 400
+    finally:
+        sock.close()
+
+
+def test_connections_beyond_the_cap_are_answered_503_and_the_service_comes_back(tmp_path):
+    process, port = serve(tmp_path / "data", POISON_MAX_CONNECTIONS=str(CAP), POISON_HEADER_TIMEOUT="30")
+    holders: list[socket.socket] = []
+    try:
+        holders = [opened(port, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n") for _ in range(CAP)]
+        time.sleep(0.2)  # the worker has accepted them all
+        with httpx.Client(timeout=5) as http:
+            refused = http.get(f"http://127.0.0.1:{port}/health")
+        assert refused.status_code == 503, "a connection beyond the cap is refused"
+        assert refused.headers["content-type"] == "application/problem+json"
+        assert refused.headers["retry-after"] == "1"
+        assert refused.json()["code"] == "too_many_connections"
+        for sock in holders:
+            sock.close()
+        deadline = time.monotonic() + 5
+        while True:
+            with httpx.Client(timeout=5) as http:
+                status = http.get(f"http://127.0.0.1:{port}/health").status_code
+            if status == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert status == 200, "the service answers again once the connections are gone"
+    finally:
+        for sock in holders:
+            sock.close()
+        stop(process)
