@@ -185,8 +185,9 @@ def test_a_body_that_keeps_trickling_is_still_dropped_at_its_deadline(impatient)
     [
         b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",
         b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70_000,  # and never ends
     ],
-    ids=["tls-handshake", "negative-content-length"],
+    ids=["tls-handshake", "negative-content-length", "head-over-64-KiB"],
 )
 def test_malformed_http_is_a_problem_json_400(impatient, garbage):
     sock = opened(impatient, garbage)
@@ -229,3 +230,21 @@ def test_connections_beyond_the_cap_are_answered_503_and_the_service_comes_back(
         for sock in holders:
             sock.close()
         stop(process)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["POISON_HEADER_TIMEOUT=0", "POISON_BODY_TIMEOUT=-1", "POISON_MAX_CONNECTIONS=0", "POISON_STORE_RESTART_DELAY=61"],
+)
+def test_out_of_bounds_settings_stop_serve_before_it_starts(setting, tmp_path):
+    name, value = setting.split("=")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {name: value}
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(free_port()), "--data-dir", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 2, result.stderr
+    assert name.removeprefix("POISON_").lower() in result.stderr
