@@ -6,7 +6,9 @@ allows a default tag, so the create handler reads its body itself (service.depen
 create_body) and takes no `data` parameter, and Litestar documents no body for it. The
 document served at /schema/openapi.json gets it here: one schema per ruleset, told apart by
 a discriminator on `ruleset`, generated from the very msgspec Structs that decode the body,
-so the document cannot drift from it. It is added as the document is first rendered (the
+so the document cannot drift from it. Answers that differ by ruleset (a game's view, its
+score sheet) are tagged unions, which Litestar writes as a bare oneOf: they get their
+discriminator here too. It is added as the document is first rendered (the
 render plugin is Litestar's extension point for that), not when the app is made: building
 the document costs a quarter of a second, which every app would pay.
 """
@@ -19,7 +21,7 @@ import msgspec
 from litestar import Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
-from service.schemas import PoisonCreate, PotCreate
+from service.schemas import AnyGameView, AnyScores, PoisonCreate, PotCreate
 
 CREATE_PATH = "/v1/games"
 _REF = "#/components/schemas/{name}"
@@ -41,12 +43,39 @@ _CREATE_BODY = {
 }
 
 
+#: Every union of answers that differ by ruleset: the set of its members' schema references,
+#: and its discriminator. (Litestar writes a union as a bare oneOf.)
+_TAGGED_UNIONS = {
+    frozenset(_REF.format(name=member.__name__) for member in union.__args__): {
+        "propertyName": "ruleset",
+        "mapping": {member.__struct_config__.tag: _REF.format(name=member.__name__) for member in union.__args__},
+    }
+    for union in (AnyGameView, AnyScores)
+}
+
+
 def document_bodies(document: dict[str, Any]) -> None:
-    """Add the create body and its schemas to a rendered document, in place (idempotent)."""
+    """Add the create body and its schemas to a rendered document, and a discriminator to
+    every union of answers told apart by `ruleset`; in place (idempotent)."""
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in _SCHEMAS.items():
         schemas.setdefault(name, schema)
     document["paths"][CREATE_PATH]["post"]["requestBody"] = _CREATE_BODY
+    _discriminate(document)
+
+
+def _discriminate(node: object) -> None:
+    if isinstance(node, dict):
+        members = node.get("oneOf")
+        if isinstance(members, list):
+            refs = frozenset(member.get("$ref") for member in members if isinstance(member, dict))
+            if refs in _TAGGED_UNIONS:
+                node["discriminator"] = _TAGGED_UNIONS[refs]
+        for value in node.values():
+            _discriminate(value)
+    elif isinstance(node, list):
+        for value in node:
+            _discriminate(value)
 
 
 class DocumentedJson(JsonRenderPlugin):

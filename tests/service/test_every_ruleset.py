@@ -138,11 +138,6 @@ async def test_the_openapi_document_names_the_rulesets_game_view_in_every_union_
         assert {"game_id", "version", "status", "turn", "players", "totals", "winners"} <= set(ours["required"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Litestar writes the GameView union as a bare oneOf; the OpenAPI `discriminator` keyword must be "
-    "added where the schemas or the OpenAPI document are made (service/schemas.py or service/app.py)",
-)
 @EVERY_RULESET
 async def test_the_openapi_document_gives_every_union_of_game_views_a_discriminator_on_ruleset(client, ruleset):
     document = (await client.get("/schema/openapi.json")).json()
