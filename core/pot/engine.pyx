@@ -1,13 +1,16 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=True, wraparound=True, cdivision=True, initializedcheck=False
 """The Python face of the pot game's compiled rules: `Game`, `replay`, `simulate`, `seeded_deal`.
 
 This is the one place where the C rules of core/pot/rules.pyx meet Python: it checks and
 converts arguments, calls the rule functions, turns their error codes into the exceptions
 of core.errors and builds the result tuples of core.results. It holds no rule of its own,
-and nothing it does on a refused call changes a game.
+and nothing it does on a refused call changes a game. Bounds checking is on here (off only
+inside the rule functions): a wrong answer from the rules must never become a crash.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.long cimport PyLong_AsLongAndOverflow
+from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -50,14 +53,23 @@ cdef inline bint is_int(object value):
 
 
 cdef int parse_card(object card):
-    """The kind of a card code, or -1 when it is none."""
-    cdef str code
-    if type(card) is not str:
+    """The kind of a card code, or -1 when it is none. Read with the C API's own macros,
+    without Cython's checked indexing: this runs for every card of a deal and every move
+    of a replay, and was a quarter of a replay's instructions."""
+    if type(card) is not str or PyUnicode_GET_LENGTH(card) != 2:
         return -1
-    code = <str>card
-    if len(code) != 2:
+    return kind_from_chars(PyUnicode_READ_CHAR(card, 0), PyUnicode_READ_CHAR(card, 1))
+
+
+cdef inline int seat_index(object seat, int players):
+    """The seat as a C int when it is one of the game's, else -1 (compared in C: a
+    comparison of Python objects costs more than the whole move it checks)."""
+    cdef long value
+    cdef int overflow = 0
+    if type(seat) is not int and (not isinstance(seat, int) or isinstance(seat, bool)):
         return -1
-    return kind_from_chars(code[0], code[1])
+    value = PyLong_AsLongAndOverflow(seat, &overflow)  # never raises for an int
+    return <int>value if overflow == 0 and 0 <= value < players else -1
 
 
 cdef inline int parse_close(object close):
@@ -88,7 +100,13 @@ cdef int parse_bot(object bot) except -1:
 
 
 cdef tuple unpack_deal(object deal):
-    if not (isinstance(deal, (list, tuple)) and len(deal) == 3):
+    cdef tuple triple
+    if isinstance(deal, tuple) and len(<tuple>deal) == 3:
+        # Read as the tuple it is (a PotDeal is one): indexing a tuple subclass the generic
+        # way goes through its class's __getitem__, about 750 instructions an item.
+        triple = <tuple>deal
+        return (triple[0], triple[1], triple[2])
+    if not (isinstance(deal, list) and len(deal) == 3):
         raise errors.rule_error("invalid_deal", "a deal is a triple (hands, pot, draw_pile)")
     return (deal[0], deal[1], deal[2])
 
@@ -193,12 +211,19 @@ cdef raise_move_error(const PotState* state, int error, object seat, object card
 cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out):
     """Encode a recorded (seat, card, close) triple into `out`, or return the error that
     playing it would raise whatever the game's state (None when it is well-formed)."""
-    cdef int kind, close
-    if isinstance(move, (tuple, list)) and len(move) == 3:
+    cdef int s, kind, close
+    cdef tuple triple
+    if type(move) is tuple and len(<tuple>move) == 3:
+        # The exact type first, read by index: what every caller passes, and a third of
+        # a replay's time when unpacked the generic way.
+        triple = <tuple>move
+        seat, card, closing = triple[0], triple[1], triple[2]
+    elif isinstance(move, (tuple, list)) and len(move) == 3:
         seat, card, closing = move
     else:
         return errors.rule_error("invalid_move", f"move {index} is not a (seat, card, close) triple: {move!r}")
-    if not is_int(seat) or not 0 <= seat < players:
+    s = seat_index(seat, players)
+    if s < 0:
         return errors.seat_out_of_range(seat, players)
     kind = parse_card(card)
     if kind < 0:
@@ -206,7 +231,7 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
     close = parse_close(closing)
     if close < 0:
         return errors.invalid_close(closing)
-    out[0] = <uint8_t>seat
+    out[0] = <uint8_t>s
     out[1] = <uint8_t>kind
     out[2] = <uint8_t>close
     return None
@@ -220,6 +245,9 @@ cdef class Game:
     cdef PotState state
 
     def __init__(self, players, *, seed=None, deal=None):
+        self.setup(players, seed, deal)
+
+    cdef setup(self, object players, object seed, object deal):
         cdef int n = parse_players(players)
         cdef uint64_t s = 0
         cdef uint8_t deck[rules.DECK_SIZE]
@@ -421,9 +449,16 @@ def seeded_deal(seed, players):
     return PotDeal(tuple(hands), CODES[deck[dealt]], codes_of(&deck[dealt + 1], rules.DECK_SIZE - dealt - 1))
 
 
+cdef inline object replayed(Game game, int64_t applied, object error):
+    # A Replayed made as the tuple it is: its class's generated __new__ runs as Python
+    # bytecode, which cost more than the replay of a whole short game.
+    return tuple.__new__(Replayed, (game, applied, error))
+
+
 def replay(players, moves, *, seed=None, deal=None):
     """Replay a recorded game in one C loop; see core/pot/engine.pyi."""
-    cdef Game game = Game(players, seed=seed, deal=deal)
+    cdef Game game = Game.__new__(Game)
+    game.setup(players, seed, deal)  # not Game(...): matching keywords cost a tenth of a replay
     cdef int n = game.state.n_players
     cdef Py_ssize_t n_moves, i
     cdef int64_t usable, applied
@@ -448,12 +483,15 @@ def replay(players, moves, *, seed=None, deal=None):
     finally:
         PyMem_Free(move_bytes)
     if error != OK:
+        if not 0 <= applied < usable:  # the rules named no move: a bug of ours, never a crash
+            return replayed(game, applied, errors.rule_error(
+                "invalid_move", f"the rules stopped the replay at move {applied} of {usable} (error {error})"))
         seat, card, close = moves[applied]
         try:
             raise_move_error(&game.state, error, seat, card, close)
         except errors.RuleError as refused:
-            return Replayed(game, applied, refused)
-    return Replayed(game, applied, stop)
+            return replayed(game, applied, refused)
+    return replayed(game, applied, stop)
 
 
 def simulate(players, games, *, seed=0, bots=None, first=0):
