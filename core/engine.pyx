@@ -454,7 +454,8 @@ cdef class Game:
             raise errors.game_finished()
         if self.state.phase != PHASE_PLAY:
             raise errors.awaiting_deal(self.state.round + 1)
-        choose_move(&self.state, policy, &rng, &kind, &cauldron)
+        if choose_move(&self.state, policy, &rng, &kind, &cauldron) != OK:  # the phase says not: a bug of ours
+            raise errors.rule_error("invalid_move", "the rules found no move to choose")
         return Move(CODES[kind], cauldron)
 
     def deal(self, hands, set_aside=()):

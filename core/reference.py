@@ -452,6 +452,7 @@ class Game:
 
     def play(self, seat: int, card: str, cauldron: int) -> Played:
         self.check(seat, card, cauldron)
+        seat, cauldron = int(seat), int(cauldron)  # reported as the ints they are, as the engine does
         self.hands[seat].remove(card)
         pot = self.pots[cauldron]
         taken: tuple[str, ...] = ()

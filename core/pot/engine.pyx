@@ -373,7 +373,8 @@ cdef class Game:
             raise errors.pot_game_finished()
         if self.state.phase != PHASE_PLAY:
             raise errors.pot_awaiting_deal()
-        choose_move(&self.state, policy, &rng, &kind, &close)
+        if choose_move(&self.state, policy, &rng, &kind, &close) != OK:  # the phase says not: a bug of ours
+            raise errors.rule_error("invalid_move", "the rules found no move to choose")
         return PotMove(CODES[kind], close == 1)
 
     def deal(self, hands, pot, draw_pile):

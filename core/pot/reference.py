@@ -283,6 +283,7 @@ class Game:
 
     def play(self, seat: int, card: str, close: bool = False) -> PotPlayed:
         self.check(seat, card, close)
+        seat = int(seat)  # a seat of an int subclass is reported as the int it is, as the engine does
         endgame = not self.pile  # a turn that starts with the pile empty
         self.hands[seat].remove(card)
         self.pot_cards.append(card)

@@ -72,11 +72,6 @@ def test_right_inputs_give_the_same_result_in_both_implementations(outcomes):
     assert not differ
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/pot/reference.py Game.play keeps the caller's seat object: an int subclass seat "
-    "comes back in PotPlayed.seat and PotResult.seat as that subclass, where the engine returns an int",
-)
 def test_a_seat_of_an_int_subclass_gives_the_same_result_in_both_implementations(outcomes):
     engine, reference = outcomes["engine"], outcomes["reference"]
     subclassed = [name for name in controls(engine) if "int subclass" in name or "int-subclass" in name]
