@@ -104,7 +104,7 @@ cdef int parse_rule(object cauldrons) except -1:
 
 cdef uint64_t parse_seed(object seed) except? 0:
     if not is_int(seed) or not 0 <= seed <= SEED_LIMIT:
-        raise errors.rule_error("invalid_seed", f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+        raise errors.invalid_seed(seed)
     return seed
 
 
@@ -115,7 +115,7 @@ cdef str hand_owner(int seat, int players):
 cdef int parse_bot(object bot) except -1:
     if type(bot) is str and bot in BOTS:
         return BOTS.index(bot)
-    raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
+    raise errors.unknown_bot(bot, BOTS)
 
 
 cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t* deal):
@@ -647,16 +647,16 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=N
     cdef int64_t score_squares[MAX_PLAYERS]
     cdef uint64_t game_seed_value, rng
     cdef int s, best
-    if not is_int(games) or not 0 <= games <= 1_000_000_000:
-        raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
-    if not is_int(first) or not 0 <= first <= 2**62:
-        raise errors.rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
+    if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
+        raise errors.invalid_games(games)
+    if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
+        raise errors.invalid_first(first)
     n_games = games
     start = first
     memset(policies, POLICY_RANDOM, sizeof(policies))
     if bots is not None:
         if not isinstance(bots, (list, tuple)) or len(bots) != n:
-            raise errors.rule_error("invalid_bot", f"bots must name one bot per seat ({n})")
+            raise errors.bots_per_seat(n)
         for s in range(n):
             policies[s] = parse_bot(bots[s])
     memset(wins, 0, sizeof(wins))

@@ -138,3 +138,30 @@ def pot_not_awaiting_deal() -> RuleError:
 
 def invalid_pot_players(players: object) -> RuleError:
     return rule_error("invalid_players", f"a pot game has 2 to 6 players, not {players!r}")
+
+
+# ---- the bounds and messages every ruleset's batch functions share ------------------------
+
+SEED_LIMIT = 2**64 - 1  # seeds are unsigned 64-bit integers (splitmix64's state)
+MAX_GAMES = 10**9  # games one simulate call plays at most
+MAX_FIRST = 2**62  # the highest first game number of a simulate call
+
+
+def invalid_seed(seed: object) -> RuleError:
+    return rule_error("invalid_seed", f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+
+
+def unknown_bot(bot: object, bots: tuple[str, ...]) -> RuleError:
+    return rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(bots)}")
+
+
+def bots_per_seat(players: int) -> RuleError:
+    return rule_error("invalid_bot", f"bots must name one bot per seat ({players})")
+
+
+def invalid_games(games: object) -> RuleError:
+    return rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
+
+
+def invalid_first(first: object) -> RuleError:
+    return rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")

@@ -235,8 +235,8 @@ def check_players(players: object) -> int:
 
 
 def check_seed(seed: object) -> int:
-    if not is_int(seed) or not 0 <= seed <= MASK:
-        raise errors.rule_error("invalid_seed", f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+    if not is_int(seed) or not 0 <= seed <= errors.SEED_LIMIT:
+        raise errors.invalid_seed(seed)
     return seed
 
 
@@ -440,7 +440,7 @@ class Game:
 
     def _choose(self, bot: str, rng: Random) -> Move:
         if not (type(bot) is str and bot in BOTS):
-            raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
+            raise errors.unknown_bot(bot, BOTS)
         if self.status == "finished":
             raise errors.game_finished()
         if self.status == "dealing":
@@ -580,21 +580,21 @@ def simulate(
     (random by default)."""
     check_players(players)
     check_seed(seed)
-    if not is_int(games) or not 0 <= games <= 1_000_000_000:
-        raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
+    if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
+        raise errors.invalid_games(games)
     if bots is None:
         bots = ["random"] * players
     if not isinstance(bots, (list, tuple)) or len(bots) != players:
-        raise errors.rule_error("invalid_bot", f"bots must name one bot per seat ({players})")
+        raise errors.bots_per_seat(players)
     for bot in bots:
         if not (type(bot) is str and bot in BOTS):
-            raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
+            raise errors.unknown_bot(bot, BOTS)
     wins = [0] * players
     score_sum = [0] * players
     score_squares = [0] * players
     moves = 0
-    if not is_int(first) or not 0 <= first <= 2**62:
-        raise errors.rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
+    if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
+        raise errors.invalid_first(first)
     for number in range(first, first + games):
         game_seed = stream_seed(seed, number)
         game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=game_seed)

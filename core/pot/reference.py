@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from core import errors
-from core.reference import MASK, Random, stream_seed
+from core.reference import Random, stream_seed
 from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation
 
 # ---- the cards and the numbers of the game ------------------------------------------------
@@ -71,14 +71,14 @@ def check_players(players: object) -> int:
 
 
 def check_seed(seed: object) -> int:
-    if not is_int(seed) or not 0 <= seed <= MASK:
-        raise errors.rule_error("invalid_seed", f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+    if not is_int(seed) or not 0 <= seed <= errors.SEED_LIMIT:
+        raise errors.invalid_seed(seed)
     return seed
 
 
 def check_bot(bot: object) -> str:
     if not (type(bot) is str and bot in BOTS):
-        raise errors.rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(BOTS)}")
+        raise errors.unknown_bot(bot, BOTS)
     return bot
 
 
@@ -416,14 +416,14 @@ def simulate(
     (random by default); the highest total wins, a shared win counts for each."""
     check_players(players)
     check_seed(seed)
-    if not is_int(games) or not 0 <= games <= 1_000_000_000:
-        raise errors.rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
-    if not is_int(first) or not 0 <= first <= 2**62:
-        raise errors.rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
+    if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
+        raise errors.invalid_games(games)
+    if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
+        raise errors.invalid_first(first)
     if bots is None:
         bots = ["random"] * players
     if not isinstance(bots, (list, tuple)) or len(bots) != players:
-        raise errors.rule_error("invalid_bot", f"bots must name one bot per seat ({players})")
+        raise errors.bots_per_seat(players)
     for bot in bots:
         check_bot(bot)
     wins = [0] * players
