@@ -16,11 +16,12 @@ import msgspec
 
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
+from events.limits import Limit, RateLimits
 from events.play import LoggedGame, create_game, play_move
 from events.replay import InvalidLog, advance, rebuild
 from events.ruleset import EventRules
 from events.schema import Event, Player, Rules
-from events.store import Appended, EventStore, Idempotency, UnknownGame, VersionConflict
+from events.store import Appended, EventStore, Idempotency, UnknownGame, VersionConflict, listing_member
 
 #: How often a move without an expected version is recomputed after losing a race.
 RACE_RETRIES = 5
@@ -41,9 +42,10 @@ def summary_of(logged: LoggedGame) -> dict[str, str | int]:
 
 
 class Games:
-    def __init__(self, store: EventStore, *, cache_size: int = 4096) -> None:
+    def __init__(self, store: EventStore, *, cache_size: int = 4096, limits: RateLimits | None = None) -> None:
         self.store = store
         self.cache_size = cache_size
+        self.limits = limits or RateLimits()
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
         self._tokens: dict[str, dict[int, str]] = {}
 
@@ -59,18 +61,22 @@ class Games:
         options: Mapping[str, Any] | None = None,
         rounds: int | None = None,
         rules: Rules | None = None,
+        client: str | None = None,
     ) -> tuple[list[Event], LoggedGame]:
         """Write a new game's first events; raises core.RuleError for an unknown ruleset or
-        invalid options. Poison's options may be given as `rounds` and `rules` too."""
+        invalid options. Poison's options may be given as `rounds` and `rules` too.
+        `client` (an address) is held to the limit on creating games, checked before the
+        game is computed (bots may play it to its end): RateLimited when over it."""
+        if self.limits.create is not None and client is not None:
+            await self.store.limit([Limit(self.store.limit_key("create", client), self.limits.create)], "new games")
         if rounds is not None or rules is not None:  # Poison's options, as callers gave them before rulesets
             options = {"rounds": rounds, "cauldrons": (rules or Rules()).cauldrons}
         events, logged = create_game(ruleset, game_id, players, seed=seed, options=options or {})
-        await self.store.index_game(game_id, created_ms)
-        await self.store.append(
+        await self.store.append(  # which lists the game too, in the same step
             game_id,
             events,
             0,
-            summary=summary_of(logged),
+            summary={**summary_of(logged), "listed": listing_member(game_id, created_ms)},
             tokens={seat: h for seat, h in token_hashes.items()},
             codec=logged.rules.codec,
         )
@@ -104,6 +110,7 @@ class Games:
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
         answer: Answer | None = None,
+        client: str | None = None,
     ) -> tuple[Appended, LoggedGame]:
         """Record one move, given as the fields of the ruleset's move (Poison: card,
         cauldron; the pot game: card, close), and the bot moves that follow it. Raises core.RuleError when
@@ -111,11 +118,44 @@ class Games:
         IdempotencyKeyReused. `answer(after, first_version, events)` makes the caller's
         response before the append, so that it is recorded with the idempotency key and
         comes back in `Appended.result`; an idempotent retry returns the first attempt's
-        Appended (with `replayed`) and appends nothing."""
+        Appended (with `replayed`) and appends nothing.
+
+        A move takes a token from the rate limits of its seat and of its `client` (an
+        address): in the append itself when it gets that far, else (a refusal) in a step of
+        its own before the refusal is raised; RateLimited when one is empty. An idempotent
+        retry takes none."""
+        limits = self._move_limits(game_id, seat, client)
         if idempotency is not None:
             earlier = await self.store.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
+        try:
+            return await self._play(game_id, seat, move, expected_version, idempotency, answer, limits)
+        except (RuleError, VersionConflict):
+            if limits:  # not taken by an append: a refused move counts as much as another
+                await self.store.limit(limits, "moves")
+            raise
+
+    def _move_limits(self, game_id: str, seat: int, client: str | None) -> list[Limit]:
+        limits = []
+        if self.limits.seat_move is not None:
+            limits.append(Limit(self.store.seat_limit_key(game_id, seat), self.limits.seat_move))
+        if self.limits.move is not None and client is not None:
+            limits.append(Limit(self.store.limit_key("moves", client), self.limits.move))
+        return limits
+
+    async def _play(
+        self,
+        game_id: str,
+        seat: int,
+        move: tuple[Any, ...],
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+        answer: Answer | None,
+        limits: list[Limit],
+    ) -> tuple[Appended, LoggedGame]:
+        """`play` after the idempotency check. `limits` is emptied once an append has taken
+        their tokens (the first that reached the server: later attempts take none)."""
         for attempt in range(RACE_RETRIES):
             # The first attempt may start from the cached state without asking the store
             # what is new: the append checks the version atomically, and a stale cache only
@@ -142,8 +182,11 @@ class Games:
                     idempotency=idempotency._replace(result=result) if idempotency else None,
                     summary=summary_of(after),
                     codec=logged.rules.codec,
+                    limits=tuple(limits),
+                    limited="moves",
                 )
             except VersionConflict:
+                limits.clear()  # the script took the tokens before it checked the version
                 if expected_version is not None and logged is not cached:
                     raise
                 continue  # someone moved first (or the cache was behind): look again

@@ -1,14 +1,17 @@
 """The event store: one Redis Stream per game, appended atomically, read in order.
 
-Keys of one game share the hash tag `{game_id}` (its stream, summary, token hashes and
-idempotency records), so every operation stays within one Cluster slot; the only key
-outside a game is the listing index, written on its own before the game's first append
-(an indexed game whose log never got written is skipped when listing).
+Keys of one game share the hash tag `{game_id}` (its stream, summary, token hashes,
+idempotency records and its seats' rate limits). Outside a game are the listing's indexes
+(every game, and one per status) and the per-client rate limits; the append script
+updates the indexes and takes from the rate limits in the same atomic step as the events,
+so a listed game's status is always the one its index says (this ties the store to one
+server, or one Cluster slot for all keys: see the README).
 
 Stream entry ids are `0-<version>`: version n is the n-th event, so reading "after
 version n" is a plain XRANGE and the stream's length is the game's version. Appends run
 as one Lua script: check the idempotency key, check the expected version, add every event
-of the move, update the summary, record the idempotency result, or do nothing at all.
+of the move, update the summary and the listing, record the idempotency result, or do
+nothing at all.
 
 Every call is bounded by a timeout; a server that is down or unreachable raises
 StoreUnavailable within about `timeout` seconds, never hangs.
@@ -19,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -42,6 +45,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Codec, Event, MalformedEvent
+from events.follow import BLOCK_MS, Follower
+from events.limits import CHARGE_LUA, LIMIT, Limit, RateLimited, limit_args
 from events.pipelined import PipelinedConnection
 from events.replay import InvalidLog
 from events.rulesets import decode_stored
@@ -51,6 +56,7 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
 IDEMPOTENCY_TTL = 25 * 3600  # the contract promises at least 24 h
 MAX_LISTING_BATCHES = 20  # index entries a listing call reads at most: 20 batches
+INDEXING_BATCH = 500  # games indexed by status at a time, when an older store is first listed
 #: Replies that mean the server cannot take a request now: redis-py's exceptions for those
 #: it names (OOM, READONLY, MASTERDOWN and CLUSTERDOWN, TRYAGAIN), and the first word of
 #: those it leaves a plain ResponseError. (LOADING, NOAUTH and a full server are
@@ -59,23 +65,31 @@ UNAVAILABLE_ERRORS = (OutOfMemoryError, ReadOnlyError, ClusterDownError, TryAgai
 UNAVAILABLE_REPLIES = frozenset({"MISCONF", "NOREPLICAS"})
 NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
 
-APPEND = """
--- KEYS: stream, summary, tokens, idempotency record
--- ARGV: expected version, fingerprint ('' for none), result, ttl, n events,
---       (type, schema, data) per event, n summary pairs, pairs, n token pairs, pairs
+APPEND = (
+    CHARGE_LUA
+    + """
+-- KEYS: stream, summary, tokens, idempotency record, listing index, then n rate-limit buckets
+-- ARGV: expected version, fingerprint ('' for none), result, ttl, prefix of the status
+--       indexes, n buckets, (rate, burst) per bucket, n events, (type, schema, data) per
+--       event, n summary pairs, pairs, n token pairs, pairs
 if ARGV[2] ~= '' then
   local seen = redis.call('HMGET', KEYS[4], 'f', 'r', 'v', 'n')
   if seen[1] then return {'idempotent', seen[1], seen[2], seen[3], seen[4]} end
 end
+local buckets = tonumber(ARGV[6])
+local wait = charge(6, 7, buckets)
+if wait > 0 then return {'limited', wait} end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
-local n = tonumber(ARGV[5])
-local i = 6
+local i = 7 + 2 * buckets
+local n = tonumber(ARGV[i])
+i = i + 1
 for _ = 1, n do
   version = version + 1
   redis.call('XADD', KEYS[1], '0-' .. version, 't', ARGV[i], 's', ARGV[i + 1], 'd', ARGV[i + 2])
   i = i + 3
 end
+local before = redis.call('HGET', KEYS[2], 'status')
 local pairs = tonumber(ARGV[i])
 if pairs > 0 then redis.call('HSET', KEYS[2], unpack(ARGV, i + 1, i + 2 * pairs)) end
 i = i + 1 + 2 * pairs
@@ -85,7 +99,32 @@ if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[4], 'f', ARGV[2], 'r', ARGV[3], 'v', version, 'n', n)
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 end
+-- The listing: a game enters the index with its first summary, and its status's index
+-- whenever its status changes (leaving the one before).
+local now = redis.call('HMGET', KEYS[2], 'status', 'listed')
+if now[1] and now[2] and now[1] ~= before then
+  if before then
+    redis.call('ZREM', ARGV[5] .. before, now[2])
+  else
+    redis.call('ZADD', KEYS[5], 'NX', 0, now[2])
+  end
+  redis.call('ZADD', ARGV[5] .. now[1], 0, now[2])
+end
 return {'appended', version}
+"""
+)
+
+INDEX_STATUSES = """
+-- KEYS: summaries of games listed before the status indexes existed
+-- ARGV: prefix of the status indexes, then the listing member of each game
+for j = 1, #KEYS do
+  local row = redis.call('HMGET', KEYS[j], 'status', 'listed')
+  if row[1] and not row[2] then
+    redis.call('HSET', KEYS[j], 'listed', ARGV[j + 1])
+    redis.call('ZADD', ARGV[1] .. row[1], 0, ARGV[j + 1])
+  end
+end
+return #KEYS
 """
 
 
@@ -121,12 +160,14 @@ class UnknownGame(KeyError):
 
 
 class Idempotency(NamedTuple):
-    """A client's idempotency key, the fingerprint of its request, and what the first
-    successful attempt answered (opaque to the store)."""
+    """A client's idempotency key, the fingerprint of its request, what the first
+    successful attempt answered (opaque to the store), and whose key it is: `scope` (a
+    seat, say) keeps one caller's keys apart from every other caller's of the game."""
 
     key: str
     fingerprint: str
     result: bytes = b""
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,6 +190,11 @@ class GameSummary(msgspec.Struct, frozen=True):
     rounds: int | None
     version: int
     ruleset: str = DEFAULT_RULESET  # games written before the second ruleset say none
+
+
+def listing_member(game_id: str, created_ms: int) -> str:
+    """A game's entry in the listing's indexes: newest first, then by id."""
+    return f"{NEWEST - created_ms:013d}:{check_game_id(game_id)}"
 
 
 def check_game_id(game_id: str) -> str:
@@ -184,10 +230,17 @@ class EventStore:
     """Game logs in Redis. Safe to share between the tasks of one event loop.
 
     The commands of playing and reading games go through one pipelined connection
-    (`wire`); blocking reads and listing go through redis-py's pool (`client`)."""
+    (`wire`); the live streams' one blocking read through another (`waiter`, see
+    events/follow.py); the listing through redis-py's pool (`client`)."""
 
     def __init__(
-        self, client: aioredis.Redis, wire: PipelinedConnection, *, namespace: str = "poison", timeout: float = 2.0
+        self,
+        client: aioredis.Redis,
+        wire: PipelinedConnection,
+        *,
+        namespace: str = "poison",
+        timeout: float = 2.0,
+        waiter: PipelinedConnection | None = None,
     ) -> None:
         self.client = client
         self.wire = wire
@@ -195,6 +248,10 @@ class EventStore:
         self.timeout = timeout
         self._append = client.register_script(APPEND)
         self._remember = client.register_script(REMEMBER)
+        self._limit = client.register_script(LIMIT)
+        self._index_statuses = client.register_script(INDEX_STATUSES)
+        self._statuses_indexed = False
+        self.follower = Follower(self, waiter) if waiter is not None else None
 
     @classmethod
     def from_url(cls, url: str, *, namespace: str = "poison", timeout: float = 2.0) -> EventStore:
@@ -207,9 +264,17 @@ class EventStore:
             retry=Retry(NoBackoff(), 1),
             health_check_interval=0,
         )
-        return cls(client, PipelinedConnection(url, timeout=timeout), namespace=namespace, timeout=timeout)
+        return cls(
+            client,
+            PipelinedConnection(url, timeout=timeout),
+            namespace=namespace,
+            timeout=timeout,
+            waiter=PipelinedConnection(url, timeout=timeout + BLOCK_MS / 1000),
+        )
 
     async def close(self) -> None:
+        if self.follower is not None:
+            await self.follower.close()
         await self.wire.close()
         await self.client.aclose()
 
@@ -233,14 +298,28 @@ class EventStore:
     def _key(self, game_id: str, what: str) -> str:
         return f"{self.namespace}:{{{check_game_id(game_id)}}}:{what}"
 
-    def _idempotency_key(self, game_id: str, idempotency: Idempotency | None) -> str:
+    def _idempotency_key(self, game_id: str, idempotency: Idempotency | None, *, scoped: bool = True) -> str:
         # The client's key is hashed: any string is safe in a key name and of fixed length.
+        # Records written before keys had a scope have none in their name (`scoped=False`).
         digest = hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
-        return self._key(game_id, f"idempotency:{digest}")
+        scope = f"{idempotency.scope}:" if idempotency and idempotency.scope and scoped else ""
+        return self._key(game_id, f"idempotency:{scope}{digest}")
+
+    def limit_key(self, kind: str, who: str) -> str:
+        """The rate-limit bucket of a client (`who`: its address) for `kind` of request."""
+        return f"{self.namespace}:limits:{kind}:{who}"
+
+    def seat_limit_key(self, game_id: str, seat: int, kind: str = "moves") -> str:
+        """The rate-limit bucket of a seat of a game (kept with the game's keys)."""
+        return self._key(game_id, f"limits:{kind}:{seat}")
 
     @property
     def _index(self) -> str:
         return f"{self.namespace}:games"
+
+    @property
+    def _status_prefix(self) -> str:
+        return f"{self.namespace}:games:status:"
 
     # -- writing ------------------------------------------------------------------------
 
@@ -254,13 +333,19 @@ class EventStore:
         summary: Mapping[str, str | int] | None = None,
         tokens: Mapping[int, str] | None = None,
         codec: Codec = POISON_CODEC,
+        limits: Sequence[Limit] = (),
+        limited: str = "requests",
     ) -> Appended:
         """Append `events` (of the ruleset `codec` encodes) at exactly `expected_version`,
-        all or none.
+        all or none. A summary with a `listed` member (see `listing_member`) lists the
+        game, under its status.
 
         Raises VersionConflict (with the current version) when the game is elsewhere,
         IdempotencyKeyReused when the key was used for another request; an idempotent
         retry returns the first attempt's Appended with `replayed` set and appends nothing.
+        `limits`: the rate-limit buckets this request takes from, in the same step (after
+        the idempotency check, before the version check: a conflict has taken its token);
+        RateLimited (naming what is `limited`) when one is empty, and nothing is done.
         """
         if not events:
             raise ValueError("an append holds at least one event")
@@ -269,6 +354,9 @@ class EventStore:
             idempotency.fingerprint if idempotency else "",
             idempotency.result if idempotency else b"",
             IDEMPOTENCY_TTL,
+            self._status_prefix,
+            len(limits),
+            *limit_args(list(limits)),
             len(events),
         ]
         for event in events:
@@ -282,9 +370,13 @@ class EventStore:
             self._key(game_id, "summary"),
             self._key(game_id, "tokens"),
             self._idempotency_key(game_id, idempotency),
+            self._index,
+            *(limit.key for limit in limits),
         ]
         reply = await self._script(self._append, keys, args)
         outcome = reply[0].decode()
+        if outcome == "limited":
+            raise RateLimited(int(reply[1]), limited)
         if outcome == "conflict":
             raise VersionConflict(expected_version, int(reply[1]))
         if outcome == "idempotent":
@@ -296,9 +388,18 @@ class EventStore:
 
     async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
         """What the first request with this idempotency key appended, if there was one.
-        Checked before a retried move is validated: the move it repeats is no longer legal."""
+        Checked before a retried move is validated: the move it repeats is no longer legal.
+
+        A scoped key whose caller has no record yet may have one from before keys had a
+        scope (kept 25 h): that record answers only the very same request (its fingerprint
+        names the seat and the move), so it can never decide another caller's."""
         key = self._idempotency_key(game_id, idempotency)
         fingerprint, result, version, count = await self._execute("HMGET", key, "f", "r", "v", "n", repeatable=True)
+        if fingerprint is None and idempotency.scope:
+            legacy = self._idempotency_key(game_id, idempotency, scoped=False)
+            found = await self._execute("HMGET", legacy, "f", "r", "v", "n", repeatable=True)
+            if found[0] is not None and found[0].decode() == idempotency.fingerprint:
+                fingerprint, result, version, count = found
         if fingerprint is None:
             return None
         if fingerprint.decode() != idempotency.fingerprint:
@@ -320,10 +421,43 @@ class EventStore:
         assert recalled is not None
         return recalled
 
+    async def limit(self, limits: Sequence[Limit], what: str = "requests") -> None:
+        """Take a token from each of these rate-limit buckets, or raise RateLimited (naming
+        `what`) and take none: for a request checked before its work, or that appends
+        nothing."""
+        if not limits:
+            return
+        keys = [limit.key for limit in limits]
+        wait = await self._script(self._limit, keys, limit_args(list(limits)))
+        if wait:
+            raise RateLimited(int(wait), what)
+
     async def index_game(self, game_id: str, created_ms: int) -> None:
-        """List the game (newest first); call before its first append."""
-        member = f"{NEWEST - created_ms:013d}:{check_game_id(game_id)}"
-        await self._execute("ZADD", self._index, "NX", 0, member, repeatable=True)
+        """List the game (newest first) on its own, as games were before the append listed
+        them (under their status) itself: a game indexed here but never appended is skipped
+        when listing."""
+        await self._execute("ZADD", self._index, "NX", 0, listing_member(game_id, created_ms), repeatable=True)
+
+    async def index_statuses(self) -> None:
+        """Put every game listed before the status indexes existed into its status's index
+        (once per store: a marker key says it is done; doing it twice is harmless). Each
+        game is indexed by a script that also gives its summary its `listed` member, so an
+        append racing it either came first (and the game is indexed under its new status)
+        or finds the member and moves the game itself."""
+        if self._statuses_indexed:
+            return
+        marker = f"{self.namespace}:games:status-indexed"
+        if not await self._execute("EXISTS", marker, repeatable=True):
+            start = "-"
+            while members := await self._execute(
+                "ZRANGE", self._index, start, "+", "BYLEX", "LIMIT", 0, INDEXING_BATCH, repeatable=True
+            ):
+                names = [member.decode() for member in members]
+                keys = [self._key(name.split(":", 1)[1], "summary") for name in names]
+                await self._script(self._index_statuses, keys, [self._status_prefix, *names], repeatable=True)
+                start = f"({names[-1]}"
+            await self._execute("SET", marker, 1, repeatable=True)
+        self._statuses_indexed = True
 
     # -- reading ------------------------------------------------------------------------
 
@@ -347,14 +481,12 @@ class EventStore:
             events.append((version, event))
         return events
 
-    async def wait(self, game_id: str, after: int, *, block_ms: int = 1000) -> list[tuple[int, Event]]:
-        """The events after `after`, waiting up to `block_ms` for one to be appended."""
-        key = self._key(game_id, "events")
-        async with reachable(self.timeout + block_ms / 1000):
-            found = await self.client.xread({key: f"0-{after}"}, block=block_ms)
-        if not found:
-            return []
-        return self._decode(found[0][1])
+    def follow(self, game_id: str, after: int) -> AsyncIterator[list[tuple[int, Event]]]:
+        """The game's events after version `after`, batch by batch as they are appended,
+        for as long as the caller iterates; waiting costs no connection (events/follow.py)."""
+        if self.follower is None:
+            raise RuntimeError("this store was made without a connection for following games")
+        return self.follower.follow(game_id, after)
 
     async def version(self, game_id: str) -> int:
         return await self._execute("XLEN", self._key(game_id, "events"), repeatable=True)
@@ -367,16 +499,26 @@ class EventStore:
     async def list_games(
         self, *, status: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> tuple[list[GameSummary], str | None]:
-        """Games newest first, `limit` at a time; the cursor of the next page, or None."""
+        """Games newest first, `limit` at a time; the cursor of the next page, or None.
+
+        With a status, the games come from that status's index, so every page but the last
+        is full. Without, from the index of every game: a game indexed but never written
+        (only possible for games indexed before the append listed them) is skipped, and a
+        listing that met many of them stops after a bounded scan with a cursor. A cursor is
+        a game's entry in both indexes alike, so one cursor works with or without a status."""
         if cursor is not None and not CURSOR.match(cursor):
             raise ValueError(f"{cursor!r} is not a cursor of this listing")
         found: list[tuple[str, GameSummary]] = []
         start = f"({cursor}" if cursor else "-"
-        batch = max(limit + 1, 100)
+        if status is not None:
+            await self.index_statuses()
+            index, batch = self._status_prefix + status, limit + 1
+        else:
+            index, batch = self._index, max(limit + 1, 100)
         scanned = None
-        for _ in range(MAX_LISTING_BATCHES):  # a sparse filter stops here and hands back a cursor
+        for _ in range(MAX_LISTING_BATCHES):  # a sparse listing stops here and hands back a cursor
             async with reachable(self.timeout):
-                members = await self.client.zrange(self._index, start, "+", bylex=True, offset=0, num=batch)
+                members = await self.client.zrange(index, start, "+", bylex=True, offset=0, num=batch)
             if not members:
                 scanned = None
                 break
@@ -404,7 +546,7 @@ class EventStore:
                 found.append((scanned, summary))
                 if len(found) > limit:
                     break
-            if len(found) > limit:
+            if len(found) > limit or len(members) < batch:  # a page and one more, or the end
                 break
             start = f"({members[-1].decode()}"
         else:
@@ -424,8 +566,11 @@ __all__ = [
     "GameSummary",
     "Idempotency",
     "IdempotencyKeyReused",
+    "Limit",
+    "RateLimited",
     "RedisError",
     "StoreUnavailable",
     "UnknownGame",
     "VersionConflict",
+    "listing_member",
 ]

@@ -6,6 +6,7 @@ import hashlib
 import secrets
 import time
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Annotated, ClassVar, Literal
 
 import msgspec
@@ -249,18 +250,18 @@ class GamesController(Controller):
         games: Games, game_id: str, seat: int | None, after: int, logged: LoggedGame
     ) -> AsyncIterator[ServerSentEventMessage]:
         # game_finished is always the last event: once it is sent (or was before the
-        # resume point), nothing will ever follow and the stream ends.
-        finished_at = logged.version if logged.finished else None
-        while finished_at is None or after < finished_at:
-            new = await games.store.wait(game_id, after, block_ms=1000)
-            if not new:
-                continue
-            if isinstance(new[-1][1], GameFinished):
-                finished_at = new[-1][0]
-            for event in public_events(new, seat, finished_at is not None, logged.rules):
-                data = _encoder.encode(event).decode()
-                yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
-            after = new[-1][0]
+        # resume point), nothing will ever follow and the stream ends. Waiting costs no
+        # store connection: one waiter per worker wakes every stream (events/follow.py).
+        if logged.finished and after >= logged.version:
+            return
+        async with aclosing(games.store.follow(game_id, after)) as batches:
+            async for new in batches:
+                last = isinstance(new[-1][1], GameFinished)
+                for event in public_events(new, seat, logged.finished or last, logged.rules):
+                    data = _encoder.encode(event).decode()
+                    yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
+                if last:
+                    return
 
     @get(
         "/{game_id:str}/export",
