@@ -174,7 +174,7 @@ class GamesController(Controller):
             if not 1 <= len(key) <= 200:
                 raise ApiError(400, "invalid_request", "an Idempotency-Key has 1 to 200 characters")
             fingerprint = hashlib.sha256(_encoder.encode([seat, data])).hexdigest()
-            idempotency = Idempotency(key, fingerprint)
+            idempotency = Idempotency(key, fingerprint, scope=f"seat{seat}")  # each caller's keys are its own
 
         def answer(after: LoggedGame, first_version: int, caused: list[Event]) -> bytes:
             numbered = [(first_version + i, event) for i, event in enumerate(caused)]
