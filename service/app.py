@@ -35,7 +35,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             namespace=settings.namespace,
             timeout=settings.store_timeout,
         ) as opened:
-            app.state.games = Games(opened)
+            app.state.games = Games(opened, limits=settings.rate_limits())
             yield
 
     app = Litestar(

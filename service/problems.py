@@ -18,6 +18,7 @@ from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetail
 
 from core import RuleError
 from core.errors import MoveConflict, MoveRefused
+from events.limits import RateLimited
 from events.replay import InvalidLog
 from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 
@@ -41,6 +42,7 @@ TITLES = {
     "illegal_cauldron": "That card may not go into that cauldron",
     "cannot_close": "The pot may not be closed",
     "idempotency_key_reused": "Idempotency key used for another request",
+    "rate_limited": "Too many requests",
     "invalid_log": "The log is invalid",
     "store_unavailable": "The event store cannot be reached",
     "internal_error": "Internal error",
@@ -76,6 +78,7 @@ STATUS_OF = {
     "cannot_close": 422,
     "idempotency_key_reused": 422,
     "invalid_log": 422,
+    "rate_limited": 429,
     "store_unavailable": 503,
 }
 
@@ -121,6 +124,12 @@ def from_invalid_log(error: InvalidLog) -> ApiError:
 
 def from_idempotency(error: IdempotencyKeyReused) -> ApiError:
     return ApiError(422, "idempotency_key_reused", str(error))
+
+
+def from_rate_limited(error: RateLimited) -> ApiError:
+    problem = ApiError(429, "rate_limited", str(error), retry_after=error.retry_after)
+    problem.headers = {"Retry-After": str(error.retry_after)}
+    return problem
 
 
 def from_validation(error: ValidationException) -> ApiError:
@@ -175,6 +184,7 @@ plugin = ProblemDetailsPlugin(
             StoreUnavailable: from_store_unavailable,
             InvalidLog: from_invalid_log,
             IdempotencyKeyReused: from_idempotency,
+            RateLimited: from_rate_limited,
             ValidationException: from_validation,
             HTTPException: from_http,
         }

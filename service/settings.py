@@ -11,7 +11,11 @@ from typing import Annotated
 
 import msgspec
 
+from events.limits import Rate, RateLimits
+
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]
+PerSecond = Annotated[float, msgspec.Meta(gt=0, le=1_000_000)]
+Burst = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -33,6 +37,24 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # The embedded store is restarted when it dies, first after this delay, then after twice
     # the delay before while it keeps dying or failing to start (up to 30 s).
     store_restart_delay: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.2
+    # Rate limits (events/limits.py): token buckets kept in the store (so they hold across
+    # workers), one per client address for new games and for moves, and one per seat (its
+    # token) for moves; `*_rate` requests a second on average, `*_burst` at once. Over one,
+    # a request is answered 429 rate_limited with Retry-After. The defaults leave `make load`
+    # (16 clients on one address, about 4,000 moves/s) and the tests alone.
+    create_rate: PerSecond = 50.0
+    create_burst: Burst = 500
+    move_rate: PerSecond = 20_000.0
+    move_burst: Burst = 20_000
+    seat_move_rate: PerSecond = 200.0
+    seat_move_burst: Burst = 400
+
+    def rate_limits(self) -> RateLimits:
+        return RateLimits(
+            create=Rate(self.create_rate, self.create_burst),
+            move=Rate(self.move_rate, self.move_burst),
+            seat_move=Rate(self.seat_move_rate, self.seat_move_burst),
+        )
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:

@@ -63,6 +63,12 @@ def listed(summary: GameSummary) -> GameListed:
     return GameListed(**fields)
 
 
+def client_address(request: Request) -> str | None:
+    """The client's address, which rate limits are kept by (None over a Unix socket)."""
+    client = request.scope.get("client")
+    return client[0] if client else None
+
+
 GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
 
 
@@ -74,7 +80,7 @@ class GamesController(Controller):
         "/",
         status_code=201,
         summary="Create a game",
-        responses=documented(400, 413, 503),
+        responses=documented(400, 413, 429, 503),
     )
     async def create(self, request: Request) -> Response[GameCreatedOut]:
         # The body (schemas.CreateGame, documented by service.openapi) is read here, not by
@@ -101,6 +107,7 @@ class GamesController(Controller):
             seed=seed,
             token_hashes={seat: token_hash(token) for seat, token in tokens.items()},
             created_ms=int(time.time() * 1000),
+            client=client_address(request),
         )
         body = GameCreatedOut(
             game_id=game_id,
@@ -160,7 +167,7 @@ class GamesController(Controller):
         summary="Play a card",
         responses={
             201: ResponseSpec(data_container=MovePlayed, description="the move and what followed it"),
-            **documented(400, 401, 404, 409, 413, 422, 503),
+            **documented(400, 401, 404, 409, 413, 422, 429, 503),
         },
     )
     async def play(self, request: Request, game_id: GameId, data: JSONBody[PlayCard]) -> ASGIApp:
@@ -194,6 +201,7 @@ class GamesController(Controller):
                 expected_version=data.expected_version,
                 idempotency=idempotency,
                 answer=answer,
+                client=client_address(request),
             )
         except (RuleError, VersionConflict) as refused:
             problem = refusal(refused)
