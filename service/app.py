@@ -2,10 +2,14 @@
 
 The event store is opened in the lifespan (an embedded server when no Redis URL is set)
 and handed to handlers as `games`. Every error leaves as problem+json with a stable code.
+Every body is checked (media type, nesting) before anything decodes it (service.
+dependencies.GuardedRequest), and every GET route answers HEAD too, and OPTIONS names every method
+(`answer_head_and_options`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,6 +17,7 @@ from litestar import Litestar
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
 from events.games import Games
@@ -20,7 +25,9 @@ from service import openapi, responses
 from service.controllers import health
 from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
+from service.dependencies import GuardedRequest
 from service.problems import internal_error, plugin
+from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
 
 
@@ -44,6 +51,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # per request. (The hot routes' own responses carry it too.)
         response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],
         lifespan=[store],
+        request_class=GuardedRequest,
         plugins=[plugin],
         exception_handlers={Exception: internal_error},
         request_max_body_size=settings.max_body_bytes,
@@ -57,7 +65,68 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=False,
     )
+    # Around Litestar's own handler (routing included), inside its entry point: a HEAD must
+    # be turned into a GET before the router, which knows only the GET routes.
+    app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
     return app
+
+
+def allowed_methods(app: Litestar) -> list[tuple[re.Pattern[str], str]]:
+    """Each path of the app (as a pattern) and the methods it takes, HEAD beside GET, OPTIONS
+    everywhere: the `Allow` of an OPTIONS. (Litestar's own OPTIONS answer names the methods of
+    one of a path's handlers only: `OPTIONS /v1/games` said `OPTIONS, POST`.)"""
+    methods: dict[str, set[str]] = {}
+    for route in app.routes:
+        methods.setdefault(route.path_format, set()).update(getattr(route, "methods", ()))
+    table = []
+    for path, taken in methods.items():
+        if "GET" in taken:
+            taken.add("HEAD")
+        pattern = re.compile("^" + re.sub(r"\\\{[^/]*?\\\}", "[^/]+", re.escape(path)) + "/?$")
+        table.append((pattern, ", ".join(sorted(taken | {"OPTIONS"}))))
+    return table
+
+
+def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str], str]]) -> ASGIApp:
+    """HEAD on every GET route, as RFC 9110 asks of a server that answers GET: the request
+    is routed as a GET, and its answer's head sent as it is (status, Content-Type,
+    Content-Length) with an empty body. Once the head has gone, the handler is told that the
+    client left, so a streamed answer (the live stream) ends at once instead of being
+    followed for nothing. A path without GET answers 405 with its `Allow`, as for any other
+    method. (The server's own scope keeps `HEAD`: uvicorn then writes no body either.)
+
+    OPTIONS on a path of the API is 204 with `Allow`, every method the path takes."""
+
+    async def head_options_or_any(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("HEAD", "OPTIONS"):
+            await handler(scope, receive, send)
+            return
+        if scope["method"] == "OPTIONS":
+            methods = next((methods for pattern, methods in allowed if pattern.match(scope["path"])), None)
+            if methods is not None:
+                headers = [(b"allow", methods.encode()), (b"content-length", b"0"), (WORKER_HEADER.encode(), worker)]
+                await send({"type": "http.response.start", "status": 204, "headers": headers})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            await handler(scope, receive, send)
+            return
+        done = False
+
+        async def receive_until_head_sent() -> Message:
+            return {"type": "http.disconnect"} if done else await receive()  # type: ignore[return-value]
+
+        async def send_head_only(message: Message) -> None:
+            nonlocal done
+            if done:
+                return
+            if message["type"] == "http.response.start":
+                await send(message)
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                done = True
+
+        await handler({**scope, "method": "GET"}, receive_until_head_sent, send_head_only)  # type: ignore[arg-type]
+
+    return head_options_or_any
 
 
 def create_app_from_environment() -> Litestar:

@@ -1,9 +1,11 @@
 """What handlers take from the application and the request: the games repository, the
-strictly decoded body and the caller's seat."""
+strictly decoded body and the caller's seat; and the request class that guards every body
+before anything reads it."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+import re
+from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
@@ -21,6 +23,69 @@ from service.tokens import bearer_token, seat_of
 T = TypeVar("T")
 
 _strict_decoders: dict[type, msgspec.json.Decoder] = {}
+
+#: How deep a body may nest. The deepest body the API takes (a replayed log as JSON) nests 6
+#: levels; msgspec decodes recursively, and about 1,000 levels exhaust Python's stack.
+MAX_DEPTH = 32
+#: What a route that reads a body takes unless it says otherwise (`opt={"body_media_types": ...}`).
+JSON_ONLY = ("application/json",)
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_OPEN = frozenset(b"[{")
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+
+
+def too_deep(body: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON (or NDJSON) body nests deeper than `limit`. A body with fewer brackets
+    than that (every move, every new game) is answered by two counts; otherwise the brackets
+    outside strings are walked once, stopping at the first level too deep."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    for byte in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):
+        if byte in _OPEN:
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def media_type(content_type: str | None) -> str:
+    """`application/json; charset=utf-8` -> `application/json`."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+class GuardedRequest(Request[Any, Any, Any]):
+    """The application's request class: its body, whoever reads it first (a handler through
+    `strict_body`, or Litestar itself for a handler's `data`), is checked once before any
+    decoder sees it.
+
+    - Its media type must be one the route takes (`application/json`, or what the route's
+      `opt["body_media_types"]` names): otherwise 415 `unsupported_media_type`. A body is
+      never guessed from its bytes: a `text/plain` move is refused, not played. (A request
+      with no body and no Content-Type goes on to be refused 400: its body is missing.)
+    - It may not nest deeper than MAX_DEPTH: 400 `invalid_request`. msgspec decodes nested
+      arrays and objects recursively, and about 1,000 levels of `[` made a 2 KB request raise
+      RecursionError in the decoder (a 500) on every route with a body, typed or not.
+    """
+
+    async def body(self) -> bytes:
+        body = await super().body()
+        state = self.scope["state"]
+        if "poison.body_checked" not in state:
+            accepted = self.route_handler.opt.get("body_media_types", JSON_ONLY)
+            given = media_type(header(self.scope, b"content-type"))
+            if given not in accepted and (body or given):  # no body at all is a 400 (it is missing)
+                raise ApiError(
+                    415,
+                    "unsupported_media_type",
+                    f"this route takes a body as {' or '.join(accepted)}, not {given or 'one without a Content-Type'}",
+                )
+            if too_deep(body):
+                raise ApiError(400, "invalid_request", f"the body nests deeper than {MAX_DEPTH} levels")
+            state["poison.body_checked"] = True
+        return body
 
 
 async def strict_body(request: Request, kind: type[T]) -> T:

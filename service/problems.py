@@ -38,6 +38,7 @@ TITLES = {
     "version_conflict": "The game has moved on",
     "game_active": "The game is not finished",
     "payload_too_large": "The request body is too large",
+    "unsupported_media_type": "The body's media type is not one this route takes",
     "card_not_in_hand": "You do not hold that card",
     "illegal_cauldron": "That card may not go into that cauldron",
     "cannot_close": "The pot may not be closed",
@@ -73,6 +74,7 @@ STATUS_OF = {
     "version_conflict": 409,
     "game_active": 409,
     "payload_too_large": 413,
+    "unsupported_media_type": 415,
     "card_not_in_hand": 422,
     "illegal_cauldron": 422,
     "cannot_close": 422,
@@ -86,12 +88,15 @@ STATUS_OF = {
 class ApiError(ProblemDetailsException):
     """A problem with its code; raise it from handlers for API-level refusals."""
 
-    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(
             detail=detail,
             status_code=status,
             type_=TYPE_BASE + code,
             title=TITLES.get(code, code.replace("_", " ")),
+            headers=headers,
             extra={"code": code, **extra},
         )
 
@@ -143,14 +148,29 @@ def from_validation(error: ValidationException) -> ApiError:
     return ApiError(400, "invalid_request", f"{detail}: {reasons}" if reasons else detail)
 
 
+_CODE_OF_STATUS = {
+    401: "unauthorized",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+}
+
+
 def from_http(error: HTTPException) -> ApiError:
     if isinstance(error, NotFoundException):
         return ApiError(404, "not_found", error.detail or "no such resource")
     status = error.status_code
-    code = {405: "method_not_allowed", 413: "payload_too_large", 401: "unauthorized"}.get(status)
+    code = _CODE_OF_STATUS.get(status)
     if code is None:
         code = "invalid_request" if status < 500 else "internal_error"
-    return ApiError(status, code, error.detail or TITLES.get(code, ""))
+    headers = dict(error.headers or {})
+    if status == 405:
+        # RFC 9110: a 405 names the methods the resource takes; every GET route answers HEAD too.
+        allowed = [method.strip() for method in headers.pop("allow", "").split(",") if method.strip()]
+        if "GET" in allowed and "HEAD" not in allowed:
+            allowed.append("HEAD")
+        headers["Allow"] = ", ".join(allowed)
+    return ApiError(status, code, error.detail or TITLES.get(code, ""), headers=headers or None)
 
 
 def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:

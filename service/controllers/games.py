@@ -80,7 +80,7 @@ class GamesController(Controller):
         "/",
         status_code=201,
         summary="Create a game",
-        responses=documented(400, 413, 429, 503),
+        responses=documented(400, 413, 415, 429, 503),
     )
     async def create(self, request: Request) -> Response[GameCreatedOut]:
         # The body (schemas.CreateGame, documented by service.openapi) is read here, not by
@@ -148,15 +148,27 @@ class GamesController(Controller):
         version: Annotated[
             int | None, QueryParameter(ge=1, le=MAX_VERSION, description="the public view after this event")
         ] = None,
+        you: Annotated[
+            bool,
+            QueryParameter(
+                description="with `version` and a valid token: include `you` (your hand and legal moves) as they "
+                "were after that event; time travel is otherwise the public view"
+            ),
+        ] = False,
     ) -> ASGIApp:  # a JSONBytes of a GameView (service/responses.py says why)
+        """A token given is checked on every read, time travel included (401 when it is no
+        seat's of this game). Time travel is the public view, as the contract says; a player
+        may look back at their own hand with `you=true` and their token."""
         games = games_of(request)
         if version is not None:
             current = await games.store.version(game_id)
             if current == 0:
                 raise UnknownGame(game_id)
+            seat = await caller_seat(request, games, game_id, required=you)
             if version > current:
                 raise ApiError(400, "invalid_request", f"version {version} is beyond the game's version {current}")
-            return JSONBytes(200, _encoder.encode(game_view(await games.load(game_id, version=version))))
+            then = await games.load(game_id, version=version)
+            return JSONBytes(200, _encoder.encode(game_view(then, seat=seat if you else None)))
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         return JSONBytes(200, _encoder.encode(game_view(logged, seat=seat)))
@@ -167,7 +179,7 @@ class GamesController(Controller):
         summary="Play a card",
         responses={
             201: ResponseSpec(data_container=MovePlayed, description="the move and what followed it"),
-            **documented(400, 401, 404, 409, 413, 422, 429, 503),
+            **documented(400, 401, 404, 409, 413, 415, 422, 429, 503),
         },
     )
     async def play(self, request: Request, game_id: GameId, data: JSONBody[PlayCard]) -> ASGIApp:
@@ -216,10 +228,13 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/scores",
         summary="The score sheet: round by round (Poison), pot by pot (the pot game)",
-        responses=documented(400, 404, 503),
+        responses=documented(400, 401, 404, 503),
     )
     async def scores(self, request: Request, game_id: GameId) -> AnyScores:
-        return scores(await games_of(request).load(game_id))
+        games = games_of(request)
+        logged = await games.load(game_id)
+        await caller_seat(request, games, game_id, required=False)  # a token given must be this game's
+        return scores(logged)
 
     @get(
         "/{game_id:str}/events",
@@ -244,14 +259,42 @@ class GamesController(Controller):
         summary="The event log, live, as Server-Sent Events",
         responses=documented(400, 401, 404, 503),
     )
-    async def stream(self, request: Request, game_id: GameId) -> ServerSentEvent:
+    async def stream(
+        self,
+        request: Request,
+        game_id: GameId,
+        after: Annotated[
+            int | None,
+            QueryParameter(
+                ge=0, le=MAX_VERSION, description="start after this version, as /events does (Last-Event-ID wins)"
+            ),
+        ] = None,
+    ) -> ServerSentEvent:
+        """The log from a resume point on: `Last-Event-ID` (sent by a reconnecting
+        EventSource) or else `?after=`, as /events takes it; from the start without either.
+
+        A resume point beyond the game's version is refused (400), not followed. No id this
+        stream ever sent can be beyond the log, so such a point is a client's mistake; a
+        stream that waited for it would wait for ever, even past the game's end (its
+        `game_finished` would come before the point and never be sent). Ending it at once
+        instead would look like a finished game to the client, and an EventSource
+        reconnects after a stream that ends, with the same id, every few seconds for ever;
+        a 400 makes it stop and say why. A point at or past the end of a finished game
+        sends nothing and ends, as it always did."""
         games = games_of(request)
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
-        resume = request.headers.get("last-event-id", "0")
-        if not (resume.isascii() and resume.isdigit() and int(resume) <= MAX_VERSION):
+        resume = request.headers.get("last-event-id")
+        if resume is None:
+            start = after or 0
+        elif resume.isascii() and resume.isdigit() and int(resume) <= MAX_VERSION:
+            start = int(resume)
+        else:
             raise ApiError(400, "invalid_request", "Last-Event-ID must be an event version")
-        return ServerSentEvent(self._follow(games, game_id, seat, int(resume), logged))
+        if start > logged.version:
+            source = "Last-Event-ID" if resume is not None else "after"
+            raise ApiError(400, "invalid_request", f"{source} {start} is beyond the game's version {logged.version}")
+        return ServerSentEvent(self._follow(games, game_id, seat, start, logged))
 
     @staticmethod
     async def _follow(
@@ -275,11 +318,12 @@ class GamesController(Controller):
         "/{game_id:str}/export",
         summary="The whole log of a finished game as NDJSON",
         media_type="application/x-ndjson",
-        responses=documented(400, 404, 409, 503),
+        responses=documented(400, 401, 404, 409, 503),
     )
     async def export(self, request: Request, game_id: GameId) -> Response[bytes]:
         games = games_of(request)
         logged = await games.load(game_id)
+        await caller_seat(request, games, game_id, required=False)  # a token given must be this game's
         if not logged.finished:
             raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
         read = await games.store.read(game_id)

@@ -10,16 +10,23 @@ from litestar.params import QueryParameter
 
 from events.codec import MalformedEvent, PublicEvent, decode_public_line
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
+from service.dependencies import media_type
 from service.problems import ApiError, documented
 from service.schemas import ReplayBody, Replayed
 from service.views import game_view, scores
 
 _body_decoder = msgspec.json.Decoder(ReplayBody)
+NDJSON = ("application/x-ndjson", "application/ndjson")
+#: The media types a replayed log may come as (service.dependencies.GuardedRequest refuses others, 415).
+MEDIA_TYPES = ("application/json", *NDJSON)
 
 
 def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
-    """The events of a log sent as NDJSON (one event per line) or as {"events": [...]}."""
-    if content_type.startswith("application/x-ndjson") or content_type.startswith("application/ndjson"):
+    """The events of a log sent as NDJSON (one event per line; blank lines are skipped) or
+    as {"events": [...]}. A line that is no event is named by the version it would have (its
+    place among the events), as every other bad event is, and by its line in the body."""
+    kind = media_type(content_type)
+    if kind in NDJSON:
         events = []
         for number, line in enumerate(body.splitlines(), start=1):
             if not line.strip():
@@ -27,9 +34,9 @@ def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
             try:
                 events.append(decode_public_line(line))
             except MalformedEvent as error:
-                raise InvalidLog(number, f"line {number} is not an event: {error}") from None
+                raise InvalidLog(len(events) + 1, f"line {number} is not an event: {error}") from None
         return events
-    if content_type.startswith("application/json") or not content_type:
+    if kind == "application/json":
         try:
             wrapped = _body_decoder.decode(body)
         except msgspec.DecodeError as error:
@@ -41,7 +48,7 @@ def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
             except msgspec.ValidationError as error:
                 raise InvalidLog(number, f"entry {number} is not an event: {error}") from None
         return events
-    raise ApiError(400, "invalid_request", 'send the log as application/x-ndjson or as JSON {"events": [...]}')
+    raise ApiError(415, "unsupported_media_type", 'send the log as application/x-ndjson or as JSON {"events": [...]}')
 
 
 @post(
@@ -49,7 +56,8 @@ def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
     status_code=200,
     tags=["replays"],
     summary='Validate and replay an exported log (NDJSON, or JSON {"events": [...]})',
-    responses=documented(400, 413, 422),
+    responses=documented(400, 413, 415, 422),
+    opt={"body_media_types": MEDIA_TYPES},
 )
 async def replay_log(
     request: Request,

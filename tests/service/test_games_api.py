@@ -474,9 +474,11 @@ async def test_a_tampered_log_is_422_invalid_log_naming_the_first_bad_event(clie
     assert problem(response, 422, "invalid_log")["at_version"] == 5
 
 
-async def test_a_replay_in_an_unknown_format_is_400(client):
+async def test_a_replay_in_an_unknown_format_is_415_and_a_json_body_of_another_shape_400(client):
     problem(
-        await client.post("/v1/replays", content=b"x", headers={"content-type": "text/plain"}), 400, "invalid_request"
+        await client.post("/v1/replays", content=b"x", headers={"content-type": "text/plain"}),
+        415,
+        "unsupported_media_type",
     )
     problem(await client.post("/v1/replays", json={"lines": []}), 400, "invalid_request")
 
