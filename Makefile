@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test bench load lint playthroughs annotate clean
+.PHONY: setup run test bench load fuzz lint playthroughs annotate clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,11 @@ bench: setup
 ## load: the load benchmark: poison serve against a bare Litestar endpoint (ratio bar 0.4)
 load: setup
 	$(BIN)/python -m benchmarks.load
+
+## fuzz: schemathesis, every check and phase, 200 examples per operation and phase (over 5,000
+## requests) against a fresh poison serve; fails on any 5xx or answer the document does not describe
+fuzz: setup
+	$(BIN)/python -m tests.reliability.test_fuzzing --examples 200
 
 ## playthroughs: write the golden playthrough files of both games (Poison, then the pot game)
 ## from the engines. A missing file is written and an equal one left alone; a file that differs
