@@ -41,10 +41,10 @@ bench: setup
 load: setup
 	$(BIN)/python -m benchmarks.load
 
-## fuzz: schemathesis, every check and phase, 200 examples per operation and phase (over 5,000
+## fuzz: schemathesis, every check and phase, 250 examples per operation and phase (over 5,000
 ## requests) against a fresh poison serve; fails on any 5xx or answer the document does not describe
 fuzz: setup
-	$(BIN)/python -m tests.reliability.test_fuzzing --examples 200
+	$(BIN)/python -m tests.reliability.test_fuzzing --examples 250
 
 ## playthroughs: write the golden playthrough files of both games (Poison, then the pot game)
 ## from the engines. A missing file is written and an equal one left alone; a file that differs
