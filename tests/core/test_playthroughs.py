@@ -4,7 +4,8 @@ silently."""
 
 import pytest
 
-from tests.core.playthrough import GAMES, HERE, file_name, first_difference, main, render
+from tests.core.golden import first_difference
+from tests.core.playthrough import GAMES, HERE, file_name, main, render
 
 
 @pytest.mark.parametrize("spec", GAMES, ids=[file_name(*spec) for spec in GAMES])

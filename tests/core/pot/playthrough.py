@@ -11,13 +11,13 @@ random stream (`stream_seed(seed, 0)`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from types import ModuleType
 
 from core.pot import engine
 from core.reference import Random, stream_seed
+from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"
 
@@ -99,40 +99,13 @@ def game_key(game, move) -> int:
     return -int(card[1]) if toxicity > 14 else 100 + int(card[1])
 
 
-def first_difference(old: str, new: str) -> str | None:
-    """The first line where two renderings differ, said for a person; None if equal."""
-    if old == new:
-        return None
-    old_lines, new_lines = old.splitlines(), new.splitlines()
-    for number, (was, now) in enumerate(zip(old_lines, new_lines, strict=False), start=1):
-        if was != now:
-            return f"line {number}: recorded {was!r}, now {now!r}"
-    number = min(len(old_lines), len(new_lines)) + 1
-    return f"line {number}: one rendering ends there ({len(old_lines)} recorded lines, {len(new_lines)} now)"
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the pot game's golden playthroughs from the engine.")
-    parser.add_argument("--accept", action="store_true", help="overwrite files that differ")
-    parser.add_argument("--dir", type=Path, default=HERE, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    args.dir.mkdir(exist_ok=True)
-    refused = 0
-    for spec in GAMES:
-        path = args.dir / file_name(*spec)
-        text = render(engine, *spec)
-        if path.exists():
-            difference = first_difference(path.read_text(), text)
-            if difference is None:
-                print(f"unchanged {path}")
-                continue
-            if not args.accept:
-                print(f"REFUSED {path} differs at {difference} (read the diff; --accept to overwrite)")
-                refused += 1
-                continue
-        path.write_text(text)
-        print(f"wrote {path}")
-    return 1 if refused else 0
+    return golden.main(
+        argv,
+        "Write the pot game's golden playthroughs from the engine.",
+        HERE,
+        lambda folder: ((folder / file_name(*spec), render(engine, *spec)) for spec in GAMES),
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ and the generator never overwrites a changed file silently."""
 
 import pytest
 
-from tests.core.pot.playthrough import GAMES, HERE, file_name, first_difference, main, render
+from tests.core.golden import first_difference
+from tests.core.pot.playthrough import GAMES, HERE, file_name, main, render
 
 
 @pytest.mark.parametrize("spec", GAMES, ids=[file_name(*spec) for spec in GAMES])
@@ -41,5 +42,5 @@ def test_the_generator_refuses_to_overwrite_a_file_that_differs_unless_accepted(
 
 def test_the_first_difference_names_the_line():
     assert first_difference("a\nb\nc\n", "a\nb\nc\n") is None
-    assert first_difference("a\nb\nc\n", "a\nx\nc\n") == "line 2: recorded 'b', now 'x'"
+    assert first_difference("a\nb\nc\n", "a\nx\nc\n") == "line 2: recorded 'b\\n', now 'x\\n'"
     assert first_difference("a\nb\n", "a\nb\nc\n") == "line 3: one rendering ends there (2 recorded lines, 3 now)"
