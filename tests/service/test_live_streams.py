@@ -5,11 +5,7 @@ still answered 200 and every stream sees the next move."""
 from __future__ import annotations
 
 import asyncio
-import os
 import resource
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,43 +13,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from events.server import free_port
+from tests.service.served import serving
 
 STREAMS = 1000
 
 
 @pytest.fixture
 def one_worker(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"]
-    process = subprocess.Popen(
-        [*command, "--data-dir", str(tmp_path)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"poison serve did not start: {process.communicate()[1][-2000:]}")
-        time.sleep(0.1)
-    yield base
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    process.stderr.close()
+    with serving(tmp_path) as base:
+        yield base
 
 
 async def _open_stream(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

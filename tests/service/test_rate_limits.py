@@ -3,12 +3,8 @@ moves per seat too, kept in the store; 429 rate_limited with Retry-After beyond 
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
@@ -16,10 +12,10 @@ import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
-from events.server import free_port
 from service.app import create_app
 from service.settings import Settings
 from tests.service.api import auth, create, view
+from tests.service.served import serving
 
 pytestmark = pytest.mark.anyio
 
@@ -151,33 +147,9 @@ def test_rate_limit_settings_are_bounded():
 
 
 @pytest.fixture
-def two_workers_low_limits(tmp_path: Path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
-    env.update(POISON_CREATE_RATE="0.01", POISON_CREATE_BURST="6")
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"]
-    process = subprocess.Popen(
-        [*command, "--data-dir", str(tmp_path)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health/live", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("poison serve did not start")
-        time.sleep(0.1)
-    yield base
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+def two_workers_low_limits(tmp_path: Path) -> Iterator[str]:
+    with serving(tmp_path, workers=2, POISON_CREATE_RATE="0.01", POISON_CREATE_BURST="6") as base:
+        yield base
 
 
 def one_client_per_worker(base: str) -> list[httpx.Client]:
