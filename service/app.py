@@ -15,14 +15,12 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.datastructures import ResponseHeader
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
 from events.games import Games
 from service import openapi, responses
-from service.controllers import health
+from service.controllers import health, table
 from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
 from service.dependencies import GuardedRequest
@@ -46,7 +44,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             yield
 
     app = Litestar(
-        route_handlers=[GamesController, replay_log, *health.routes],
+        route_handlers=[GamesController, replay_log, *health.routes, *table.routes],
         # A static header, not an after_request hook: the hook doubled the framework's cost
         # per request. (The hot routes' own responses carry it too.)
         response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],
@@ -55,14 +53,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         plugins=[plugin],
         exception_handlers={Exception: internal_error},
         request_max_body_size=settings.max_body_bytes,
-        openapi_config=OpenAPIConfig(
-            title="Poison",
-            version="1.0.0",
-            description="The reference service for Reiner Knizia's Poison (http-api.md). Request bodies are "
-            f"limited to {settings.max_body_bytes:,} bytes (413 payload_too_large beyond).",
-            path="/schema",
-            render_plugins=[openapi.DocumentedJson(), SwaggerRenderPlugin(), ScalarRenderPlugin()],
-        ),
+        openapi_config=openapi.config(settings),
         debug=False,
     )
     # Around Litestar's own handler (routing included), inside its entry point: a HEAD must

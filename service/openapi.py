@@ -31,12 +31,14 @@ from typing import Any
 
 import msgspec
 from litestar import Request
-from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin, SwaggerRenderPlugin
 
 from events.codec import PublicEvent
 from events.store import CURSOR
 from service.controllers.replays import MEDIA_TYPES as REPLAY_MEDIA_TYPES
 from service.schemas import AnyGameView, AnyScores, PlayCard, PoisonCreate, PotCreate, ReplayBody
+from service.settings import Settings
 
 CREATE_PATH = "/v1/games"
 _REF = "#/components/schemas/{name}"
@@ -181,3 +183,15 @@ class DocumentedJson(JsonRenderPlugin):
     def render(self, request: Request, openapi_schema: dict[str, Any]) -> bytes:
         document_bodies(openapi_schema)  # Litestar keeps this dict: the first render fills it
         return super().render(request, openapi_schema)
+
+
+def config(settings: Settings) -> OpenAPIConfig:
+    """The document's settings: served at /schema/openapi.json, with its pages under /schema."""
+    return OpenAPIConfig(
+        title="Poison",
+        version="1.0.0",
+        description="The reference service for Reiner Knizia's Poison (http-api.md). Request bodies are "
+        f"limited to {settings.max_body_bytes:,} bytes (413 payload_too_large beyond).",
+        path="/schema",
+        render_plugins=[DocumentedJson(), SwaggerRenderPlugin(), ScalarRenderPlugin()],
+    )

@@ -23,7 +23,8 @@ from events.games import Games
 from events.play import LoggedGame
 from events.store import GameSummary, Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, create_body, games_of, strict_body
-from service.problems import ApiError, documented, problem_body, refusal
+from service.documented import documented
+from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
 from service.rulesets import service_rules
 from service.schemas import (

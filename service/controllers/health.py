@@ -8,7 +8,7 @@ from __future__ import annotations
 from litestar import Request, get
 
 from service.dependencies import games_of
-from service.problems import documented
+from service.documented import documented
 from service.schemas import Health
 
 

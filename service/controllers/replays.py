@@ -11,7 +11,8 @@ from litestar.params import QueryParameter
 from events.codec import MalformedEvent, PublicEvent, decode_public_line
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from service.dependencies import media_type
-from service.problems import ApiError, documented
+from service.documented import documented
+from service.problems import ApiError
 from service.schemas import ReplayBody, Replayed
 from service.views import game_view, scores
 
