@@ -163,33 +163,3 @@ def test_simulate_refuses_bad_options_on_stderr(args, says):
     assert result.returncode == 2
     assert says in result.stderr
     assert result.stdout == ""
-
-
-def test_a_person_plays_a_whole_game_in_the_terminal():
-    answers = "\n".join(["Z9 0", "99", "hello", *["1"] * 60]) + "\n"
-    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
-    assert "your hand:" in out
-    assert "cauldron 0:" in out
-    assert "cards taken (face down)" in out
-    assert "'Z9' is not a card code" in out
-    assert "there is no move 99" in out
-    assert "'hello' is not a move" in out
-    assert "round 1 scored" in out
-    assert "winner" in out
-
-
-def test_play_stops_cleanly_when_input_ends():
-    result = poison("play", "--players", "4", "--seed", "1", stdin="")
-    assert result.returncode == 1
-    assert "game abandoned" in result.stdout
-
-
-def test_play_refuses_bad_options():
-    result = poison("play", "--players", "7")
-    assert result.returncode == 2
-    assert "3 to 6 players" in result.stderr
-    result = poison("play", "--bots", "clever")
-    assert result.returncode == 2
-    assert "unknown bot 'clever'" in result.stderr
