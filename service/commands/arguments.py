@@ -7,8 +7,23 @@ import argparse
 from typing import Any
 
 from core import RuleError
+from core.errors import SEED_LIMIT
 from core.rulesets import DEFAULT_RULESET, RULESETS, Option, Ruleset, get_ruleset
 from service.commands import CommandError
+
+#: How --seed is described in every command's help: the one range of seeds, as the API takes it.
+SEED_RANGE = f"0 to {SEED_LIMIT:,}"
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed in the one range every layer takes (core.errors.SEED_LIMIT)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from {SEED_RANGE}, not {text!r}") from None
+    if not 0 <= value <= SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from {SEED_RANGE}, not {text}")
+    return value
 
 
 def _every_option() -> dict[str, tuple[Option, list[str]]]:

@@ -17,7 +17,7 @@ from rich.markup import escape
 from core import RuleError
 from events.codec import Event, Player
 from events.play import LoggedGame, create_game, play_move
-from service.commands import CommandError, console, fail
+from service.commands import CommandError, arguments, console, fail
 from service.commands.arguments import add_ruleset, add_seats, bots_for, check_players, options_of, ruleset_of
 from service.commands.screens import SCREENS, Screen, screen_for
 
@@ -35,7 +35,7 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     add_ruleset(command)
     add_seats(command, "greedy", "other seat")
-    command.add_argument("--seed", type=int, help="0 to 2**64 - 1 (default: random)")
+    command.add_argument("--seed", type=arguments.seed, help=f"{arguments.SEED_RANGE} (default: random)")
 
 
 def tell(out: Console, screen: Screen, logged: LoggedGame, events: list[Event], names: list[str]) -> None:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from core import RuleError, Simulation
 from core.rulesets import RULESETS, Ruleset
-from service.commands import CommandError, console, fail
+from service.commands import CommandError, arguments, console, fail
 from service.commands.arguments import (
     add_ruleset,
     add_seats,
@@ -42,7 +42,10 @@ def add(commands: argparse._SubParsersAction) -> None:
     add_seats(command, "random", "seat")
     command.add_argument("--games", type=int, default=10_000, help="how many games (default 10000)")
     command.add_argument(
-        "--seed", type=int, default=0, help="0 to 2**64 - 1 (default 0): the same seed, the same games"
+        "--seed",
+        type=arguments.seed,
+        default=0,
+        help=f"{arguments.SEED_RANGE} (default 0): the same seed, the same games",
     )
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
 
