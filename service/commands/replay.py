@@ -9,8 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from events.codec import Event, MalformedEvent, PublicEvent, decode_public_line
+from events.codec import Event
 from events.connect import connect
+from events.exported import from_ndjson
 from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from events.server import ServerFailed, ServerNotFound
@@ -42,14 +43,7 @@ def read_log(path: Path) -> list[tuple[int, Event]]:
         text = path.read_bytes()
     except OSError as error:
         raise CommandError(f"cannot read {path}: {error.strerror}") from None
-    public: list[PublicEvent] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            public.append(decode_public_line(line))
-        except MalformedEvent as error:
-            raise InvalidLog(number, f"line {number} is not an event of the log: {error}") from None
+    public = from_ndjson(text)
     return decode_log(public)
 
 

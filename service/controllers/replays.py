@@ -4,51 +4,32 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import msgspec
 from litestar import Request, post
 from litestar.params import QueryParameter
 
-from events.codec import MalformedEvent, PublicEvent, decode_public_line
-from events.replay import InvalidLog, decode_log, rebuild, require_complete
+from events.codec import PublicEvent
+from events.exported import NDJSON, NotALog, from_json, from_ndjson
+from events.replay import decode_log, rebuild, require_complete
 from service.dependencies import media_type
 from service.documented import documented
 from service.problems import ApiError
-from service.schemas import ReplayBody, Replayed
+from service.schemas import Replayed
 from service.views import game_view, scores
 
-_body_decoder = msgspec.json.Decoder(ReplayBody)
-NDJSON = ("application/x-ndjson", "application/ndjson")
 #: The media types a replayed log may come as (service.dependencies.GuardedRequest refuses others, 415).
 MEDIA_TYPES = ("application/json", *NDJSON)
 
 
 def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
-    """The events of a log sent as NDJSON (one event per line; blank lines are skipped) or
-    as {"events": [...]}. A line that is no event is named by the version it would have (its
-    place among the events), as every other bad event is, and by its line in the body."""
+    """The events of a log sent as NDJSON or as {"events": [...]} (events.exported reads both)."""
     kind = media_type(content_type)
     if kind in NDJSON:
-        events = []
-        for number, line in enumerate(body.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                events.append(decode_public_line(line))
-            except MalformedEvent as error:
-                raise InvalidLog(len(events) + 1, f"line {number} is not an event: {error}") from None
-        return events
+        return from_ndjson(body)
     if kind == "application/json":
         try:
-            wrapped = _body_decoder.decode(body)
-        except msgspec.DecodeError as error:
-            raise ApiError(400, "invalid_request", f"the body is not a log: {error}") from None
-        events = []
-        for number, raw in enumerate(wrapped.events, start=1):
-            try:
-                events.append(msgspec.convert(raw, PublicEvent))
-            except msgspec.ValidationError as error:
-                raise InvalidLog(number, f"entry {number} is not an event: {error}") from None
-        return events
+            return from_json(body)
+        except NotALog as error:
+            raise ApiError(400, "invalid_request", str(error)) from None
     raise ApiError(415, "unsupported_media_type", 'send the log as application/x-ndjson or as JSON {"events": [...]}')
 
 
