@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -46,21 +47,22 @@ class Connection:
         self.writer: asyncio.StreamWriter | None = None
 
     async def request(self, method: str, path: str, body: bytes = b"", token: str | None = None) -> tuple[int, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+        reader, writer = self.reader, self.writer
+        if reader is None or writer is None:
+            reader, writer = self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
         head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: {len(body)}\r\n"
         if body:
             head += "Content-Type: application/json\r\n"
         if token:
             head += f"Authorization: Bearer {token}\r\n"
-        self.writer.write(head.encode() + b"\r\n" + body)
-        status = int((await self.reader.readline()).split()[1])
+        writer.write(head.encode() + b"\r\n" + body)
+        status = int((await reader.readline()).split()[1])
         length = 0
-        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+        while (line := await reader.readline()) not in (b"\r\n", b""):
             name, _, value = line.partition(b":")
             if name.lower() == b"content-length":
                 length = int(value)
-        return status, await self.reader.readexactly(length)
+        return status, await reader.readexactly(length)
 
     def close(self) -> None:
         if self.writer is not None:
@@ -78,10 +80,12 @@ class Tally:
         self.errors += other.errors
         self.moves += other.moves
 
-    async def timed(self, connection: Connection, *args, **kwargs) -> tuple[int, bytes]:
+    async def timed(
+        self, connection: Connection, method: str, path: str, body: bytes = b"", token: str | None = None
+    ) -> tuple[int, bytes]:
         started = time.perf_counter()
         try:
-            status, body = await connection.request(*args, **kwargs)
+            status, body = await connection.request(method, path, body, token)
         except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
             self.errors.append(repr(error))
             connection.close()
@@ -135,7 +139,7 @@ async def hit_bare(port: int, requests: int, tally: Tally) -> None:
         connection.close()
 
 
-def start(command: list[str], port: int, path: str) -> subprocess.Popen:
+def start(command: list[str], port: int, path: str) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
 
@@ -149,12 +153,13 @@ def start(command: list[str], port: int, path: str) -> subprocess.Popen:
     while not asyncio.run(probe()):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            raise SystemExit(f"could not start {' '.join(command)}: {process.stderr.read().decode()[-2000:]}")
+            said = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            raise SystemExit(f"could not start {' '.join(command)}: {said[-2000:]}")
         time.sleep(0.1)
     return process
 
 
-def stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
         process.wait(15)
@@ -166,7 +171,21 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=1000)[int(q * 1000) - 1] * 1000 if len(values) > 1 else 0.0
 
 
-async def phase(runner, clients: int) -> tuple[Tally, float]:
+#: Client n of a phase, adding what it measured to the phase's tally.
+Client = Callable[[Tally, int], Awaitable[None]]
+
+
+def players(port: int, moves: int, seed: int) -> Client:
+    """Clients that each play `moves` moves, client n choosing from random stream seed + n."""
+    return lambda tally, n: play_games(port, moves, tally, random.Random(seed + n))
+
+
+def bare_clients(port: int, requests: int) -> Client:
+    """Clients that each make `requests` requests to the bare endpoint."""
+    return lambda tally, n: hit_bare(port, requests, tally)
+
+
+async def phase(runner: Client, clients: int) -> tuple[Tally, float]:
     tally = Tally()
     started = time.perf_counter()
     await asyncio.gather(*(runner(tally, n) for n in range(clients)))
@@ -189,28 +208,55 @@ def main(argv: list[str] | None = None) -> int:
         env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
         os.environ.clear()
         os.environ.update(env)
-        game = start([env_python, "-m", "service.cli", "serve", "--port", str(game_port),
-                      "--workers", str(args.workers), "--data-dir", data], game_port, "/health")
-        bare = start([env_python, "-m", "uvicorn", "benchmarks.bare:app", "--port", str(bare_port),
-                      "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"], bare_port, "/bare")
+        game = start(
+            [
+                env_python,
+                "-m",
+                "service.cli",
+                "serve",
+                "--port",
+                str(game_port),
+                "--workers",
+                str(args.workers),
+                "--data-dir",
+                data,
+            ],
+            game_port,
+            "/health",
+        )
+        bare = start(
+            [
+                env_python,
+                "-m",
+                "uvicorn",
+                "benchmarks.bare:app",
+                "--port",
+                str(bare_port),
+                "--workers",
+                str(args.workers),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ],
+            bare_port,
+            "/bare",
+        )
         try:
             # Warm up both (connections, first games, code paths) untimed, then alternate
             # game and bare traffic so that a noisy moment of this shared machine falls on
             # both alike; `ratio` is over all rounds.
-            asyncio.run(phase(lambda tally, n: play_games(game_port, 25, tally, random.Random(-n)), args.clients))
-            asyncio.run(phase(lambda tally, n: hit_bare(bare_port, 50, tally), args.clients))
+            asyncio.run(phase(players(game_port, 25, seed=-10_000), args.clients))
+            asyncio.run(phase(bare_clients(bare_port, 50), args.clients))
+            moves_each = args.moves // args.rounds
             for round_ in range(args.rounds):
-                moves = args.moves // args.rounds
-                played, seconds = asyncio.run(phase(
-                    lambda tally, n, moves=moves, seed=round_ * 1000: play_games(
-                        game_port, moves, tally, random.Random(seed + n)),
-                    args.clients))
+                played, seconds = asyncio.run(phase(players(game_port, moves_each, seed=round_ * 1000), args.clients))
                 requests_each = max(1, len(played.latencies) // args.clients)
-                hit, bare_round_seconds = asyncio.run(phase(
-                    lambda tally, n, each=requests_each: hit_bare(bare_port, each, tally), args.clients))
-                print(f"round {round_ + 1}: game {len(played.latencies) / seconds:,.0f} requests/s, "
-                      f"bare {len(hit.latencies) / bare_round_seconds:,.0f}/s, "
-                      f"ratio {len(played.latencies) / seconds / (len(hit.latencies) / bare_round_seconds):.3f}")
+                hit, bare_round_seconds = asyncio.run(phase(bare_clients(bare_port, requests_each), args.clients))
+                print(
+                    f"round {round_ + 1}: game {len(played.latencies) / seconds:,.0f} requests/s, "
+                    f"bare {len(hit.latencies) / bare_round_seconds:,.0f}/s, "
+                    f"ratio {len(played.latencies) / seconds / (len(hit.latencies) / bare_round_seconds):.3f}"
+                )
                 games.absorb(played)
                 baseline.absorb(hit)
                 game_seconds += seconds
@@ -222,16 +268,24 @@ def main(argv: list[str] | None = None) -> int:
     requests_per_s = len(games.latencies) / game_seconds
     bare_per_s = len(baseline.latencies) / bare_seconds
     ratio = requests_per_s / bare_per_s
-    print(f"workers={args.workers} clients={args.clients} moves={games.moves} requests={len(games.latencies)} "
-          f"in {game_seconds:.1f} s; bare: {len(baseline.latencies)} requests in {bare_seconds:.1f} s "
-          f"({bare_per_s:,.0f}/s, p50 {percentile(baseline.latencies, 0.5):.2f} ms)")
+    print(
+        f"workers={args.workers} clients={args.clients} moves={games.moves} requests={len(games.latencies)} "
+        f"in {game_seconds:.1f} s; bare: {len(baseline.latencies)} requests in {bare_seconds:.1f} s "
+        f"({bare_per_s:,.0f}/s, p50 {percentile(baseline.latencies, 0.5):.2f} ms)"
+    )
     p50, p95, p99 = (percentile(games.latencies, q) for q in (0.5, 0.95, 0.99))
     print(f"game latency: p50 {p50:.2f} ms, p95 {p95:.2f} ms, p99 {p99:.2f} ms")
     for error in (games.errors + baseline.errors)[:5]:
         print(f"error: {error}")
-    print(f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "
-          f"p50_ms={p50:.2f} p99_ms={p99:.2f} errors={errors} ratio={ratio:.3f}")
-    return 0 if errors == 0 and ratio >= args.bar else 1
+    # A client stops at the first answer it did not expect, so every move must have been made.
+    owed = args.clients * moves_each * args.rounds
+    if games.moves != owed:
+        print(f"error: {games.moves:,} of the {owed:,} moves were made")
+    print(
+        f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "
+        f"p50_ms={p50:.2f} p99_ms={p99:.2f} errors={errors} ratio={ratio:.3f}"
+    )
+    return 0 if errors == 0 and games.moves == owed and ratio >= args.bar else 1
 
 
 if __name__ == "__main__":

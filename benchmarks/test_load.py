@@ -14,12 +14,10 @@ LAST_LINE = re.compile(
 
 
 def load(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "benchmarks.load", *args], capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "benchmarks.load", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures():
+def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures() -> None:
     run = load("--clients", "3", "--moves", "40", "--rounds", "2", "--bar", "0")
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
@@ -30,7 +28,7 @@ def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures
     assert float(match.group(2)) > 0
 
 
-def test_the_load_benchmark_fails_when_the_ratio_is_below_its_bar():
+def test_the_load_benchmark_fails_when_the_ratio_is_below_its_bar() -> None:
     run = load("--clients", "2", "--moves", "10", "--rounds", "1", "--bar", "1000")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "errors=0" in run.stdout.strip().splitlines()[-1]

@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from events.codec import Event
-from events.pipelined import PipelinedConnection
+from events.pipelined import Argument, PipelinedConnection
 
 if TYPE_CHECKING:
     from events.store import EventStore
@@ -150,7 +150,7 @@ class Follower:
         delay = 0.0
         while self._watches:
             watches = dict(self._watches)
-            command = ["XREAD", "COUNT", COUNT, "BLOCK", self.block_ms, "STREAMS", *watches]
+            command: list[Argument] = ["XREAD", "COUNT", COUNT, "BLOCK", self.block_ms, "STREAMS", *watches]
             command += [f"0-{watch.position}" for watch in watches.values()]
             # CLIENT ID leaves in the same write as the XREAD, on the same connection: the
             # id to unblock is that of the connection the XREAD blocks.

@@ -156,11 +156,13 @@ class Games:
     ) -> tuple[Appended, LoggedGame]:
         """`play` after the idempotency check. `limits` is emptied once an append has taken
         their tokens (the first that reached the server: later attempts take none)."""
-        for attempt in range(RACE_RETRIES):
+        attempts = 0
+        while True:
             # The first attempt may start from the cached state without asking the store
             # what is new: the append checks the version atomically, and a stale cache only
             # costs a conflict, after which the game is read afresh.
-            cached = self._cache.get(game_id) if attempt == 0 else None
+            cached = self._cache.get(game_id) if attempts == 0 else None
+            attempts += 1
             if cached is None or (expected_version is not None and expected_version != cached.version):
                 logged = await self.load(game_id)
             else:
@@ -187,14 +189,13 @@ class Games:
                 )
             except VersionConflict:
                 limits.clear()  # the script took the tokens before it checked the version
-                if expected_version is not None and logged is not cached:
-                    raise
+                if attempts >= RACE_RETRIES or (expected_version is not None and logged is not cached):
+                    raise  # the script's conflict names the version it found
                 continue  # someone moved first (or the cache was behind): look again
             if appended.replayed:  # a retry with the same key raced the first attempt
                 return appended, await self.load(game_id)
             self._remember(game_id, after)
             return Appended(appended.version, appended.count, result=result), after
-        raise VersionConflict(logged.version, await self.store.version(game_id))
 
     async def rules_of(self, game_id: str) -> EventRules:
         """The ruleset of a game: it never changes, so a cached game answers without the store."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 import hiredis
@@ -31,7 +32,9 @@ from redis.exceptions import BusyLoadingError, InvalidResponse, NoScriptError, R
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-Command = tuple[str | bytes | int | float, ...]
+#: One word of a command: hiredis packs each as its bulk string.
+Argument = str | bytes | memoryview | int | float
+Command = tuple[Argument, ...]
 
 
 class NotSent(RedisConnectionError):
@@ -98,7 +101,8 @@ class _Protocol(asyncio.Protocol):
             raise RedisTimeoutError(f"the event store did not answer within {self.timeout:g} s")
         if not self._outgoing:
             self.loop.call_soon(self._flush)
-        self._outgoing.append(hiredis.pack_command(command))
+        # hiredis's stub declares a one-element tuple; it packs a command of any length.
+        self._outgoing.append(hiredis.pack_command(command))  # type: ignore[arg-type]
         future = self.loop.create_future()
         self._waiting.append((future, deadline))
         if self._timer is None:
@@ -142,7 +146,7 @@ class _Protocol(asyncio.Protocol):
                 future.set_exception(NotSent(str(error)) if len(self._waiting) < unsent else error)
 
 
-def tls_context(options: dict[str, Any]) -> ssl.SSLContext:
+def tls_context(options: Mapping[str, Any]) -> ssl.SSLContext:
     """TLS for a `rediss://` URL, from the same query options redis-py reads:
     ssl_cert_reqs (none, optional, required), ssl_ca_certs, ssl_certfile, ssl_keyfile."""
     context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
@@ -170,7 +174,7 @@ class PipelinedConnection:
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Task[_Protocol] | None = None
 
-    async def execute(self, *command: str | bytes | int | float, repeatable: bool = False) -> Any:
+    async def execute(self, *command: Argument, repeatable: bool = False) -> Any:
         """Send one command; its reply (bytes, int, list, None), within `timeout`. An
         error reply raises the redis-py exception for it; no reply in time or no
         connection raises redis-py's TimeoutError or ConnectionError.
@@ -190,7 +194,9 @@ class PipelinedConnection:
             deadline = asyncio.get_running_loop().time() + self.timeout
         return await (await self._connected(deadline)).send(command, deadline)
 
-    async def script(self, sha: str, source: str, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
+    async def script(
+        self, sha: str, source: str | bytes | memoryview, keys: list[str], args: list[Any], *, repeatable: bool = False
+    ) -> Any:
         """Run a Lua script by its SHA1, sending its source once if the server lacks it."""
         try:
             return await self.execute("EVALSHA", sha, len(keys), *keys, *args, repeatable=repeatable)

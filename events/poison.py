@@ -103,11 +103,12 @@ class PoisonEvents(EventRules):
             raise InvalidDeal(
                 f"round {game.round} is due, dealt by seat {game.dealer}: not round {event.round} by {event.dealer}"
             )
-        if event.set_aside is None or any(hand is None for hand in event.hands):
+        hands = [hand for hand in event.hands if hand is not None]
+        if event.set_aside is None or len(hands) < len(event.hands):
             raise InvalidDeal("round_started hides hands: only a complete log can be replayed")
         twin = game.copy()
         try:
-            twin.deal(event.hands, event.set_aside)
+            twin.deal(hands, event.set_aside)
         except RuleError as refused:
             raise InvalidDeal(f"round_started: {refused}") from None
         if seed is not None:

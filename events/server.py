@@ -145,9 +145,9 @@ class EmbeddedServer:
             atexit.register(self.stop)
             return self.url
 
-    def _launch(self, timeout: float) -> None:
+    def _launch(self, timeout: float) -> subprocess.Popen[bytes]:
         """Run the server process (the data directory is ours) and wait until it answers;
-        on failure no process of ours is left running."""
+        the process, once it does. On failure no process of ours is left running."""
         if self.process is not None and self.process.stderr:
             self.process.stderr.close()  # a dead one's
         binary = self.binary or find_server_binary()
@@ -174,7 +174,7 @@ class EmbeddedServer:
             "--logfile",
             str(self.log_path),
         ]
-        self.process = subprocess.Popen(
+        process = self.process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -187,11 +187,11 @@ class EmbeddedServer:
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1)
         try:
             while True:
-                if self.process.poll() is not None:
-                    raise self._failure(f"{_how_it_ended(self.process.returncode)} at start")
+                if process.poll() is not None:
+                    raise self._failure(f"{_how_it_ended(process.returncode)} at start")
                 try:
                     if client.ping():
-                        return
+                        return process
                 except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
                     pass
                 if time.monotonic() > deadline:
@@ -291,14 +291,14 @@ class EmbeddedServer:
                     with self._guard:
                         if self._stopping.is_set():
                             return
-                        self._launch(15.0)
+                        restarted = self._launch(15.0)
                 except Exception as error:  # ServerFailed, or no binary any more, or no room for a process
                     delay = next_delay
                     reason = error.what if isinstance(error, ServerFailed) else f"{type(error).__name__}: {error}"
                     say(f"the embedded store did not restart ({reason[:300]}); retrying in {delay:g} s")
                     continue
                 say(
-                    f"the embedded store restarted (pid {self.process.pid}, {self.url}, same data) "
+                    f"the embedded store restarted (pid {restarted.pid}, {self.url}, same data) "
                     f"{time.monotonic() - died_at:.2f} s after it died"
                 )
                 delay = next_delay  # dying again soon waits longer

@@ -25,7 +25,7 @@ import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import msgspec
 import redis.asyncio as aioredis
@@ -47,7 +47,7 @@ from core.rulesets import DEFAULT_RULESET
 from events.codec import Codec, Event, MalformedEvent
 from events.follow import BLOCK_MS, Follower
 from events.limits import CHARGE_LUA, LIMIT, Limit, RateLimited, limit_args
-from events.pipelined import PipelinedConnection
+from events.pipelined import Argument, PipelinedConnection
 from events.replay import InvalidLog
 from events.rulesets import decode_stored
 from events.schema import CODEC as POISON_CODEC
@@ -217,7 +217,7 @@ def unavailable(error: Exception) -> StoreUnavailable | None:
 
 
 @asynccontextmanager
-async def reachable(timeout: float):
+async def reachable(timeout: float) -> AsyncIterator[None]:
     """Turn every way of not reaching the server into StoreUnavailable, within `timeout`."""
     try:
         async with asyncio.timeout(timeout):
@@ -278,7 +278,7 @@ class EventStore:
         await self.wire.close()
         await self.client.aclose()
 
-    async def _execute(self, *command: str | bytes | int | float, repeatable: bool = False) -> Any:
+    async def _execute(self, *command: Argument, repeatable: bool = False) -> Any:
         """One command on the pipelined connection (its own deadline bounds the wait).
         `repeatable`: sending it twice does no harm (a read), so a dropped connection is
         retried once even after it was sent."""
@@ -464,7 +464,9 @@ class EventStore:
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
         """The events after version `after`, in order, at most `limit` of them."""
         key = self._key(game_id, "events")
-        command = ("XRANGE", key, f"(0-{after}", "+") + (("COUNT", limit) if limit is not None else ())
+        command: tuple[Argument, ...] = ("XRANGE", key, f"(0-{after}", "+")
+        if limit is not None:
+            command += ("COUNT", limit)
         return self._decode(await self._execute(*command, repeatable=True))
 
     @staticmethod
@@ -518,7 +520,11 @@ class EventStore:
         scanned = None
         for _ in range(MAX_LISTING_BATCHES):  # a sparse listing stops here and hands back a cursor
             async with reachable(self.timeout):
-                members = await self.client.zrange(index, start, "+", bylex=True, offset=0, num=batch)
+                # The client decodes no reply (no decode_responses) and scores are not asked
+                # for: the members come as bytes, whatever else zrange may return.
+                members = cast(
+                    "list[bytes]", await self.client.zrange(index, start, "+", bylex=True, offset=0, num=batch)
+                )
             if not members:
                 scanned = None
                 break
@@ -550,8 +556,8 @@ class EventStore:
                 break
             start = f"({members[-1].decode()}"
         else:
-            page = [summary for _, summary in found[:limit]]
-            return page, (found[limit - 1][0] if len(found) >= limit else scanned)
+            summaries = [summary for _, summary in found[:limit]]
+            return summaries, (found[limit - 1][0] if len(found) >= limit else scanned)
         page = found[:limit]
         following = page[-1][0] if len(found) > limit else None
         return [summary for _, summary in page], following

@@ -88,11 +88,12 @@ class PotEvents(EventRules):
 
     def dealt(self, game: Game, event: Event, seed: int | None) -> Game:
         assert isinstance(event, CardsDealt)
-        if event.draw_pile is None or any(hand is None for hand in event.hands):
+        hands = [hand for hand in event.hands if hand is not None]
+        if event.draw_pile is None or len(hands) < len(event.hands):
             raise InvalidDeal("cards_dealt hides cards: only a complete log can be replayed")
         twin = game.copy()
         try:
-            twin.deal(event.hands, event.pot, event.draw_pile)
+            twin.deal(hands, event.pot, event.draw_pile)
         except RuleError as refused:
             raise InvalidDeal(f"cards_dealt: {refused}") from None
         if seed is not None and cards_dealt(twin) != cards_dealt(_seeded(game.players, seed)):
