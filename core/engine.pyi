@@ -24,34 +24,41 @@ that seat may see, and `view()` what the public may.
 """
 
 from collections.abc import Sequence
-from typing import Literal
 
+from typing_extensions import disjoint_base
+
+from core.results import COLOURS as COLOURS
 from core.results import (
+    Bot,
     Cauldron,
+    CauldronRule,
+    Colour,
     Deal,
     Move,
     Played,
     Replayed,
     RoundResult,
     Simulation,
+    Status,
     Taken,
     View,
 )
 
 #: Every card code, in the canonical order of hands, legal moves and the deck.
 CARD_CODES: tuple[str, ...]
-CAULDRON_RULES: tuple[str, ...]
+CAULDRON_RULES: tuple[CauldronRule, ...]
 #: The bots `Game.choose` and `simulate` can play a seat with.
-BOTS: tuple[str, ...]
-STATUSES: tuple[str, ...]
+BOTS: tuple[Bot, ...]
+STATUSES: tuple[Status, ...]
 #: The fewest and the most players of a game, and rounds.
 PLAYER_BOUNDS: tuple[int, int]
 ROUND_BOUNDS: tuple[int, int]
 
-CauldronRule = Literal["dynamic", "fixed"]
-Bot = Literal["random", "greedy"]
-DealLike = Deal | tuple[Sequence[Sequence[str]], Sequence[str]]
+# A deal as `Deal` or as plain sequences (recorded hands). A name of the stub only: the
+# compiled module has no such object.
+_DealLike = Deal | tuple[Sequence[Sequence[str]], Sequence[str]]
 
+@disjoint_base  # an extension type: no class can inherit from it and another such type
 class Game:
     def __init__(
         self,
@@ -60,7 +67,7 @@ class Game:
         rounds: int | None = None,
         cauldrons: CauldronRule = "dynamic",
         seed: int | None = None,
-        deals: Sequence[DealLike] | None = None,
+        deals: Sequence[_DealLike] | None = None,
     ) -> None:
         """A new game of 3 to 6 `players` and `rounds` rounds (1 to 20, default one per
         player) with the `cauldrons` rule. With a `seed` (0 to 2**64 - 1) every round is
@@ -80,7 +87,7 @@ class Game:
 
     # -- public state -----------------------------------------------------------------
     @property
-    def status(self) -> Literal["dealing", "active", "finished"]:
+    def status(self) -> Status:
         """`dealing` while a round waits for its hands, `active` while it is played."""
     @property
     def round(self) -> int:
@@ -152,7 +159,7 @@ def seeded_deal(seed: int, players: int, round: int) -> Deal:
 
 def score_round(
     taken: Sequence[Sequence[int]],
-) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
+) -> tuple[tuple[int, ...], tuple[tuple[Colour, ...], ...]]:
     """Scores and discarded colours of one round, from each seat's taken counts
     (red, blue, purple, poison)."""
 
@@ -163,7 +170,7 @@ def replay(
     rounds: int | None = None,
     cauldrons: CauldronRule = "dynamic",
     seed: int | None = None,
-    deals: Sequence[DealLike] = (),
+    deals: Sequence[_DealLike] = (),
 ) -> Replayed[Game]:
     """Replay a recorded game in one C loop: rounds are dealt from `deals` (or from
     `seed`) as they start, moves applied in order. Stops at the first move that cannot be

@@ -6,14 +6,22 @@ compare the two implementations value by value) and free of any behaviour of the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from core.errors import RuleError
 
+#: A potion's colour: a cauldron's, and a colour a seat discards at scoring.
+Colour = Literal["red", "blue", "purple"]
+#: How Poison's cauldrons get their colour: from their potions, or red, blue, purple all game.
+CauldronRule = Literal["dynamic", "fixed"]
+#: The bots that can play a seat, in either game.
+Bot = Literal["random", "greedy"]
+#: Where a game is: waiting for its cards, being played, or over (either game).
+Status = Literal["dealing", "active", "finished"]
 #: Colour names in their index order; poison is the fourth suit of a taken pile.
-COLOURS = ("red", "blue", "purple")
-SUITS = ("red", "blue", "purple", "poison")
+COLOURS: tuple[Colour, Colour, Colour] = ("red", "blue", "purple")
+SUITS = (*COLOURS, "poison")
 
 G = TypeVar("G")
 
@@ -26,7 +34,7 @@ class Move(NamedTuple):
 
 
 class Cauldron(NamedTuple):
-    colour: str | None  # None while colourless (empty, or poison only)
+    colour: Colour | None  # None while colourless (empty, or poison only)
     total: int
     cards: tuple[str, ...]  # in the order they were played
 
@@ -69,14 +77,14 @@ class RoundResult(NamedTuple):
     round: int  # 1-based
     dealer: int
     taken: tuple[Taken, ...]  # per seat
-    discarded: tuple[tuple[str, ...], ...]  # colours each seat discarded
+    discarded: tuple[tuple[Colour, ...], ...]  # colours each seat discarded
     scores: tuple[int, ...]
 
 
 class View(NamedTuple):
     """A game as one seat (or, with `seat` None, the public) may see it."""
 
-    status: str  # "dealing", "active" or "finished"
+    status: Status
     round: int
     rounds: int
     dealer: int
@@ -160,7 +168,7 @@ class PotPlayed(NamedTuple):
 class PotView(NamedTuple):
     """A pot game as one seat (or, with `seat` None, the public) may see it."""
 
-    status: str  # "dealing", "active" or "finished"
+    status: Status
     turn: int | None
     endgame: bool  # the draw pile is empty: no more closing, no more drawing
     pot: tuple[str, ...]

@@ -33,15 +33,16 @@ The random bot plays uniformly among the legal moves.
 """
 
 from collections.abc import Sequence
-from typing import Literal
 
-from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation
+from typing_extensions import disjoint_base
+
+from core.results import Bot, PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation, Status
 
 #: Every card code (kind k is toxicity k), in the canonical order of hands and legal moves.
 CARD_CODES: tuple[str, ...]
 #: The bots `Game.choose` and `simulate` can play a seat with.
-BOTS: tuple[str, ...]
-STATUSES: tuple[str, ...]
+BOTS: tuple[Bot, ...]
+STATUSES: tuple[Status, ...]
 MIN_PLAYERS: int
 MAX_PLAYERS: int
 DECK_SIZE: int
@@ -49,11 +50,13 @@ HAND_SIZE: int
 #: A pot whose toxicity exceeds this explodes.
 EXPLODE_LIMIT: int
 
-Bot = Literal["random", "greedy"]
-DealLike = PotDeal | tuple[Sequence[Sequence[str]], str, Sequence[str]]
+# A deal as `PotDeal` or as plain sequences (hands, the pot's first card, the draw pile).
+# A name of the stub only: the compiled module has no such object.
+_DealLike = PotDeal | tuple[Sequence[Sequence[str]], str, Sequence[str]]
 
+@disjoint_base  # an extension type: no class can inherit from it and another such type
 class Game:
-    def __init__(self, players: int, *, seed: int | None = None, deal: DealLike | None = None) -> None:
+    def __init__(self, players: int, *, seed: int | None = None, deal: _DealLike | None = None) -> None:
         """A new game of 2 to 6 `players`. With a `seed` (0 to 2**64 - 1) it is dealt
         `seeded_deal(seed, players)`; with a `deal` (fully checked) it is dealt that; with
         neither it waits for `deal`. Both together is `invalid_deal`."""
@@ -65,7 +68,7 @@ class Game:
 
     # -- public state -----------------------------------------------------------------
     @property
-    def status(self) -> Literal["dealing", "active", "finished"]: ...
+    def status(self) -> Status: ...
     @property
     def turn(self) -> int | None:
         """The seat to move, or None unless the game is active. Seat 0 plays first; the
@@ -133,7 +136,7 @@ def replay(
     moves: Sequence[tuple[int, str, bool]],
     *,
     seed: int | None = None,
-    deal: DealLike | None = None,
+    deal: _DealLike | None = None,
 ) -> Replayed[Game]:
     """Replay a recorded game in one C loop. Stops at the first move that cannot be
     applied (illegal or malformed, whatever its shape) and reports it in
