@@ -1,35 +1,53 @@
 # The project's commands. Each sets up what it needs first: a virtual environment in
 # .venv with the package installed in development mode (which compiles core/*.pyx).
+# `make run` installs only what serving needs; every other command the test tool chain too.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# What the install depends on: a change to any of these reinstalls (and so recompiles).
+BUILD_INPUTS := pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/*.pyx core/*/*.pxd)
+RUN_STAMP    := $(VENV)/.installed-run
+DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run test bench load fuzz lint playthroughs annotate clean
+.PHONY: setup run test typecheck bench load fuzz lint playthroughs annotate clean
 
-setup: $(STAMP)
+setup: $(DEV_STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall (and so recompile) whenever the build or the compiled sources change.
-$(STAMP): pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/*.pyx core/*/*.pxd) | $(BIN)/python
+# The runtime dependencies alone (pyproject.toml's `dependencies`).
+$(RUN_STAMP): $(BUILD_INPUTS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+# The runtime and the test tool chain (the `test` extra); it holds everything `run` needs,
+# so it stamps that install too.
+$(DEV_STAMP): $(BUILD_INPUTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(DEV_STAMP) $(RUN_STAMP)
 
 ## run: the service on http://127.0.0.1:8000 (POISON_PORT, POISON_WORKERS, ...), its store an
 ## embedded Valkey in ./poison-data unless POISON_REDIS_URL is set
-run: setup
+run: $(RUN_STAMP)
 	$(BIN)/poison serve
 
-## test: lint, then every test (benchmarks run once each, untimed, to check their results)
-test: setup lint
+## test: lint, type-check, then every test (benchmarks run once each, untimed, to check their results)
+test: setup lint typecheck
 	$(BIN)/python -m pytest tests benchmarks --benchmark-disable
 
 lint: setup
 	$(BIN)/ruff check .
+
+## typecheck: mypy over the package and the benchmarks ([tool.mypy] in pyproject.toml; its
+## cache in .mypy_cache), then the stubs of the compiled modules against those modules
+typecheck: setup
+	$(BIN)/python -m mypy
+	$(BIN)/python -m mypy.stubtest core.engine core.rules core.pot.engine core.pot.rules \
+		--allowlist .ci/stubtest-allowlist.txt
 
 ## bench: time core against reference and check the bar (core ≥ 50× in simulate and replay, both games)
 bench: setup
@@ -63,4 +81,5 @@ annotate: setup
 	$(BIN)/cython -3 -a core/pot/rules.pyx -o build/pot-rules-annotated.c && mv build/pot-rules-annotated.html core/pot/rules.html
 
 clean:
-	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/pot/*.c core/pot/*.so core/pot/*.html .benchmarks .pytest_cache .hypothesis poison-data
+	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/pot/*.c core/pot/*.so core/pot/*.html \
+		.benchmarks .pytest_cache .hypothesis .mypy_cache .ruff_cache .schemathesis poison-data
