@@ -50,7 +50,9 @@ ROUND_BOUNDS = (MIN_ROUNDS, MAX_ROUNDS)
 
 cdef tuple CODES = CARD_CODES
 cdef tuple COLOUR_NAMES = COLOURS
-cdef uint64_t SEED_LIMIT = 0xFFFFFFFFFFFFFFFFULL
+# The bounds are core.errors' (one declaration for every layer), bound here once.
+cdef object SEED_LIMIT = errors.SEED_LIMIT
+cdef object DRAW_LIMIT = errors.DRAW_LIMIT
 
 
 # ---- arguments ------------------------------------------------------------------------
@@ -74,7 +76,7 @@ cdef int parse_card(object card) except -2:
 cdef int card_kind(object card) except -1:
     cdef int kind = parse_card(card)
     if kind < 0:
-        raise errors.unknown_card(card)
+        raise errors.unknown_card(card, CARD_CODES)
     return kind
 
 
@@ -103,8 +105,16 @@ cdef int parse_rule(object cauldrons) except -1:
 
 
 cdef uint64_t parse_seed(object seed) except? 0:
+    """A game's seed, or a simulation's."""
     if not is_int(seed) or not 0 <= seed <= SEED_LIMIT:
         raise errors.invalid_seed(seed)
+    return seed
+
+
+cdef uint64_t parse_draw(object seed) except? 0:
+    """What a bot draws from, or what derive_seed derives from: any 64-bit state."""
+    if not is_int(seed) or not 0 <= seed <= DRAW_LIMIT:
+        raise errors.invalid_draw(seed)
     return seed
 
 
@@ -148,7 +158,8 @@ cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t
             kind = parse_card(card)
             if kind < 0:
                 raise errors.rule_error(
-                    "unknown_card", f"in the hand of {hand_owner(seat, players)}: {errors.unknown_card(card)}"
+                    "unknown_card",
+                    f"in the hand of {hand_owner(seat, players)}: {errors.unknown_card(card, CARD_CODES)}",
                 )
             deal[seat * N_KINDS + kind] += 1
     if players != 3 and len(set_aside) != 0:
@@ -226,11 +237,11 @@ cdef int move_codes(object seat, object card, object cauldron, int* s, int* kind
 
 
 cdef raise_move_error(const GameState* state, int error, object seat, object card, object cauldron):
-    cdef int c, colour
+    cdef int c
     if error == ERR_SEAT_OUT_OF_RANGE:
         raise errors.seat_out_of_range(seat, state.n_players)
     if error == ERR_UNKNOWN_CARD:
-        raise errors.unknown_card(card)
+        raise errors.unknown_card(card, CARD_CODES)
     if error == ERR_CAULDRON_OUT_OF_RANGE:
         raise errors.cauldron_out_of_range(cauldron)
     if error == ERR_GAME_FINISHED:
@@ -242,15 +253,12 @@ cdef raise_move_error(const GameState* state, int error, object seat, object car
     if error == ERR_CARD_NOT_IN_HAND:
         raise errors.card_not_in_hand(seat, card)
     if error == ERR_ILLEGAL_CAULDRON:
-        colour = kind_colour(parse_card(card))
-        home = None
-        if state.cauldron_rule == CAULDRONS_FIXED:
-            home = colour
-        else:
-            for c in range(N_CAULDRONS):
-                if state.cauldron_colour[c] == colour:
-                    home = c
-        raise errors.illegal_cauldron(card, cauldron, home, state.cauldron_rule == CAULDRONS_FIXED)
+        colours = tuple([
+            None if state.cauldron_colour[c] == NO_COLOUR else COLOUR_NAMES[state.cauldron_colour[c]]
+            for c in range(N_CAULDRONS)
+        ])
+        colour = COLOUR_NAMES[kind_colour(parse_card(card))]
+        raise errors.illegal_cauldron(card, cauldron, colour, colours, state.cauldron_rule == CAULDRONS_FIXED)
     raise errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
 
 
@@ -272,7 +280,7 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
         return errors.seat_out_of_range(seat, players)
     kind = parse_card(card)
     if kind < 0:
-        return errors.unknown_card(card)
+        return errors.unknown_card(card, CARD_CODES)
     if not is_int(cauldron) or not 0 <= cauldron < N_CAULDRONS:
         return errors.cauldron_out_of_range(cauldron)
     out[0] = <uint8_t>seat
@@ -448,7 +456,7 @@ cdef class Game:
     def choose(self, bot, seed=0):
         """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
         cdef int policy = parse_bot(bot)
-        cdef uint64_t rng = stream_seed(parse_seed(seed), 0)
+        cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
         cdef uint8_t kind, cauldron
         if self.state.phase == PHASE_OVER:
             raise errors.game_finished()
@@ -520,7 +528,7 @@ cdef class Game:
 
 def derive_seed(seed, stream):
     """An independent seed for one use of `seed` (a round's deal, a bot's choices)."""
-    return stream_seed(parse_seed(seed), parse_seed(stream))
+    return stream_seed(parse_draw(seed), parse_draw(stream))
 
 
 def seeded_deal(seed, players, round):

@@ -7,6 +7,8 @@ these has changed nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class RuleError(ValueError):
     """Base of every refusal of the engine; `code` names the reason."""
@@ -69,8 +71,18 @@ def seat_out_of_range(seat: object, players: int) -> RuleError:
     return rule_error("seat_out_of_range", f"seat {seat!r} is not a seat of this game (0 to {players - 1})")
 
 
-def unknown_card(card: object) -> RuleError:
-    return rule_error("unknown_card", f"{card!r} is not a card code (R1 R2 R4 R5 R7, B…, P… or G4 for poison)")
+def cards_listed(codes: Sequence[str]) -> str:
+    """Card codes as a person reads them, a group per letter: `R1 R2 R4 R5 R7, B1 … and G4`."""
+    groups: dict[str, list[str]] = {}
+    for code in codes:
+        groups.setdefault(code[:1], []).append(code)
+    words = [" ".join(group) for group in groups.values()]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def unknown_card(card: object, codes: Sequence[str]) -> RuleError:
+    """`codes` are the game's card codes (each implementation passes its own)."""
+    return rule_error("unknown_card", f"{card!r} is not a card code: the cards are {cards_listed(codes)}")
 
 
 def cauldron_out_of_range(cauldron: object) -> RuleError:
@@ -97,15 +109,25 @@ def card_not_in_hand(seat: int, card: str) -> RuleError:
     return rule_error("card_not_in_hand", f"seat {seat} holds no {card}")
 
 
-def illegal_cauldron(card: str, cauldron: int, home: int | None, fixed: bool) -> RuleError:
-    """`home` is the cauldron the potion must go into, or None when it needs a colourless one."""
-    if fixed:
-        reason = f"with fixed cauldrons it goes only into cauldron {home}"
-    elif home is not None:
-        reason = f"cauldron {home} holds its colour, so it must go there"
-    else:
-        reason = f"cauldron {cauldron} holds another colour, and its colour opens only a colourless one"
-    return rule_error("illegal_cauldron", f"{card} may not go into cauldron {cauldron}: {reason}")
+def illegal_cauldron(card: str, cauldron: int, colour: str, colours: Sequence[str | None], fixed: bool) -> RuleError:
+    """A potion of `colour` refused by `cauldron`, saying which cauldron would take it
+    (docs/poison.md, "A turn"). `colours` are the cauldrons' colours as they stand (None:
+    colourless); a cauldron of the potion's colour is its only one, and without one it
+    opens a colourless cauldron (there is always one: three cauldrons, and the potion's
+    colour is none of theirs)."""
+    if colour in colours:
+        home = colours.index(colour)
+        why = " (the cauldrons are fixed)" if fixed else ""
+        return rule_error(
+            "illegal_cauldron", f"{card} must go into cauldron {home}, the {colour} one{why}, not cauldron {cauldron}"
+        )
+    open_ = [str(index) for index, held in enumerate(colours) if held is None]
+    where = open_[0] if len(open_) == 1 else f"{', '.join(open_[:-1])} or {open_[-1]}"
+    return rule_error(
+        "illegal_cauldron",
+        f"{card} may not go into cauldron {cauldron}, the {colours[cauldron]} one: no cauldron is {colour} yet, "
+        f"so it must go into a colourless one (cauldron {where})",
+    )
 
 
 def cannot_close(card: str, reason: str) -> RuleError:
@@ -116,8 +138,11 @@ def cannot_close(card: str, reason: str) -> RuleError:
 # ---- the pot game (rules.md, "The pot game") ----------------------------------------------
 
 
-def unknown_pot_card(card: object) -> RuleError:
-    return rule_error("unknown_card", f"{card!r} is not a card code of the pot game (T0 T1 T2 T3 T4 T5 T6)")
+def unknown_pot_card(card: object, codes: Sequence[str]) -> RuleError:
+    """`codes` are the pot game's card codes (each implementation passes its own)."""
+    return rule_error(
+        "unknown_card", f"{card!r} is not a card code of the pot game: the cards are {cards_listed(codes)}"
+    )
 
 
 def invalid_close(close: object) -> RuleError:
@@ -142,13 +167,25 @@ def invalid_pot_players(players: object) -> RuleError:
 
 # ---- the bounds and messages every ruleset's batch functions share ------------------------
 
-SEED_LIMIT = 2**64 - 1  # seeds are unsigned 64-bit integers (splitmix64's state)
+#: The highest seed of a game or of a simulation, in every layer (core, events, API, CLI): a
+#: signed 64-bit integer, what every client language holds and JSON Schema's int64 says.
+SEED_LIMIT = 2**63 - 1
+#: The highest value a bot draws from (`Game.choose`) and `derive_seed` takes: splitmix64's
+#: whole state. Derived seeds (core.rulesets.bot_seed) are such states, so they may exceed
+#: SEED_LIMIT; no person types one.
+DRAW_LIMIT = 2**64 - 1
 MAX_GAMES = 10**9  # games one simulate call plays at most
 MAX_FIRST = 2**62  # the highest first game number of a simulate call
 
 
 def invalid_seed(seed: object) -> RuleError:
-    return rule_error("invalid_seed", f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+    return rule_error("invalid_seed", f"a seed is a whole number from 0 to {SEED_LIMIT:,} (2**63 - 1), not {seed!r}")
+
+
+def invalid_draw(seed: object) -> RuleError:
+    return rule_error(
+        "invalid_seed", f"a bot's draw is a whole number from 0 to {DRAW_LIMIT:,} (2**64 - 1), not {seed!r}"
+    )
 
 
 def unknown_bot(bot: object, bots: tuple[str, ...]) -> RuleError:

@@ -125,6 +125,12 @@ def seeded_deal(seed: int, players: int, round: int) -> Deal:
     check_seed(seed)
     if not is_int(round) or not 1 <= round <= 20:
         raise errors.rule_error("invalid_rounds", f"round {round!r} is not 1 to 20")
+    return _deal_from(seed, players, round)
+
+
+def _deal_from(seed: int, players: int, round: int) -> Deal:
+    """seeded_deal without its checks: `seed` may be any 64-bit state (simulate's games are
+    dealt from derived seeds)."""
     dealer = (round - 1) % players
     deck = list(DECK)
     rng = Random(stream_seed(seed, round))
@@ -168,7 +174,9 @@ def check_deal(players: int, dealer: int, hands: object, set_aside: object) -> N
             )
         for card in hand:
             if not is_card(card):
-                raise errors.rule_error("unknown_card", f"in the hand of {name}: {errors.unknown_card(card)}")
+                raise errors.rule_error(
+                    "unknown_card", f"in the hand of {name}: {errors.unknown_card(card, CARD_CODES)}"
+                )
     if players != 3 and len(set_aside) != 0:
         raise errors.rule_error("invalid_deal", "only a three-player round sets a hand aside")
     dealt = Counter(card for hand in [*hands, set_aside] for card in hand)
@@ -235,8 +243,16 @@ def check_players(players: object) -> int:
 
 
 def check_seed(seed: object) -> int:
+    """A game's seed, or a simulation's."""
     if not is_int(seed) or not 0 <= seed <= errors.SEED_LIMIT:
         raise errors.invalid_seed(seed)
+    return seed
+
+
+def check_draw(seed: object) -> int:
+    """What a bot draws from: any 64-bit state (core.rulesets.bot_seed derives them)."""
+    if not is_int(seed) or not 0 <= seed <= errors.DRAW_LIMIT:
+        raise errors.invalid_draw(seed)
     return seed
 
 
@@ -294,7 +310,7 @@ class Game:
 
     def _start_round(self) -> None:
         if self.seed is not None:
-            self.deal(*seeded_deal(self.seed, self.players, self.round))
+            self.deal(*_deal_from(self.seed, self.players, self.round))
         elif self.pending_deals:
             hands, set_aside = self.pending_deals.pop(0)
             self.deal(hands, set_aside)
@@ -384,7 +400,7 @@ class Game:
         if not is_int(seat) or not 0 <= seat < self.players:
             raise errors.seat_out_of_range(seat, self.players)
         if not is_card(card):
-            raise errors.unknown_card(card)
+            raise errors.unknown_card(card, CARD_CODES)
         if not is_int(cauldron) or not 0 <= cauldron < CAULDRONS:
             raise errors.cauldron_out_of_range(cauldron)
         if self.status == "finished":
@@ -397,7 +413,8 @@ class Game:
             raise errors.card_not_in_hand(seat, card)
         if not self._accepts(card, cauldron):
             fixed = self.cauldron_rule == "fixed"
-            raise errors.illegal_cauldron(card, cauldron, self._home(card), fixed)
+            colours = [pot.colour for pot in self.pots]
+            raise errors.illegal_cauldron(card, cauldron, colour_of(card), colours, fixed)
 
     def legal_moves(self) -> tuple[Move, ...]:
         if self.status != "active":
@@ -436,7 +453,7 @@ class Game:
 
     def choose(self, bot: str, seed: int = 0) -> Move:
         """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
-        return self._choose(bot, Random(stream_seed(check_seed(seed), 0)))
+        return self._choose(bot, Random(stream_seed(check_draw(seed), 0)))
 
     def _choose(self, bot: str, rng: Random) -> Move:
         if not (type(bot) is str and bot in BOTS):
@@ -596,8 +613,10 @@ def simulate(
     if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
         raise errors.invalid_first(first)
     for number in range(first, first + games):
-        game_seed = stream_seed(seed, number)
-        game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=game_seed)
+        game_seed = stream_seed(seed, number)  # any 64-bit state: dealt without Game's check
+        game = Game(players, rounds=rounds, cauldrons=cauldrons)
+        game.seed = game_seed
+        game._start_round()
         rng = Random(stream_seed(game_seed, 0))
         while game.status == "active":
             card, cauldron = game._choose(bots[game.turn], rng)

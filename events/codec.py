@@ -5,7 +5,8 @@ Each ruleset declares its events (frozen msgspec Structs tagged by `type`) and b
 upcasters of its types. Two rulesets may both have a `card_played`: the stored form of an
 event names its ruleset (Poison's names stay bare, as every log written before the second
 ruleset has them), and a public log names its ruleset in its first event, so no decoder
-ever has to guess. This module must not import the store, the rules or the service.
+ever has to guess. This module must not import the store, the rules or the service (only
+core.errors, for the bounds every layer shares).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import Annotated, Any
 
 import msgspec
 
+from core.errors import SEED_LIMIT
+
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=5)]
-Seed = Annotated[int, msgspec.Meta(ge=0)]  # below 2**64 too: msgspec bounds stop at int64, replay checks
+Seed = Annotated[int, msgspec.Meta(ge=0, le=SEED_LIMIT)]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core import RuleError
+from core.errors import SEED_LIMIT
 from core.rulesets import bot_seed
 from events.codec import Event, MalformedEvent, PublicEvent, event_data, event_type
 from events.play import LoggedGame
@@ -40,8 +41,8 @@ def start(version: int, event: Event) -> LoggedGame:
     seats = [player.seat for player in created.players]
     if seats != list(range(len(seats))):
         raise InvalidLog(1, f"players must sit at seats 0, 1, 2, … in order, not {seats}")
-    if created.seed is not None and created.seed >= 2**64:
-        raise InvalidLog(1, f"a seed is below 2**64, not {created.seed}")
+    if created.seed is not None and not 0 <= created.seed <= SEED_LIMIT:
+        raise InvalidLog(1, f"the seed must be 0 to {SEED_LIMIT:,} (2**63 - 1), not {created.seed}")
     for player in created.players:
         if player.bot is not None and player.bot not in rules.ruleset.bots:
             raise InvalidLog(1, f"seat {player.seat} is played by {player.bot!r}, which is no bot of ours")

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from core.rulesets import POISON
 from events.codec import (
     BotName,
     Codec,
@@ -36,7 +37,7 @@ from events.codec import (
     to_public,
 )
 
-Card = Annotated[str, msgspec.Meta(pattern=r"^([RBP][12457]|G4)$")]
+Card = Annotated[str, msgspec.Meta(pattern=POISON.card_pattern)]
 CauldronIndex = Annotated[int, msgspec.Meta(ge=0, le=2)]
 RoundNumber = Annotated[int, msgspec.Meta(ge=1, le=20)]
 Colour = Literal["red", "blue", "purple"]

@@ -42,7 +42,9 @@ EXPLODE_LIMIT = rules.EXPLODE_LIMIT
 
 cdef tuple CODES = CARD_CODES
 cdef tuple OUTCOMES = ("closed", "exploded")
-cdef uint64_t SEED_LIMIT = 0xFFFFFFFFFFFFFFFFULL
+# The bounds are core.errors' (one declaration for every layer), bound here once.
+cdef object SEED_LIMIT = errors.SEED_LIMIT
+cdef object DRAW_LIMIT = errors.DRAW_LIMIT
 
 
 # ---- arguments ------------------------------------------------------------------------
@@ -88,8 +90,16 @@ cdef int parse_players(object players) except -1:
 
 
 cdef uint64_t parse_seed(object seed) except? 0:
+    """A game's seed, or a simulation's."""
     if not is_int(seed) or not 0 <= seed <= SEED_LIMIT:
         raise errors.invalid_seed(seed)
+    return seed
+
+
+cdef uint64_t parse_draw(object seed) except? 0:
+    """What a bot draws from: any 64-bit state (core.rulesets.bot_seed derives them)."""
+    if not is_int(seed) or not 0 <= seed <= DRAW_LIMIT:
+        raise errors.invalid_draw(seed)
     return seed
 
 
@@ -130,12 +140,12 @@ cdef parse_deal(int players, object hands, object pot, object draw_pile, uint8_t
             kind = parse_card(hand[i])
             if kind < 0:
                 raise errors.rule_error(
-                    "unknown_card", f"in the hand of seat {seat}: {errors.unknown_pot_card(hand[i])}"
+                    "unknown_card", f"in the hand of seat {seat}: {errors.unknown_pot_card(hand[i], CARD_CODES)}"
                 )
             deck[seat * rules.HAND_SIZE + i] = <uint8_t>kind
     kind = parse_card(pot)
     if kind < 0:
-        raise errors.rule_error("unknown_card", f"the pot's first card: {errors.unknown_pot_card(pot)}")
+        raise errors.rule_error("unknown_card", f"the pot's first card: {errors.unknown_pot_card(pot, CARD_CODES)}")
     deck[players * rules.HAND_SIZE] = <uint8_t>kind
     if not isinstance(draw_pile, (list, tuple)):
         raise errors.rule_error("invalid_deal", "the draw pile must be a list of card codes")
@@ -146,7 +156,9 @@ cdef parse_deal(int players, object hands, object pot, object draw_pile, uint8_t
     for i in range(pile):
         kind = parse_card(draw_pile[i])
         if kind < 0:
-            raise errors.rule_error("unknown_card", f"in the draw pile: {errors.unknown_pot_card(draw_pile[i])}")
+            raise errors.rule_error(
+                "unknown_card", f"in the draw pile: {errors.unknown_pot_card(draw_pile[i], CARD_CODES)}"
+            )
         deck[rules.DECK_SIZE - pile + i] = <uint8_t>kind
     for i in range(rules.DECK_SIZE):
         counts[deck[i]] += 1
@@ -187,7 +199,7 @@ cdef raise_move_error(const PotState* state, int error, object seat, object card
     if error == ERR_SEAT_OUT_OF_RANGE:
         raise errors.seat_out_of_range(seat, state.n_players)
     if error == ERR_UNKNOWN_CARD:
-        raise errors.unknown_pot_card(card)
+        raise errors.unknown_pot_card(card, CARD_CODES)
     if error == ERR_INVALID_MOVE:
         raise errors.invalid_close(close)
     if error == ERR_GAME_FINISHED:
@@ -227,7 +239,7 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
         return errors.seat_out_of_range(seat, players)
     kind = parse_card(card)
     if kind < 0:
-        return errors.unknown_pot_card(card)
+        return errors.unknown_pot_card(card, CARD_CODES)
     close = parse_close(closing)
     if close < 0:
         return errors.invalid_close(closing)
@@ -367,7 +379,7 @@ cdef class Game:
     def choose(self, bot, seed=0):
         """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
         cdef int policy = parse_bot(bot)
-        cdef uint64_t rng = stream_seed(parse_seed(seed), 0)
+        cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
         cdef uint8_t kind, close
         if self.state.phase == PHASE_OVER:
             raise errors.pot_game_finished()

@@ -71,8 +71,16 @@ def check_players(players: object) -> int:
 
 
 def check_seed(seed: object) -> int:
+    """A game's seed, or a simulation's."""
     if not is_int(seed) or not 0 <= seed <= errors.SEED_LIMIT:
         raise errors.invalid_seed(seed)
+    return seed
+
+
+def check_draw(seed: object) -> int:
+    """What a bot draws from: any 64-bit state (core.rulesets.bot_seed derives them)."""
+    if not is_int(seed) or not 0 <= seed <= errors.DRAW_LIMIT:
+        raise errors.invalid_draw(seed)
     return seed
 
 
@@ -99,9 +107,11 @@ def check_deal(players: int, hands: object, pot: object, draw_pile: object) -> N
             raise errors.rule_error("invalid_deal", f"seat {seat} must be dealt {HAND_SIZE} cards, not {len(hand)}")
         for card in hand:
             if not is_card(card):
-                raise errors.rule_error("unknown_card", f"in the hand of seat {seat}: {errors.unknown_pot_card(card)}")
+                raise errors.rule_error(
+                    "unknown_card", f"in the hand of seat {seat}: {errors.unknown_pot_card(card, CARD_CODES)}"
+                )
     if not is_card(pot):
-        raise errors.rule_error("unknown_card", f"the pot's first card: {errors.unknown_pot_card(pot)}")
+        raise errors.rule_error("unknown_card", f"the pot's first card: {errors.unknown_pot_card(pot, CARD_CODES)}")
     if not isinstance(draw_pile, (list, tuple)):
         raise errors.rule_error("invalid_deal", "the draw pile must be a list of card codes")
     if len(draw_pile) != pile_size(players):
@@ -111,7 +121,7 @@ def check_deal(players: int, hands: object, pot: object, draw_pile: object) -> N
         )
     for card in draw_pile:
         if not is_card(card):
-            raise errors.rule_error("unknown_card", f"in the draw pile: {errors.unknown_pot_card(card)}")
+            raise errors.rule_error("unknown_card", f"in the draw pile: {errors.unknown_pot_card(card, CARD_CODES)}")
     dealt = Counter([*(card for hand in hands for card in hand), pot, *draw_pile])
     for card in CARD_CODES:
         if dealt[card] != COPIES:
@@ -132,6 +142,12 @@ def seeded_deal(seed: int, players: int) -> PotDeal:
     and deal it: four cards one at a time from seat 0, one for the pot, the rest the pile."""
     check_seed(seed)
     check_players(players)
+    return _deal_from(seed, players)
+
+
+def _deal_from(seed: int, players: int) -> PotDeal:
+    """seeded_deal without its checks: `seed` may be any 64-bit state (simulate's games are
+    dealt from derived seeds)."""
     deck = list(DECK)
     rng = Random(stream_seed(seed, 1))
     for i in range(len(deck) - 1, 0, -1):
@@ -163,7 +179,7 @@ class Game:
         self.results: list[PotResult] = []
         self.scores = [0] * players
         if seed is not None:
-            self.deal(*seeded_deal(seed, players))
+            self.deal(*_deal_from(seed, players))
         elif deal is not None:
             self.deal(*unpack_deal(deal))
 
@@ -242,7 +258,7 @@ class Game:
         if not is_int(seat) or not 0 <= seat < self.players:
             raise errors.seat_out_of_range(seat, self.players)
         if not is_card(card):
-            raise errors.unknown_pot_card(card)
+            raise errors.unknown_pot_card(card, CARD_CODES)
         if type(close) is not bool:
             raise errors.invalid_close(close)
         if self.status == "finished":
@@ -339,7 +355,7 @@ class Game:
     def choose(self, bot: str, seed: int = 0) -> PotMove:
         """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
         check_bot(bot)
-        return self._choose(bot, Random(stream_seed(check_seed(seed), 0)))
+        return self._choose(bot, Random(stream_seed(check_draw(seed), 0)))
 
     # -- views ---------------------------------------------------------------------------
 
@@ -431,8 +447,10 @@ def simulate(
     score_squares = [0] * players
     moves = 0
     for number in range(first, first + games):
-        game_seed = stream_seed(seed, number)
-        game = Game(players, seed=game_seed)
+        game_seed = stream_seed(seed, number)  # any 64-bit state: dealt without Game's check
+        game = Game(players)
+        game.seed = game_seed
+        game.deal(*_deal_from(game_seed, players))
         rng = Random(stream_seed(game_seed, 0))
         while game.status == "active":
             card, close = game._choose(bots[game.turn], rng)

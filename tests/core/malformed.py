@@ -171,6 +171,7 @@ def cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
         "rounds '2'": {"rounds": "2"},
         "cauldrons 5": {"cauldrons": 5},
         "seed -1": {"seed": -1},
+        "seed 2**63": {"seed": 2**63},
         "seed 2**64": {"seed": 2**64},
     }.items():
         arguments = {"players": 4, **options}
@@ -186,6 +187,7 @@ def cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
         "games 10**12": {"games": 10**12},
         "seed None": {"seed": None},
         "seed -1": {"seed": -1},
+        "seed 2**63": {"seed": 2**63},
         "seed 2**64": {"seed": 2**64},
         "seed '1'": {"seed": "1"},
         "rounds 21": {"rounds": 21},
@@ -231,6 +233,7 @@ def cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     # seeded_deal
     for name, arguments in {
         "seed None": (None, 4, 1),
+        "seed 2**63": (2**63, 4, 1),
         "players 2": (1, 2, 1),
         "round 0": (1, 4, 0),
         "round 21": (1, 4, 21),

@@ -5,7 +5,8 @@ from collections import Counter
 import pytest
 
 from core import reference
-from core.errors import RuleError
+from core.errors import SEED_LIMIT, RuleError
+from core.rulesets import bot_seed
 from tests.core.scripted import rigged_deal
 
 
@@ -190,12 +191,32 @@ def test_a_seed_and_explicit_deals_are_not_given_together(rules):
     assert refused.value.code == "invalid_deal"
 
 
-@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, "7"])
-def test_a_seed_is_an_unsigned_64_bit_integer(rules, seed):
-    with pytest.raises(RuleError) as refused:
-        rules.Game(4, seed=seed)
-    assert refused.value.code == "invalid_seed"
-    assert rules.Game(4, seed=2**64 - 1).status == "active"
+@pytest.mark.parametrize("seed", [-1, SEED_LIMIT + 1, 2**64 - 1, 2**64, 1.5, "7"])
+def test_a_seed_is_a_whole_number_from_0_to_the_one_seed_limit(rules, seed):
+    for make in (
+        lambda: rules.Game(4, seed=seed),
+        lambda: rules.seeded_deal(seed, 4, 1),
+        lambda: rules.simulate(4, 1, seed=seed),
+        lambda: rules.replay(4, [], seed=seed),
+    ):
+        with pytest.raises(RuleError) as refused:
+            make()
+        assert refused.value.code == "invalid_seed"
+        assert f"0 to {SEED_LIMIT:,}" in str(refused.value)
+    assert SEED_LIMIT == 2**63 - 1
+    assert rules.Game(4, seed=SEED_LIMIT).status == "active"
+    assert rules.seeded_deal(SEED_LIMIT, 4, 1) == reference.seeded_deal(SEED_LIMIT, 4, 1)
+
+
+def test_a_bot_draws_from_any_64_bit_state_as_derived_seeds_are(rules):
+    game = rules.Game(4, seed=SEED_LIMIT)
+    derived = next(draw for step in range(64) if (draw := bot_seed(SEED_LIMIT, step)) > SEED_LIMIT)
+    assert game.choose("random", derived) in game.legal_moves()
+    assert game.choose("random", 2**64 - 1) in game.legal_moves()
+    for draw in (-1, 2**64):
+        with pytest.raises(RuleError) as refused:
+            game.choose("random", draw)
+        assert refused.value.code == "invalid_seed"
 
 
 # ---- scripted: the dealer, the first player and the set-aside hand, written out by hand ------

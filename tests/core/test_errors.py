@@ -3,6 +3,7 @@
 import pytest
 
 from core.errors import IllegalMove, InvalidArgument, RuleError
+from tests.core.scripted import rigged_deal
 
 
 def finished_game(rules):
@@ -95,7 +96,39 @@ def test_a_legal_looking_move_into_the_wrong_cauldron_says_where_it_must_go(rule
     with pytest.raises(IllegalMove) as refused:
         game.play(game.turn, potion, wrong)
     assert refused.value.code == "illegal_cauldron"
-    assert f"cauldron {home} holds its colour" in str(refused.value)
+    colour = {"R": "red", "B": "blue", "P": "purple"}[potion[0]]
+    assert str(refused.value) == f"{potion} must go into cauldron {home}, the {colour} one, not cauldron {wrong}"
+
+
+def test_a_potion_whose_colour_no_cauldron_has_is_told_which_colourless_ones_take_it(rules):
+    # Round 1 of a rigged game: R1 opens cauldron 0 (red), B1 cauldron 1 (blue); P1 may then
+    # go only into cauldron 2, the colourless one.
+    game = rules.Game(3, deals=[rigged_deal(3, {1: ["R1"], 2: ["B1"], 0: ["P1"]})])
+    game.play(1, "R1", 0)
+    game.play(2, "B1", 1)
+    with pytest.raises(IllegalMove) as refused:
+        game.play(0, "P1", 0)
+    assert refused.value.code == "illegal_cauldron"
+    assert str(refused.value) == (
+        "P1 may not go into cauldron 0, the red one: no cauldron is purple yet, "
+        "so it must go into a colourless one (cauldron 2)"
+    )
+
+
+def test_with_fixed_cauldrons_a_potion_is_told_its_own_cauldron(rules):
+    game = rules.Game(3, cauldrons="fixed", deals=[rigged_deal(3, {1: ["B2"]})])
+    with pytest.raises(IllegalMove) as refused:
+        game.play(1, "B2", 2)
+    assert str(refused.value) == "B2 must go into cauldron 1, the blue one (the cauldrons are fixed), not cauldron 2"
+
+
+@pytest.mark.parametrize("card", ["Z9", "r1", "T3", "R3"])
+def test_an_unknown_card_is_told_with_every_card_code_of_the_game(rules, card):
+    with pytest.raises(InvalidArgument) as refused:
+        rules.Game(4, seed=31).play(1, card, 0)
+    assert str(refused.value) == (
+        f"{card!r} is not a card code: the cards are R1 R2 R4 R5 R7, B1 B2 B4 B5 B7, P1 P2 P4 P5 P7 and G4"
+    )
 
 
 def test_errors_are_value_errors_with_a_readable_repr(rules):

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable
 from types import ModuleType
 
-from core.errors import RuleError
+from core.errors import SEED_LIMIT, RuleError
 from core.results import PotDeal
 from tests.core.malformed import outcome
 
@@ -442,7 +442,14 @@ def replay_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
         found[f"replay(players {name})"] = lambda v=value: rules.replay(v, moves, deal=deal)
         found[f"replay(players {name}, no deal)"] = lambda v=value: rules.replay(v, [])
-    for name, value in {**BAD_INTS, "-1": -1, "2**64": 2**64, "2**70": 2**70, "-2**70": -(2**70)}.items():
+    for name, value in {
+        **BAD_INTS,
+        "-1": -1,
+        "2**63": 2**63,
+        "2**64": 2**64,
+        "2**70": 2**70,
+        "-2**70": -(2**70),
+    }.items():
         if value is not None:
             found[f"replay(seed {name})"] = lambda v=value: rules.replay(3, moves, seed=v)
             found[f"replay(seed {name}, and a deal)"] = lambda v=value: rules.replay(3, moves, seed=v, deal=deal)
@@ -465,7 +472,7 @@ def simulate_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
         "-2**70": -(2**70),
     }.items():
         arguments[f"games {name}"] = {"games": value}
-    for name, value in {**BAD_INTS, "-1": -1, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
+    for name, value in {**BAD_INTS, "-1": -1, "2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
         arguments[f"seed {name}"] = {"seed": value}
     for name, value in {
         **BAD_INTS,
@@ -513,7 +520,7 @@ def simulate_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
 
 def seeded_deal_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     found: dict[str, Callable[[], object]] = {}
-    for name, value in {**BAD_INTS, "-1": -1, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
+    for name, value in {**BAD_INTS, "-1": -1, "2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
         found[f"seeded_deal(seed {name})"] = lambda v=value: rules.seeded_deal(v, 3)
     for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
         found[f"seeded_deal(players {name})"] = lambda v=value: rules.seeded_deal(1, v)
@@ -528,7 +535,7 @@ def game_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
         found[f"Game(players {name})"] = lambda v=value: rules.Game(v)
         found[f"Game(players {name}, seed=1)"] = lambda v=value: rules.Game(v, seed=1)
-    for name, value in {**BAD_INTS, "-1": -1, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
+    for name, value in {**BAD_INTS, "-1": -1, "2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
         if value is not None:
             found[f"Game(3, seed {name})"] = lambda v=value: rules.Game(3, seed=v)
     moves = recorded(rules)[1]
@@ -628,18 +635,18 @@ def controls(rules: ModuleType) -> dict[str, Callable[[], object]]:
         3, [[Seat(seat), card, close] for seat, card, close in moves], seed=SEED
     )
     found["control: replay(3, [], no deal)"] = lambda: rules.replay(3, [])
-    found["control: replay(3, [], seed 2**64 - 1)"] = lambda: rules.replay(3, [], seed=2**64 - 1)
+    found["control: replay(3, [], seed 2**63 - 1)"] = lambda: rules.replay(3, [], seed=SEED_LIMIT)
     found["control: Game(3, seed 0)"] = lambda: rules.Game(3, seed=0)
-    found["control: Game(3, seed 2**64 - 1)"] = lambda: rules.Game(3, seed=2**64 - 1)
+    found["control: Game(3, seed 2**63 - 1)"] = lambda: rules.Game(3, seed=SEED_LIMIT)
     found["control: Game(3, seed=None, deal=None)"] = lambda: rules.Game(3, seed=None, deal=None)
-    found["control: seeded_deal(2**64 - 1, 6)"] = lambda: rules.seeded_deal(2**64 - 1, 6)
+    found["control: seeded_deal(2**63 - 1, 6)"] = lambda: rules.seeded_deal(SEED_LIMIT, 6)
     found["control: seeded_deal(0, 2)"] = lambda: rules.seeded_deal(0, 2)
     found["control: simulate(2, 0)"] = lambda: rules.simulate(2, 0)
     found["control: simulate(2, 1, first 2**62)"] = lambda: rules.simulate(2, 1, first=2**62)
-    found["control: simulate(6, 1, seed 2**64 - 1, bots a tuple)"] = lambda: rules.simulate(
-        6, 1, seed=2**64 - 1, bots=("greedy", "random") * 3
+    found["control: simulate(6, 1, seed 2**63 - 1, bots a tuple)"] = lambda: rules.simulate(
+        6, 1, seed=SEED_LIMIT, bots=("greedy", "random") * 3
     )
-    found["control: game.choose('greedy', seed 2**64 - 1)"] = lambda: rules.Game(3, seed=SEED).choose(
+    found["control: game.choose('greedy', a derived seed 2**64 - 1)"] = lambda: rules.Game(3, seed=SEED).choose(
         "greedy", 2**64 - 1
     )
     found["control: game.play(an int-subclass seat, close left out)"] = lambda: rules.Game(3, seed=SEED).play(

@@ -3,7 +3,7 @@ public function is a RuleError, never a crash."""
 
 import pytest
 
-from core.errors import ILLEGAL_MOVE_CODES, IllegalMove, RuleError
+from core.errors import ILLEGAL_MOVE_CODES, SEED_LIMIT, IllegalMove, RuleError
 from tests.core.pot.scripted import play_on, scripted_deal
 
 DEAL = scripted_deal([["T6", "T1", "T0", "T0"], ["T2", "T0", "T0", "T0"]], "T6", ["T3", "T4"])
@@ -45,7 +45,7 @@ def at_fourteen(pot):
         ("0", "T0", False, "seat_out_of_range", None),
         (None, "T0", False, "seat_out_of_range", None),
         (True, "T0", False, "seat_out_of_range", None),
-        (0, "T9", False, "unknown_card", "'T9' is not a card code of the pot game (T0 T1 T2 T3 T4 T5 T6)"),
+        (0, "T9", False, "unknown_card", "'T9' is not a card code of the pot game: the cards are T0 T1 T2 T3 T4 T5 T6"),
         (0, "T7", False, "unknown_card", None),
         (0, "t0", False, "unknown_card", None),
         (0, "R1", False, "unknown_card", None),
@@ -126,18 +126,28 @@ def test_a_game_has_2_to_6_players(pot, players):
         assert "2 to 6 players" in str(raised.value)
 
 
-@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, "1", True])
-def test_a_seed_is_an_integer_from_0_to_2_to_the_64_minus_1(pot, seed):
+@pytest.mark.parametrize("seed", [-1, SEED_LIMIT + 1, 2**64 - 1, 2**64, 1.5, "1", True])
+def test_a_seed_is_a_whole_number_from_0_to_the_one_seed_limit(pot, seed):
     for make in (
         lambda: pot.Game(2, seed=seed),
         lambda: pot.seeded_deal(seed, 2),
         lambda: pot.simulate(2, 1, seed=seed),
         lambda: pot.replay(2, [], seed=seed),
-        lambda: pot.Game(2, seed=1).choose("random", seed),
     ):
         with pytest.raises(RuleError) as raised:
             make()
         assert raised.value.code == "invalid_seed"
+        assert f"0 to {SEED_LIMIT:,}" in str(raised.value)
+    assert pot.Game(2, seed=SEED_LIMIT).status == "active"
+
+
+@pytest.mark.parametrize("draw", [-1, 2**64, 1.5, "1", True])
+def test_a_bot_draws_from_a_whole_number_from_0_to_2_to_the_64_minus_1(pot, draw):
+    game = pot.Game(2, seed=1)
+    with pytest.raises(RuleError) as raised:
+        game.choose("random", draw)
+    assert raised.value.code == "invalid_seed"
+    assert game.choose("random", 2**64 - 1) in game.legal_moves()  # derived seeds use all 64 bits
 
 
 def swap(cards, index, card):
