@@ -1,46 +1,302 @@
-"""What the OpenAPI document says of the problems each route can answer.
+"""What the OpenAPI document says of each operation that Litestar cannot read from a handler.
 
-The codes and their statuses are the contract's table (http-api.md); a route's `responses`
-list the problem statuses it can give, each described by the codes behind it.
+Per operation (by its operation id): the problems it can answer, by code, and the request
+headers it reads besides its token; for the whole API: the token's security scheme and the
+headers answers carry. The codes and their statuses are the contract's table (http-api.md).
+Controllers take their `responses` and `security` from here; service.openapi adds the
+headers and the examples when the document is first rendered. tests/service/test_openapi.py
+provokes every code listed here for its operation through the real app, so a code is listed
+only where the service can answer it.
+
+The examples are real: a seeded game of each ruleset played by the engine and shown by the
+service's own views, and problems made by the service's own constructors (`examples()`).
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
+import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
+from core import errors
+from events.codec import Player, to_public
+from events.limits import RateLimited
+from events.play import create_game, play_move
+from events.replay import InvalidLog
+from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
+from service.problems import (
+    ApiError,
+    from_idempotency,
+    from_invalid_log,
+    from_rate_limited,
+    from_rule_error,
+    from_store_unavailable,
+    from_unknown_game,
+    from_version_conflict,
+    problem_body,
+)
+from service.schemas import EventLog, GameCreatedOut, Problem, Replayed, SeatToken
+from service.views import game_view, move_played, public_events, scores
 
-def documented(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problem responses a route can give."""
-    from service.schemas import Problem
+#: Every problem code the API answers: its status, and when (as http-api.md's table says).
+PROBLEMS: dict[str, tuple[int, str]] = {
+    "invalid_request": (400, "a malformed request: body, parameter, header or bound"),
+    "unauthorized": (401, "a missing (where required), malformed or unknown token for this game"),
+    "game_not_found": (404, "no such game"),
+    "not_found": (404, "no such path"),
+    "method_not_allowed": (405, "a method the path does not take (`Allow` names those it does)"),
+    "request_timeout": (408, "a request whose head or body did not arrive in time (the connection is closed)"),
+    "not_your_turn": (409, "a valid token of a seat that is not to move"),
+    "game_finished": (409, "a move in a finished game"),
+    "version_conflict": (409, "`expected_version` is not the game's version (`current_version` says which is)"),
+    "game_active": (409, "the export of a game that is not finished"),
+    "payload_too_large": (413, "a body over the limit the document's description states"),
+    "unsupported_media_type": (415, "a body of another media type than the operation takes"),
+    "card_not_in_hand": (422, "the seat holds no such card"),
+    "illegal_cauldron": (422, "Poison: the card may not go into that cauldron (the detail names the one it may)"),
+    "cannot_close": (422, "the pot game: the pot may not be closed with that card"),
+    "idempotency_key_reused": (422, "the same Idempotency-Key with a different move"),
+    "invalid_log": (422, "a replayed log the rules could not have written (`at_version` names its first bad event)"),
+    "rate_limited": (429, "too many requests from this client or seat (`retry_after`, and Retry-After, say when)"),
+    "internal_error": (500, "a bug (none is known): the request changed nothing"),
+    "store_unavailable": (
+        503,
+        "the event store cannot be reached; a move's outcome is then unknown: retry with its key",
+    ),
+}
+#: The status of every code.
+STATUS_OF = {code: status for code, (status, _) in PROBLEMS.items()}
 
-    return {
-        status: ResponseSpec(
-            data_container=Problem,
-            description=", ".join(code for code, s in STATUS_OF.items() if s == status) or "problem",
-            media_type="application/problem+json",
-        )
-        for status in statuses
-    }
+_READ = ("invalid_request", "unauthorized", "game_not_found", "store_unavailable")
+_BODY = ("payload_too_large", "unsupported_media_type")
+#: The codes each operation can answer. (Any path also answers not_found for a path that is
+#: none of the API's and method_not_allowed for a method it does not take; any connection may
+#: be answered request_timeout or too_many_connections before its request is routed.)
+CODES_OF: dict[str, tuple[str, ...]] = {
+    "create_game": ("invalid_request", *_BODY, "rate_limited", "store_unavailable"),
+    "list_games": ("invalid_request", "store_unavailable"),
+    "get_game": _READ,
+    "play_move": (
+        *_READ,
+        "not_your_turn",
+        "game_finished",
+        "version_conflict",
+        *_BODY,
+        "card_not_in_hand",
+        "illegal_cauldron",
+        "cannot_close",
+        "idempotency_key_reused",
+        "rate_limited",
+    ),
+    "get_scores": _READ,
+    "get_events": _READ,
+    "stream_events": _READ,
+    "export_log": (*_READ, "game_active"),
+    "replay_log": ("invalid_request", *_BODY, "invalid_log"),
+    "get_health": ("store_unavailable",),
+    "get_ready": ("store_unavailable",),
+    "get_live": (),
+}
 
+#: The name of the token's security scheme (HTTP Bearer), and its description.
+BEARER = "bearer"
+BEARER_DESCRIPTION = (
+    "A seat's token, returned once when the game is created (bots' seats have none: the service plays them). "
+    "Required to play; optional on reads, where it adds what that seat may see (its hand and legal moves, its dealt "
+    "cards in the log). A token that is malformed or of no seat of the game is 401, never ignored."
+)
+#: Moves need a seat's token; reads take one if given.
+TOKEN_REQUIRED: list[dict[str, list[str]]] = [{BEARER: []}]
+TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{BEARER: []}, {}]
 
-#: The status of every code of http-api.md's table.
-STATUS_OF = {
-    "invalid_request": 400,
-    "unauthorized": 401,
-    "game_not_found": 404,
-    "not_your_turn": 409,
-    "game_finished": 409,
-    "version_conflict": 409,
-    "game_active": 409,
-    "payload_too_large": 413,
-    "unsupported_media_type": 415,
-    "card_not_in_hand": 422,
-    "illegal_cauldron": 422,
-    "cannot_close": 422,
-    "idempotency_key_reused": 422,
-    "invalid_log": 422,
-    "rate_limited": 429,
-    "store_unavailable": 503,
+#: How long an Idempotency-Key may be (games.play refuses others, 400).
+IDEMPOTENCY_KEY_LENGTH = (1, 200)
+
+#: The request headers each operation reads besides Authorization (the security scheme says
+#: that one: OpenAPI ignores a header parameter named Authorization).
+HEADERS_OF: dict[str, list[dict[str, Any]]] = {
+    "play_move": [
+        {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": False,
+            "description": "Makes the move safe to retry: the same key again for this game and seat, with the same "
+            "body, gets the first answer, status and body byte for byte (a refusal too), and appends nothing; with "
+            "another body it is 422 idempotency_key_reused. Keys are kept 25 hours. After a 503 the move's outcome is "
+            "unknown: retry with the same key.",
+            "schema": {
+                "type": "string",
+                "minLength": IDEMPOTENCY_KEY_LENGTH[0],
+                "maxLength": IDEMPOTENCY_KEY_LENGTH[1],
+            },
+            "example": "3f0c6d1e-move-1",
+        }
+    ],
+    "stream_events": [
+        {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "required": False,
+            "description": "Resume after this event (the `id` of the last message received; an EventSource sends it "
+            "by itself when it reconnects). It wins over `after`. Beyond the game's version it is 400.",
+            "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
+            "example": "5",
+        }
+    ],
+}
+
+#: The headers the service sends, named in the document's components.
+WORKER = "X-Poison-Worker"
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    WORKER: {
+        "description": "The worker process (its id) that answered: for debugging a deployment with several workers.",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "Location": {
+        "description": "The new game's path: /v1/games/{game_id}.",
+        "schema": {"type": "string", "pattern": "^/v1/games/[^/]+$"},
+    },
 }
 
 
+def problems(operation_id: str) -> dict[int, ResponseSpec]:
+    """The problem responses of an operation, one per status, each naming its codes."""
+    by_status: dict[int, list[str]] = {}
+    for code in CODES_OF[operation_id]:
+        by_status.setdefault(STATUS_OF[code], []).append(code)
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            description="; ".join(f"`{code}`: {PROBLEMS[code][1]}" for code in codes),
+            media_type="application/problem+json",
+            generate_examples=False,
+        )
+        for status, codes in sorted(by_status.items())
+    }
+
+
+# ---- examples ------------------------------------------------------------------------------
+
+#: The ids and the token of the examples (http-api.md's walkthrough uses the same).
+GAME_ID = "9K46SJYydR0cf_B7"
+POT_GAME_ID = "q1Vb7XyZ0aB2cD3e"
+TOKEN = "rIY-b4S7oxfAz3D9emz_7yDNKwSLgL8mt1ijRgctxW0"
+_SEED = 7
+_encode = msgspec.json.Encoder().encode
+
+
+def _json(value: Any) -> Any:
+    return msgspec.to_builtins(value)
+
+
+def _problem(error: ApiError) -> Any:
+    return msgspec.json.decode(problem_body(error))
+
+
+def _sse(events: list[Any]) -> str:
+    return "".join(f"id: {event.version}\nevent: {event.type}\ndata: {_encode(event).decode()}\n\n" for event in events)
+
+
+@functools.cache
+def examples() -> dict[str, Any]:
+    """Every example of the document, by name: made by playing seeded games in the engine and
+    showing them through the service's views (about 20 ms, once per process)."""
+    people = (
+        Player(seat=0, name="ana"),
+        Player(seat=1, name="bob", bot="greedy"),
+        Player(seat=2, name="cy", bot="random"),
+    )
+    first, created = create_game("poison", GAME_ID, people, seed=_SEED, options={"rounds": 3, "cauldrons": "dynamic"})
+    card, cauldron = created.game.legal_moves()[0]
+    caused, after = play_move(created, 0, (card, cauldron))
+    played = move_played(after, created.version + 1, caused, 0)
+    numbered = list(enumerate([*first, *caused], start=1))
+
+    pot_people = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="greedy"))
+    _, pot = create_game("pot", POT_GAME_ID, pot_people, seed=_SEED, options={})
+    pot_card, pot_close = pot.game.legal_moves()[1]
+
+    bots = tuple(Player(seat=seat, name=name, bot="greedy") for seat, name in enumerate(("ana", "bob", "cy")))
+    log, finished = create_game(
+        "poison", "H5aQe0rWk3sT9bVx", bots, seed=_SEED, options={"rounds": 1, "cauldrons": "dynamic"}
+    )
+    exported = [to_public(version, event) for version, event in enumerate(log, start=1)]
+    pot_bots = (Player(seat=0, name="ana", bot="greedy"), Player(seat=1, name="bob", bot="random"))
+    _, pot_finished = create_game("pot", "Zc2mP8uLq0nR4tYe", pot_bots, seed=_SEED, options={})
+
+    return {
+        "create_poison": {
+            "players": [{"name": person.name, **({"bot": person.bot} if person.bot else {})} for person in people],
+            "rounds": 3,
+            "seed": _SEED,
+            "rules": {"cauldrons": "dynamic"},
+        },
+        "create_pot": {"ruleset": "pot", "players": [{"name": "ana"}, {"name": "bob", "bot": "greedy"}]},
+        "created": _json(
+            GameCreatedOut(
+                game_id=GAME_ID,
+                players=[
+                    SeatToken(seat=0, name="ana", token=TOKEN),
+                    SeatToken(seat=1, name="bob"),
+                    SeatToken(seat=2, name="cy"),
+                ],
+                game=game_view(created),
+            )
+        ),
+        "view_poison": _json(game_view(created, seat=0)),
+        "view_pot": _json(game_view(pot, seat=0)),
+        "move_poison": {"card": card, "cauldron": cauldron, "expected_version": created.version},
+        "move_pot": {"card": pot_card, "close": pot_close},
+        "played": _json(played),
+        "events": _json(EventLog(events=public_events(numbered[:4], 0, False, after.rules), version=after.version)),
+        "stream": _sse(played.events),
+        "scores_poison": _json(scores(finished)),
+        "scores_pot": _json(scores(pot_finished)),
+        "export": "".join(_encode(event).decode() + "\n" for event in exported),
+        "replay": {"events": _json(exported)},
+        "replayed": _json(
+            Replayed(version=finished.version, game=game_view(finished, everything=True), scores=scores(finished))
+        ),
+        "problems": _problems(),
+    }
+
+
+def _problems() -> dict[str, Any]:
+    """A problem of every code, as the service renders it (its own constructors, where a
+    refusal has one)."""
+    made = {
+        "invalid_request": ApiError(400, "invalid_request", "player names must be unique in a game"),
+        "unauthorized": ApiError(
+            401, "unauthorized", "this needs 'Authorization: Bearer <token>' of a seat of this game"
+        ),
+        "game_not_found": from_unknown_game(UnknownGame(GAME_ID)),
+        "not_found": ApiError(404, "not_found", "Not Found"),
+        "method_not_allowed": ApiError(405, "method_not_allowed", "Method Not Allowed"),
+        "not_your_turn": from_rule_error(errors.not_your_turn(1, 0)),
+        "game_finished": from_rule_error(errors.game_finished()),
+        "version_conflict": from_version_conflict(VersionConflict(4, 7)),
+        "game_active": ApiError(409, "game_active", "a game's log is exported once the game is finished"),
+        "payload_too_large": ApiError(413, "payload_too_large", "Request Entity Too Large"),
+        "unsupported_media_type": ApiError(
+            415, "unsupported_media_type", "this route takes a body as application/json, not text/plain"
+        ),
+        "card_not_in_hand": from_rule_error(errors.card_not_in_hand(0, "R7")),
+        "illegal_cauldron": from_rule_error(errors.illegal_cauldron("B2", 2, "blue", ("blue", None, "red"), False)),
+        "cannot_close": from_rule_error(errors.cannot_close("T6", "the pot would explode (9 + 6 = 15)")),
+        "idempotency_key_reused": from_idempotency(
+            IdempotencyKeyReused("idempotency key 'move-1' was used for a different request")
+        ),
+        "invalid_log": from_invalid_log(InvalidLog(3, "card_played: seat 1 may not play now: it is seat 0's turn")),
+        "rate_limited": from_rate_limited(RateLimited(2000, "new games from this address")),
+        "internal_error": ApiError(500, "internal_error", "the server failed; the request changed nothing"),
+        "store_unavailable": from_store_unavailable(StoreUnavailable("the event store cannot be reached: timeout")),
+        "request_timeout": ApiError(408, "request_timeout", "the request's head did not arrive within 10 s"),
+        "too_many_connections": ApiError(503, "too_many_connections", "this worker serves 4,096 connections at most"),
+    }
+    return {code: _problem(error) for code, error in made.items()}

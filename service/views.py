@@ -17,7 +17,7 @@ from events.codec import Event, event_data, event_type
 from events.play import LoggedGame
 from events.ruleset import EventRules
 from service.rulesets import service_rules_of
-from service.schemas import AnyGameView, AnyScores, EventOut
+from service.schemas import AnyGameView, AnyScores, EventOut, MovePlayed
 
 
 def status_of(logged: LoggedGame) -> str:
@@ -59,3 +59,14 @@ def public_events(
         EventOut(version=version, type=event_type(event), data=event_data(rules.visible(event, seat, finished)))
         for version, event in events
     ]
+
+
+def move_played(after: LoggedGame, first_version: int, caused: list[Event], seat: int | None) -> MovePlayed:
+    """A move's answer: the events it caused (numbered from `first_version`), as the mover
+    may see them, and the game after them with the mover's `you`."""
+    numbered = [(first_version + i, event) for i, event in enumerate(caused)]
+    return MovePlayed(
+        version=after.version,
+        events=public_events(numbered, seat, after.finished, after.rules),
+        game=game_view(after, seat=seat),
+    )

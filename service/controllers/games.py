@@ -1,4 +1,9 @@
-"""Games: create, list, read (now or at a version), play, scores, event log, live stream, export."""
+"""Games: create, list, read (now or at a version), play, scores, event log, live stream, export.
+
+Each route's entry in the OpenAPI document (its id, summary, description, who may call it
+and the problems it can answer) is declared on it; service.documented holds the problem
+codes and the headers, service.openapi what Litestar cannot derive (bodies read here
+rather than by Litestar, media types, examples)."""
 
 from __future__ import annotations
 
@@ -7,12 +12,13 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal, cast
 
 import msgspec
 from litestar import Controller, Request, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromQuery, JSONBody, PathParameter, QueryParameter
+from litestar.params import PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp
 
@@ -23,7 +29,7 @@ from events.games import Games
 from events.play import LoggedGame
 from events.store import GameSummary, Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, create_body, games_of, strict_body
-from service.documented import documented
+from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
 from service.rulesets import service_rules
@@ -39,7 +45,7 @@ from service.schemas import (
     SeatToken,
 )
 from service.tokens import new_token, token_hash
-from service.views import game_view, public_events, scores
+from service.views import game_view, move_played, public_events, scores
 
 #: Versions beyond any log (and beyond what a stream id can hold).
 MAX_VERSION = 2**53
@@ -70,18 +76,24 @@ def client_address(request: Request) -> str | None:
     return client[0] if client else None
 
 
-GameId = Annotated[str, PathParameter(description="The game's id", max_length=64)]
+GameId = Annotated[str, PathParameter(description="the game's id (`game_id` of its creation)", max_length=64)]
 
 
 class GamesController(Controller):
     path = "/v1/games"
-    tags: ClassVar[list[str]] = ["games"]
+    tags = ("games",)
 
     @post(
         "/",
         status_code=201,
+        operation_id="create_game",
         summary="Create a game",
-        responses=documented(400, 413, 415, 429, 503),
+        description="A new game of either ruleset, its seats people (each gets a token, shown only in this answer) "
+        "or bots (played by the service at once, whenever it is their turn: bots that move first have already "
+        "played in the game this answer shows).",
+        response_description="the new game",
+        response_headers=[ResponseHeader(name="Location", documentation_only=True)],
+        responses=problems("create_game"),
     )
     async def create(self, request: Request) -> Response[GameCreatedOut]:
         # The body (schemas.CreateGame, documented by service.openapi) is read here, not by
@@ -120,13 +132,23 @@ class GamesController(Controller):
         )
         return Response(body, status_code=201, headers={"Location": f"/v1/games/{game_id}"})
 
-    @get("/", summary="List games, newest first", responses=documented(400, 503))
+    @get(
+        "/",
+        operation_id="list_games",
+        summary="List games, newest first",
+        description="A page of games. Follow `next` (as `cursor`) until it is null: a filtered page may hold fewer "
+        "than `limit` games and still have a next one.",
+        response_description="a page of games",
+        responses=problems("list_games"),
+    )
     async def list(
         self,
         request: Request,
-        status: FromQuery[Literal["active", "finished"] | None] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
-        cursor: Annotated[str | None, QueryParameter(max_length=100)] = None,
+        status: Annotated[
+            Literal["active", "finished"] | None, QueryParameter(description="only games of this status")
+        ] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200, description="the most games on the page")] = 50,
+        cursor: Annotated[str | None, QueryParameter(max_length=100, description="`next` of the page before")] = None,
     ) -> GameList:
         try:
             found, following = await games_of(request).store.list_games(status=status, limit=limit, cursor=cursor)
@@ -136,10 +158,16 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}",
+        operation_id="get_game",
         summary="Read a game (with your hand, given your token)",
+        description="The game as the caller may see it: the public view, and `you` (your hand and, on your turn, "
+        "your legal moves) with a token of one of its seats. With `version`, the public view as it was right after "
+        "that event (time travel); add `you=true` and your token to see your hand as it was then.",
+        security=TOKEN_OPTIONAL,
         responses={
-            200: ResponseSpec(data_container=AnyGameView, description="the game as the caller may see it"),
-            **documented(400, 401, 404, 503),
+            # A union is documented too (as one of its members); Litestar's annotation says a class.
+            200: ResponseSpec(data_container=AnyGameView, description="the game as the caller may see it"),  # type: ignore[arg-type]
+            **problems("get_game"),
         },
     )
     async def read(
@@ -147,7 +175,10 @@ class GamesController(Controller):
         request: Request,
         game_id: GameId,
         version: Annotated[
-            int | None, QueryParameter(ge=1, le=MAX_VERSION, description="the public view after this event")
+            int | None,
+            QueryParameter(
+                ge=1, le=MAX_VERSION, description="the public view right after this event (1 to the game's version)"
+            ),
         ] = None,
         you: Annotated[
             bool,
@@ -177,32 +208,36 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/moves",
         status_code=201,
+        operation_id="play_move",
         summary="Play a card",
+        description="A move of the seat whose token is sent: Poison's card and cauldron, or the pot game's card "
+        "and whether it closes the pot. The answer holds every event the move appended (yours, what followed, and "
+        "the moves of bots whose turn came next) and the game after them. A refused move changes nothing; with an "
+        "`Idempotency-Key` it is safe to retry.",
+        security=TOKEN_REQUIRED,
         responses={
             201: ResponseSpec(data_container=MovePlayed, description="the move and what followed it"),
-            **documented(400, 401, 404, 409, 413, 415, 422, 429, 503),
+            **problems("play_move"),
         },
     )
-    async def play(self, request: Request, game_id: GameId, data: JSONBody[PlayCard]) -> ASGIApp:
+    async def play(self, request: Request, game_id: GameId) -> ASGIApp:
+        # The body (schemas.PlayCard, documented by service.openapi) is read once, strictly,
+        # here: Litestar's own decoding would coerce "12" into 12 and cost a second decode.
         games = games_of(request)
         data = await strict_body(request, PlayCard)
-        seat = await caller_seat(request, games, game_id, required=True)
+        seat = cast(int, await caller_seat(request, games, game_id, required=True))  # required: a seat or 401
         move = service_rules((await games.rules_of(game_id)).name).move(data)
         key = header(request.scope, b"idempotency-key")
         idempotency = None
         if key is not None:
-            if not 1 <= len(key) <= 200:
-                raise ApiError(400, "invalid_request", "an Idempotency-Key has 1 to 200 characters")
+            low, high = IDEMPOTENCY_KEY_LENGTH
+            if not low <= len(key) <= high:
+                raise ApiError(400, "invalid_request", f"an Idempotency-Key has {low} to {high} characters")
             fingerprint = hashlib.sha256(_encoder.encode([seat, data])).hexdigest()
             idempotency = Idempotency(key, fingerprint, scope=f"seat{seat}")  # each caller's keys are its own
 
         def answer(after: LoggedGame, first_version: int, caused: list[Event]) -> bytes:
-            numbered = [(first_version + i, event) for i, event in enumerate(caused)]
-            body = MovePlayed(
-                version=after.version,
-                events=public_events(numbered, seat, after.finished, after.rules),
-                game=game_view(after, seat=seat),
-            )
+            body = move_played(after, first_version, caused, seat)
             # Recorded with an idempotency key, the answer carries its status too.
             return _encoder.encode(body) if idempotency is None else pack_answer(201, _encoder.encode(body))
 
@@ -228,8 +263,13 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}/scores",
+        operation_id="get_scores",
         summary="The score sheet: round by round (Poison), pot by pot (the pot game)",
-        responses=documented(400, 401, 404, 503),
+        description="Poison's lists finished rounds only (during a round nobody's pile is shown); the pot game's "
+        "lists every pot that closed or exploded. No token is needed; one given must be of a seat of this game.",
+        security=TOKEN_OPTIONAL,
+        response_description="the score sheet",
+        responses=problems("get_scores"),
     )
     async def scores(self, request: Request, game_id: GameId) -> AnyScores:
         games = games_of(request)
@@ -239,15 +279,23 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}/events",
+        operation_id="get_events",
         summary="The event log, redacted for the caller",
-        responses=documented(400, 401, 404, 503),
+        description="The events after `after`, at most `limit`. While the game is active, a dealt hand shows only "
+        "to its own seat (given its token), and the seed, the set-aside hand and the draw pile's order to nobody; "
+        "once it is finished the whole log is public.",
+        security=TOKEN_OPTIONAL,
+        response_description="a page of the log",
+        responses=problems("get_events"),
     )
     async def events(
         self,
         request: Request,
         game_id: GameId,
-        after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=5000)] = 500,
+        after: Annotated[
+            int, QueryParameter(ge=0, le=MAX_VERSION, description="the events with a version above this one")
+        ] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=5000, description="the most events on the page")] = 500,
     ) -> EventLog:
         games = games_of(request)
         logged = await games.load(game_id)
@@ -257,8 +305,14 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}/events/stream",
+        operation_id="stream_events",
         summary="The event log, live, as Server-Sent Events",
-        responses=documented(400, 401, 404, 503),
+        description="The log from a resume point on (`Last-Event-ID`, else `after`, else the start), then each "
+        "event as it is appended, redacted as /events redacts it: each message's `id` is the event's version, its "
+        "`event` the event's type, its `data` the event (an Event). The stream ends after game_finished; for a "
+        "finished game it sends what is left and ends. A resume point beyond the game's version is 400.",
+        security=TOKEN_OPTIONAL,
+        responses=problems("stream_events"),
     )
     async def stream(
         self,
@@ -267,7 +321,7 @@ class GamesController(Controller):
         after: Annotated[
             int | None,
             QueryParameter(
-                ge=0, le=MAX_VERSION, description="start after this version, as /events does (Last-Event-ID wins)"
+                ge=0, le=MAX_VERSION, description="start after this version, as /events does (`Last-Event-ID` wins)"
             ),
         ] = None,
     ) -> ServerSentEvent:
@@ -317,9 +371,14 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}/export",
+        operation_id="export_log",
         summary="The whole log of a finished game as NDJSON",
+        description="One event per line, nothing redacted: what POST /v1/replays and `poison replay` take back. "
+        "409 game_active before the game is finished.",
+        security=TOKEN_OPTIONAL,
         media_type="application/x-ndjson",
-        responses=documented(400, 401, 404, 409, 503),
+        response_description="the log, one Event per line",
+        responses=problems("export_log"),
     )
     async def export(self, request: Request, game_id: GameId) -> Response[bytes]:
         games = games_of(request)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from litestar import Request, get
 
 from service.dependencies import games_of
-from service.documented import documented
+from service.documented import problems
 from service.schemas import Health
 
 
@@ -20,9 +20,10 @@ async def _store_answers(request: Request) -> Health:
 @get(
     "/health",
     tags=["health"],
+    operation_id="get_health",
     summary="200 when the event store answers, else 503",
     description="The contract's health check; the same as /health/ready.",
-    responses=documented(503),
+    responses=problems("get_health"),
 )
 async def health(request: Request) -> Health:
     return await _store_answers(request)
@@ -31,10 +32,11 @@ async def health(request: Request) -> Health:
 @get(
     "/health/ready",
     tags=["health"],
+    operation_id="get_ready",
     summary="Readiness: 200 when the event store answers, else 503 store_unavailable",
     description="For an orchestrator's readiness probe: while the store is down (being restarted, or "
     "unreachable), requests that need it would get 503, so send traffic elsewhere.",
-    responses=documented(503),
+    responses=problems("get_ready"),
 )
 async def ready(request: Request) -> Health:
     return await _store_answers(request)
@@ -43,6 +45,7 @@ async def ready(request: Request) -> Health:
 @get(
     "/health/live",
     tags=["health"],
+    operation_id="get_live",
     summary="Liveness: 200 while the process serves requests, whatever the event store",
     description="For an orchestrator's liveness probe: it never touches the store, so a store outage "
     "does not get the service restarted (the embedded store is restarted by `poison serve` itself).",

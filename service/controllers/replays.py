@@ -11,7 +11,7 @@ from events.codec import PublicEvent
 from events.exported import NDJSON, NotALog, from_json, from_ndjson
 from events.replay import decode_log, rebuild, require_complete
 from service.dependencies import media_type
-from service.documented import documented
+from service.documented import problems
 from service.problems import ApiError
 from service.schemas import Replayed
 from service.views import game_view, scores
@@ -37,13 +37,21 @@ def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
     "/v1/replays",
     status_code=200,
     tags=["replays"],
+    operation_id="replay_log",
     summary='Validate and replay an exported log (NDJSON, or JSON {"events": [...]})',
-    responses=documented(400, 413, 415, 422),
+    description="Checks a log of either ruleset against the rules, event by event, and shows the game it describes; "
+    "nothing is stored. A replayed log is public, so its view shows everything (`all`). A whole log must be "
+    "complete (not stop in the middle of a move or before a deal that is due); with `version`, only its first "
+    "events are replayed. The first bad event is named by its version (422 invalid_log, `at_version`).",
+    response_description="the game the log describes, and its scores",
+    responses=problems("replay_log"),
     opt={"body_media_types": MEDIA_TYPES},
 )
 async def replay_log(
     request: Request,
-    version: Annotated[int | None, QueryParameter(ge=1, description="replay only the first N events")] = None,
+    version: Annotated[
+        int | None, QueryParameter(ge=1, description="replay only the first N events (N at most the log's length)")
+    ] = None,
 ) -> Replayed:
     body = await request.body()
     public = parse_log(body, request.headers.get("content-type", ""))
