@@ -28,16 +28,13 @@ else:
 #: Every compiled module: Poison's rules and face, then the pot game's (core/pot/).
 MODULES = ("core.rules", "core.engine", "core.pot.rules", "core.pot.engine")
 
-extensions = [
-    Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS) for name in MODULES
-]
+extensions = [Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS) for name in MODULES]
+
+# POISON_ANNOTATE=1 writes core/*.html and core/pot/*.html, Cython's annotated source, to
+# check that no Python object creeps into a rule function; it regenerates every module, as
+# an up-to-date one would otherwise be skipped and get no annotation.
+ANNOTATE = bool(os.environ.get("POISON_ANNOTATE"))
 
 setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives=DIRECTIVES,
-        # POISON_ANNOTATE=1 writes core/*.html, Cython's annotated source, to check that
-        # no Python object creeps into a rule function.
-        annotate=bool(os.environ.get("POISON_ANNOTATE")),
-    ),
+    ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, annotate=ANNOTATE, force=ANNOTATE),
 )
