@@ -1,0 +1,91 @@
+// The running totals of a game as an SVG line chart, drawn by hand: one line per seat (each
+// seat its own colour, dash and marker shape, and its name at the line's end, so lines tell
+// apart without colour), a point per round or per pot, and a marker at the step shown.
+
+import { h, s, signed } from "./dom.js";
+
+const WIDTH = 640;
+const HEIGHT = 260;
+const PAD = { left: 44, right: 96, top: 14, bottom: 40 };
+const MARKERS = ["circle", "square", "diamond", "triangle", "circle", "square"];
+
+function ticks(low, high) {
+  const span = Math.max(high - low, 1);
+  const raw = span / 5;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw);
+  const values = [];
+  for (let value = Math.floor(low / step) * step; value <= high + 1e-9; value += step) values.push(value);
+  return values;
+}
+
+function marker(shape, x, y, seat) {
+  const r = 3.6;
+  const cls = `series-point seat-${seat}`;
+  if (shape === "square") return s("rect", { class: cls, x: x - r, y: y - r, width: 2 * r, height: 2 * r });
+  if (shape === "diamond") return s("polygon", { class: cls, points: `${x},${y - r - 1} ${x + r + 1},${y} ${x},${y + r + 1} ${x - r - 1},${y}` });
+  if (shape === "triangle") return s("polygon", { class: cls, points: `${x},${y - r - 1} ${x + r + 1},${y + r} ${x - r - 1},${y + r}` });
+  return s("circle", { class: cls, cx: x, cy: y, r });
+}
+
+/**
+ * `series`: {labels, lines (one array of running totals per seat), axis ("round" or "pot")};
+ * `names`: the seats' names; `at`: the index of the point to mark (the step shown), or null.
+ */
+export function totalsChart(series, names, { at = null, caption } = {}) {
+  const { labels, lines, axis } = series;
+  const all = lines.flat();
+  const yTicks = ticks(Math.min(0, ...all), Math.max(1, ...all));
+  const low = yTicks[0];
+  const high = yTicks.at(-1);
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const x = (i) => PAD.left + (labels.length > 1 ? (i * plotWidth) / (labels.length - 1) : plotWidth / 2);
+  const y = (value) => PAD.top + plotHeight - ((value - low) * plotHeight) / (high - low || 1);
+  const every = Math.max(1, Math.ceil(labels.length / 12));
+
+  const grid = yTicks.map((value) =>
+    s(
+      "g",
+      { class: ["grid", value === 0 && "zero"] },
+      s("line", { x1: PAD.left, x2: PAD.left + plotWidth, y1: y(value), y2: y(value) }),
+      s("text", { class: "tick", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, signed(value)),
+    ),
+  );
+  const xLabels = labels.map((label, i) =>
+    i % every === 0 || i === labels.length - 1 ? s("text", { class: "tick", x: x(i), y: PAD.top + plotHeight + 16, "text-anchor": "middle" }, label) : null,
+  );
+  // Names at the lines' ends, nudged apart so that equal totals stay readable.
+  const ends = lines.map((line, seat) => ({ seat, y: y(line.at(-1)) })).sort((a, b) => a.y - b.y);
+  for (let i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + 13);
+  const series_ = lines.map((line, seat) =>
+    s(
+      "g",
+      { class: `series seat-${seat}`, "data-seat": seat },
+      s("title", null, `${names[seat]}: ${line.map(signed).join(", ")}`),
+      s("polyline", { class: `series-line seat-${seat}`, "data-seat": seat, points: line.map((value, i) => `${x(i)},${y(value)}`).join(" ") }),
+      line.map((value, i) => marker(MARKERS[seat % MARKERS.length], x(i), y(value), seat)),
+      s("text", { class: `series-name seat-${seat}`, x: x(line.length - 1) + 8, y: ends.find((end) => end.seat === seat).y + 4 }, `${names[seat]} ${signed(line.at(-1))}`),
+    ),
+  );
+  const step =
+    at === null
+      ? null
+      : s("line", { class: "step-marker", x1: x(at), x2: x(at), y1: PAD.top, y2: PAD.top + plotHeight, "data-at": at });
+  const svg = s(
+    "svg",
+    {
+      class: "chart",
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      role: "img",
+      "aria-label": caption ?? `Running totals per ${axis}, one line per seat`,
+      "data-lines": lines.length,
+    },
+    grid,
+    s("text", { class: "axis-name", x: PAD.left + plotWidth / 2, y: HEIGHT - 4, "text-anchor": "middle" }, `after each ${axis}`),
+    xLabels,
+    step,
+    series_,
+  );
+  return h("figure", { class: "chart-figure" }, svg, h("figcaption", null, caption ?? `Running totals after each ${axis}.`));
+}

@@ -1,0 +1,317 @@
+// The lobby: start a game of either ruleset (seats, people or bots, options, a seed), hand
+// each person their seat's link, list the games (active and finished, page by page), and
+// take an exported log to replay. The form offers what the API document says the service
+// accepts (schema.js); the service still checks everything and its refusals are shown.
+
+import { api } from "./api.js";
+import { h, fill, listing } from "./dom.js";
+import { gameOf, rulesetOfListed } from "./games.js";
+import { noticeBoard } from "./notices.js";
+import { replayLater } from "./replay.js";
+import { links } from "./route.js";
+import { newGameForms } from "./schema.js";
+
+const NAMES = ["Ana", "Bob", "Cy", "Dee", "Eve", "Fay"];
+const PAGE = 10;
+const STATUSES = [
+  ["", "All"],
+  ["active", "Active"],
+  ["finished", "Finished"],
+];
+
+export function mountLobby(root, { status }) {
+  const notices = noticeBoard();
+  const create = h("section", { class: "panel create", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, "New game"), h("p", { class: "loading" }, "Reading what the service offers…"));
+  const created = h("div", { class: "created-area" });
+  const games = h("section", { class: "panel games", "aria-labelledby": "games" });
+  const drop = h(
+    "label",
+    { class: "drop-zone compact", "data-drop": "log" },
+    h("strong", null, "Replay a log: "),
+    "drop an exported file here, or click to choose one.",
+    h("input", { type: "file", class: "file-input", accept: ".ndjson,.jsonl,.json,application/x-ndjson", on: { change: (event) => handOver(event.target.files[0]) } }),
+  );
+  fill(root, h("section", { class: "lobby" }, notices.element, h("div", { class: "lobby-grid" }, h("div", { class: "lobby-start" }, create, created), h("div", { class: "lobby-list" }, games, drop))));
+
+  function handOver(file) {
+    if (!file) return;
+    replayLater(file);
+    location.hash = links.replay();
+  }
+  const dragOver = (event) => event.preventDefault();
+  const dropped = (event) => {
+    event.preventDefault();
+    handOver(event.dataTransfer?.files?.[0]);
+  };
+  document.addEventListener("dragover", dragOver);
+  document.addEventListener("drop", dropped);
+
+  // ---- a new game --------------------------------------------------------------------------
+
+  async function buildForm() {
+    let forms;
+    try {
+      forms = newGameForms(await api.document());
+    } catch (problem) {
+      notices.show("refused", "The service's API document could not be read, so no game can be set up here.", String(problem.message ?? problem));
+      return;
+    }
+    const known = forms.filter((form) => isKnown(form.ruleset));
+    let form = known[0];
+    const seats = [];
+    const rulesetField = h(
+      "fieldset",
+      { class: "rulesets" },
+      h("legend", null, "Game"),
+      known.map((each, i) =>
+        h(
+          "label",
+          { class: "ruleset-choice" },
+          h("input", { type: "radio", name: "ruleset", value: each.ruleset, checked: i === 0, on: { change: () => switchTo(each) } }),
+          h("strong", null, gameOf(each.ruleset).title),
+          h("span", { class: "hint" }, `${each.seats.min} to ${each.seats.max} seats. ${gameOf(each.ruleset).lowestWins ? "Lowest" : "Highest"} total wins.`),
+        ),
+      ),
+    );
+    const seatList = h("ol", { class: "seat-editor" });
+    const addSeat = h("button", { type: "button", class: "add-seat", on: { click: () => (seats.push(newSeat(seats.length)), drawSeats()) } }, "+ Add a seat");
+    const options = h("div", { class: "options" });
+    const seed = h("input", { type: "text", name: "seed", inputMode: "numeric", pattern: "[0-9]{1,19}", placeholder: "random", autocomplete: "off", class: "seed" });
+    const submit = h("button", { type: "submit", class: "primary" }, "Create the game");
+    const problems = noticeBoard();
+    const element = h(
+      "form",
+      { class: "new-game", novalidate: true, on: { submit: (event) => (event.preventDefault(), send()) } },
+      rulesetField,
+      h("fieldset", { class: "seats-field" }, h("legend", null, "Seats, in playing order"), seatList, addSeat),
+      options,
+      h("label", { class: "field" }, h("span", null, "Seed"), seed, h("span", { class: "hint" }, "optional: the same seed deals the same cards")),
+      problems.element,
+      submit,
+    );
+
+    function newSeat(index) {
+      return { name: NAMES[index] ?? `Seat ${index + 1}`, bot: index === 0 ? null : form.bots[(index - 1) % form.bots.length] ?? null };
+    }
+
+    function drawSeats() {
+      fill(
+        seatList,
+        seats.map((seat, index) =>
+          h(
+            "li",
+            { class: "seat-row", "data-seat": index },
+            h("input", {
+              type: "text",
+              class: "seat-name-input",
+              value: seat.name,
+              "aria-label": `Seat ${index + 1}: name`,
+              minLength: form.nameLength.min,
+              maxLength: form.nameLength.max,
+              required: true,
+              on: { input: (event) => (seat.name = event.target.value) },
+            }),
+            h(
+              "select",
+              { class: "seat-kind", "aria-label": `Seat ${index + 1}: who plays`, on: { change: (event) => (seat.bot = event.target.value || null) } },
+              h("option", { value: "", selected: seat.bot === null }, "a person"),
+              form.bots.map((bot) => h("option", { value: bot, selected: seat.bot === bot }, `bot: ${bot}`)),
+            ),
+            h("button", { type: "button", class: "remove-seat", "aria-label": `Remove seat ${index + 1}`, disabled: seats.length <= form.seats.min, on: { click: () => (seats.splice(index, 1), drawSeats()) } }, "×"),
+          ),
+        ),
+      );
+      addSeat.disabled = seats.length >= form.seats.max;
+    }
+
+    function drawOptions() {
+      const hints = gameOf(form.ruleset).optionHints;
+      fill(
+        options,
+        form.options.map((field) => {
+          const name = field.path.join(".");
+          const label = field.label[0].toUpperCase() + field.label.slice(1);
+          const hint = hints[field.label] ?? field.description;
+          const input =
+            field.kind === "integer"
+              ? h("input", { type: "number", name, min: field.min, max: field.max, step: 1, placeholder: field.nullable ? "default" : "", class: "option", "data-path": name })
+              : h("select", { name, class: "option", "data-path": name }, field.choices.map((choice) => h("option", { value: choice, selected: choice === field.fallback }, choice)));
+          return h("label", { class: "field" }, h("span", null, field.kind === "integer" ? `${label} (${field.min}–${field.max})` : label), input, hint ? h("span", { class: "hint" }, hint) : null);
+        }),
+      );
+    }
+
+    function switchTo(next) {
+      form = next;
+      while (seats.length > form.seats.max) seats.pop();
+      while (seats.length < form.seats.min) seats.push(newSeat(seats.length));
+      for (const seat of seats) if (seat.bot && !form.bots.includes(seat.bot)) seat.bot = form.bots[0] ?? null;
+      drawSeats();
+      drawOptions();
+    }
+
+    /** The request's JSON text: a seed is written as the digits typed (it may exceed 2⁵³). */
+    function body() {
+      const request = { ruleset: form.ruleset, players: seats.map((seat) => (seat.bot ? { name: seat.name.trim(), bot: seat.bot } : { name: seat.name.trim() })) };
+      for (const input of options.querySelectorAll(".option")) {
+        if (input.value === "") continue;
+        const path = input.dataset.path.split(".");
+        let into = request;
+        for (const key of path.slice(0, -1)) into = into[key] ??= {};
+        into[path.at(-1)] = input.type === "number" ? Number(input.value) : input.value;
+      }
+      const text = JSON.stringify(request);
+      const digits = seed.value.trim();
+      if (digits === "") return text;
+      if (!/^[0-9]{1,19}$/.test(digits)) throw new Error("A seed is a whole number from 0 to 9223372036854775807, or blank for a random one.");
+      return `${text.slice(0, -1)},"seed":${digits}}`;
+    }
+
+    async function send() {
+      problems.clear();
+      let text;
+      try {
+        text = body();
+      } catch (error) {
+        problems.show("refused", "Check the seed.", error.message);
+        return;
+      }
+      submit.disabled = true;
+      try {
+        const answer = await api.createGame(text);
+        showCreated(answer);
+        listGames([]);
+      } catch (problem) {
+        problems.problem(problem);
+      } finally {
+        submit.disabled = false;
+      }
+    }
+
+    fill(create, h("h2", { id: "new-game" }, "New game"), element);
+    for (let i = 0; i < gameOf(form.ruleset).defaultSeats; i++) seats.push(newSeat(i));
+    switchTo(form);
+  }
+
+  function isKnown(ruleset) {
+    try {
+      return Boolean(gameOf(ruleset));
+    } catch {
+      return false;
+    }
+  }
+
+  function copyable(text, label) {
+    const field = h("input", { type: "text", readOnly: true, value: text, class: "link-field", "aria-label": label, on: { focus: (event) => event.target.select() } });
+    const copy = h(
+      "button",
+      {
+        type: "button",
+        class: "copy",
+        on: {
+          click: async () => {
+            field.select();
+            try {
+              await navigator.clipboard.writeText(text); // only in a secure context (https, localhost)
+              copy.textContent = "Copied";
+            } catch {
+              copy.textContent = "Selected: copy it";
+            }
+          },
+        },
+      },
+      "Copy",
+    );
+    return [field, copy];
+  }
+
+  function showCreated(answer) {
+    const game = gameOf(answer.game.ruleset);
+    const people = answer.players.filter((player) => player.token);
+    const bots = answer.players.filter((player) => !player.token);
+    fill(
+      created,
+      h(
+        "section",
+        { class: "panel created", "data-game": answer.game_id },
+        h("h2", null, `${game.title}: game created`),
+        people.length
+          ? h("p", null, "Each link below is a seat. Send it to the person who plays it: whoever has it plays that seat. Its secret stays after the # and never goes to the server in an address. The links are shown only now.")
+          : h("p", null, "Only bots play: the game is already over."),
+        h(
+          "ul",
+          { class: "seat-links" },
+          people.map((player) =>
+            h(
+              "li",
+              { "data-seat": player.seat },
+              h("strong", null, player.name),
+              ...copyable(links.absolute(links.seat(answer.game_id, player.token)), `${player.name}'s link`),
+              h("a", { class: "button primary take-seat", href: links.seat(answer.game_id, player.token) }, `Play as ${player.name}`),
+            ),
+          ),
+        ),
+        bots.length ? h("p", { class: "hint" }, `Played by bots: ${listing(bots.map((player) => player.name))}.`) : null,
+        h("div", { class: "watch-link" }, h("span", null, "Anyone may watch: "), ...copyable(links.absolute(links.watch(answer.game_id)), "Watch link"), h("a", { class: "button", href: links.watch(answer.game_id) }, "Watch")),
+      ),
+    );
+    created.scrollIntoView({ block: "nearest" });
+  }
+
+  // ---- the games ---------------------------------------------------------------------------
+
+  let cursors = []; // the cursor of each page shown so far, to go back
+  async function listGames(stack) {
+    cursors = stack;
+    const filters = h(
+      "div",
+      { class: "filters", role: "group", "aria-label": "Show" },
+      STATUSES.map(([value, label]) =>
+        h("button", { type: "button", class: "filter", "aria-pressed": (status ?? "") === value ? "true" : "false", on: { click: () => (location.hash = value ? `#/?status=${value}` : "#/") } }, label),
+      ),
+      h("button", { type: "button", class: "refresh", on: { click: () => listGames(cursors) } }, "Refresh"),
+    );
+    let page;
+    try {
+      page = await api.listGames({ status: status ?? undefined, limit: PAGE, cursor: cursors.at(-1) });
+    } catch (problem) {
+      fill(games, h("h2", { id: "games" }, "Games"), filters);
+      notices.problem(problem, "The games could not be listed.");
+      return;
+    }
+    const rows = page.games.map((entry) => {
+      const game = gameOf(rulesetOfListed(entry));
+      return h(
+        "tr",
+        { "data-game": entry.game_id, "data-status": entry.status },
+        h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id" }, entry.game_id)),
+        h("td", null, entry.players.join(", ")),
+        h("td", null, h("span", { class: ["status", `status-${entry.status}`] }, entry.status)),
+        h("td", null, entry.rounds ? `round ${entry.round} of ${entry.rounds}` : `event ${entry.version}`),
+        h("td", { class: "actions" }, h("a", { href: links.watch(entry.game_id) }, "Watch"), entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, "Step through") : null),
+      );
+    });
+    fill(
+      games,
+      h("h2", { id: "games" }, "Games"),
+      filters,
+      rows.length
+        ? h("table", { class: "game-list" }, h("thead", null, h("tr", null, ["Game", "Players", "Status", "Progress", ""].map((label) => h("th", { scope: "col" }, label)))), h("tbody", null, rows))
+        : h("p", { class: "empty" }, "No games here yet."),
+      h(
+        "div",
+        { class: "pager" },
+        h("button", { type: "button", class: "newer", disabled: cursors.length === 0, on: { click: () => listGames(cursors.slice(0, -1)) } }, "← Newer"),
+        h("span", { class: "page-number" }, `page ${cursors.length + 1}`),
+        h("button", { type: "button", class: "older", disabled: !page.next, on: { click: () => listGames([...cursors, page.next]) } }, "Older →"),
+      ),
+    );
+  }
+
+  buildForm();
+  listGames([]);
+  return () => {
+    document.removeEventListener("dragover", dragOver);
+    document.removeEventListener("drop", dropped);
+  };
+}

@@ -1,0 +1,53 @@
+// The seats around the table: each player's name, whether a bot plays it, the cards in
+// hand (their backs: only the owner sees the faces), what the game shows of each seat, the
+// running total, and who is to play. Shared by the live table and the step-through screens.
+
+import { cardBack } from "./cards.js";
+import { h } from "./dom.js";
+
+function badge(text, kind) {
+  return h("span", { class: ["badge", kind && `badge-${kind}`] }, text);
+}
+
+/**
+ * `you`: the caller's seat (or null); `event`: the step just shown (a seat's pile may grow);
+ * `hands`: in a replay, every hand face up.
+ */
+export function seatList(view, game, { you = null, event = null, hands = null } = {}) {
+  const winners = new Set(view.winners);
+  return h(
+    "ol",
+    { class: "seats", "aria-label": "Seats" },
+    view.players.map((player) => {
+      const toPlay = view.turn === player.seat && view.status === "active";
+      const total = view.totals[player.seat];
+      return h(
+        "li",
+        {
+          class: ["seat", `seat-${player.seat}`, toPlay && "to-play", you === player.seat && "you", winners.has(player.seat) && "winner"],
+          "data-seat": player.seat,
+          "aria-current": toPlay ? "true" : null,
+        },
+        h(
+          "div",
+          { class: "seat-name" },
+          h("span", { class: "seat-swatch", "aria-hidden": "true" }),
+          h("span", { class: "name" }, player.name),
+          you === player.seat ? badge("you", "you") : null,
+          player.bot ? badge(`bot · ${player.bot}`, "bot") : null,
+          view.dealer === player.seat ? badge("dealer", "dealer") : null,
+          winners.has(player.seat) ? badge("★ winner", "winner") : null,
+        ),
+        h(
+          "div",
+          { class: "seat-facts" },
+          h("span", { class: "in-hand" }, cardBack(player.hand_size, `${player.hand_size} cards in hand`), " in hand"),
+          ...game.seatFacts(player, { event }),
+        ),
+        h("div", { class: "seat-total" }, h("span", { class: "total-label" }, "total "), h("strong", { class: "total", "data-total": total }, game.formatTotal(total))),
+        toPlay ? h("div", { class: "turn-flag" }, "▶ to play") : null,
+        hands ? h("div", { class: "open-hand", "aria-label": `${player.name}'s hand` }, hands[player.seat].map((code) => game.card(code, { size: "tiny" }))) : null,
+      );
+    }),
+  );
+}

@@ -1,0 +1,143 @@
+// Stepping through a whole game, event by event: a finished game read through time travel
+// (`GET …?version=N`), or a dropped log replayed through `POST /v1/replays?version=N`. The
+// same controls either way: first, back, a slider, forward, last and play; arrow keys too.
+// Beside the table: what event N was, the score sheet so far, and the chart of running
+// totals with a marker at the round (or pot) reached.
+
+import { totalsChart } from "./chart.js";
+import { fill, h } from "./dom.js";
+import { noticeBoard } from "./notices.js";
+import { paceControl, paceMs } from "./pace.js";
+import { seatList } from "./seats.js";
+
+/**
+ * `events`: the whole log; `viewAt(n)`: the game right after event n; `scores`: the final
+ * score sheet; `everything`: every hand is public (a replayed log's `all`); `onStep(n)`.
+ */
+export function stepper(root, { game, heading, events, start, viewAt, scores, everything = false, onStep, extra }) {
+  const last = events.length;
+  const names = events[0].data.players.map((player) => player.name);
+  const notices = noticeBoard();
+  const slider = h("input", { type: "range", class: "step-slider", min: 1, max: last, value: start, "aria-label": "Event" });
+  const position = h("output", { class: "step-position", "aria-live": "polite" });
+  const playButton = h("button", { type: "button", class: "step-play", "aria-pressed": "false", on: { click: () => toggle() } }, "▶ Play");
+  const button = (label, title, to) => h("button", { type: "button", class: "step", title, "aria-label": title, on: { click: () => go(to()) } }, label);
+  const parts = {
+    said: h("ol", { class: "said" }),
+    seats: h("div", { class: "seats-area" }),
+    board: h("div", { class: "board-area" }),
+    sheet: h("div", { class: "sheet-area" }),
+    chart: h("div", { class: "chart-area" }),
+  };
+  const screen = h(
+    "section",
+    { class: ["steps-screen", `ruleset-${game.name}`], "data-last": last },
+    h("div", { class: "table-top" }, h("h1", null, heading), extra ?? null, paceControl()),
+    notices.element,
+    h(
+      "div",
+      { class: "step-controls", role: "group", "aria-label": "Step through the game" },
+      button("⏮", "First event", () => 1),
+      button("◀", "Previous event", () => at - 1),
+      slider,
+      button("▶", "Next event", () => at + 1),
+      button("⏭", "Last event", () => last),
+      playButton,
+      position,
+    ),
+    h("p", { class: "keys" }, "Keys: ← → step · Home / End · Space plays and pauses."),
+    h(
+      "div",
+      { class: "table-layout" },
+      h("div", { class: "table-main" }, h("section", { class: "panel said-panel" }, h("h2", null, "This step"), parts.said), parts.seats, parts.board),
+      h("aside", { class: "table-side" }, h("section", { class: "panel" }, h("h2", null, "Score sheet so far"), parts.sheet), parts.chart),
+    ),
+  );
+  fill(root, screen);
+
+  let at = 0;
+  let shown = null; // the view of the step on screen
+  let asked = 0; // the step asked for last: a slow answer for an older one is dropped
+  let playing = false;
+
+  async function go(step) {
+    const to = Math.min(Math.max(step, 1), last);
+    if (to === at && shown) return;
+    asked = to;
+    slider.value = String(to);
+    try {
+      const view = await viewAt(to);
+      if (asked !== to) return;
+      const before = shown?.version === to - 1 ? shown : null;
+      at = to;
+      shown = view;
+      draw(view, before);
+      onStep?.(to);
+    } catch (problem) {
+      notices.problem(problem);
+      stop();
+    }
+  }
+
+  function draw(view, before) {
+    const event = events[at - 1];
+    const scored = events.slice(0, at).filter((e) => game.scoringEvents.includes(e.type)).length;
+    screen.dataset.version = String(view.version);
+    position.value = `event ${at} of ${last}`;
+    fill(
+      parts.said,
+      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), game.describe(e, names))),
+    );
+    // An overflow (or a pot's end) reached by stepping forward shows first as it happened.
+    const moment = before && game.moment(event, before);
+    const table = moment ? before : view;
+    fill(parts.seats, seatList(table, game, { event, hands: everything ? game.hiddenHands(table).hands : null }));
+    const extraCards = everything ? game.hiddenHands(view).extra : [];
+    fill(
+      parts.board,
+      game.board(table, { moment, event: moment ? null : event, names }),
+      extraCards.map((pile) => h("div", { class: "open-pile" }, h("h3", null, pile.label), h("div", { class: "open-hand" }, pile.cards.map((code) => game.card(code, { size: "tiny" }))))),
+    );
+    fill(parts.sheet, game.sheet(scores, view, names, scored));
+    fill(parts.chart, h("section", { class: "panel" }, h("h2", null, "Running totals"), totalsChart(game.series(scores), names, { at: scored })));
+  }
+
+  async function toggle() {
+    if (playing) return stop();
+    playing = true;
+    playButton.textContent = "⏸ Pause";
+    playButton.setAttribute("aria-pressed", "true");
+    if (at >= last) await go(1);
+    while (playing && at < last) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(paceMs(), 60)));
+      if (playing) await go(at + 1);
+    }
+    stop();
+  }
+
+  function stop() {
+    playing = false;
+    playButton.textContent = "▶ Play";
+    playButton.setAttribute("aria-pressed", "false");
+  }
+
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  function onKey(event) {
+    if (event.target instanceof HTMLInputElement && event.target !== slider) return;
+    if (event.target instanceof HTMLSelectElement) return;
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 1, End: last }[event.key];
+    if (to !== undefined && event.target !== slider) {
+      event.preventDefault();
+      go(to);
+    } else if (event.key === " " && !(event.target instanceof HTMLButtonElement)) {
+      event.preventDefault();
+      toggle();
+    }
+  }
+  document.addEventListener("keydown", onKey);
+  go(start);
+  return () => {
+    stop();
+    document.removeEventListener("keydown", onKey);
+  };
+}

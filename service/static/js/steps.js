@@ -1,0 +1,40 @@
+// A finished game, step by step: its public log (`/events`), the game after each event
+// (time travel, `?version=N`) and its score sheet (`/scores`). The step is kept in the
+// fragment, so a link can point at a moment of a game.
+
+import { api } from "./api.js";
+import { h } from "./dom.js";
+import { gameOf } from "./games.js";
+import { noticeBoard } from "./notices.js";
+import { links } from "./route.js";
+import { stepper } from "./stepper.js";
+
+export function mountSteps(root, { gameId, version }) {
+  let unmount = null;
+  let stopped = false;
+  (async () => {
+    try {
+      const [events, scores, now] = await Promise.all([api.events(gameId), api.scores(gameId), api.view(gameId)]);
+      if (stopped) return;
+      const game = gameOf(now.ruleset);
+      unmount = stepper(root, {
+        game,
+        heading: `${game.title}: step by step`,
+        events,
+        start: version ?? events.length,
+        viewAt: (n) => api.view(gameId, { version: n }),
+        scores,
+        onStep: (n) => history.replaceState(null, "", links.steps(gameId, n)),
+        extra: h("nav", { class: "table-links" }, h("a", { href: links.watch(gameId) }, "Back to the table"), scores.status === "finished" ? h("a", { href: api.exportUrl(gameId), download: `${game.name}-${gameId}.ndjson` }, "Download the log") : null),
+      });
+    } catch (problem) {
+      const board = noticeBoard();
+      root.replaceChildren(h("section", { class: "steps-screen" }, board.element, h("p", null, h("a", { href: links.lobby() }, "Back to the lobby"))));
+      board.problem(problem);
+    }
+  })();
+  return () => {
+    stopped = true;
+    unmount?.();
+  };
+}

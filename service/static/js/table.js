@@ -1,0 +1,401 @@
+// The live table: play a seat (with its token, from the URL fragment) or watch (without).
+//
+// The page shows one event at a time. It reads the game, then follows its stream; each event
+// that arrives (or that a move's answer lists) waits in order, and is shown by reading the
+// game as it was right after that event (`?version=N`, with `you=true` and the token for a
+// seat's own hand), so bots' moves appear one by one, at the pace the person chose. A move is
+// sent with the version shown as `expected_version`: a table that fell behind is refused, says
+// so, and catches up. The rules stay on the server: what is legal comes from `legal_moves`.
+
+import { api } from "./api.js";
+import { totalsChart } from "./chart.js";
+import { fill, h } from "./dom.js";
+import { follow } from "./follow.js";
+import { gameOf } from "./games.js";
+import { noticeBoard } from "./notices.js";
+import { paceControl, paceMs } from "./pace.js";
+import { links } from "./route.js";
+import { seatList } from "./seats.js";
+
+/** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
+const CATCH_UP = 30;
+const FEED_LINES = 60;
+const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "game over" };
+
+export function mountTable(root, { gameId, token }) {
+  const notices = noticeBoard();
+  const parts = {
+    top: h("div", { class: "table-top" }),
+    turn: h("p", { class: "turn-banner", "aria-live": "polite" }),
+    seats: h("div", { class: "seats-area" }),
+    board: h("div", { class: "board-area" }),
+    hand: h("div", { class: "hand-area" }),
+    feed: h("ol", { class: "feed", reversed: true, "aria-label": "What happened, newest first" }),
+    sheet: h("div", { class: "sheet-area" }),
+    chart: h("div", { class: "chart-area" }),
+    help: h("p", { class: "help" }),
+  };
+  const screen = h(
+    "section",
+    { class: "table-screen", "data-game": gameId, "data-mode": token ? "seat" : "watch" },
+    parts.top,
+    notices.element,
+    h(
+      "div",
+      { class: "table-layout" },
+      h("div", { class: "table-main" }, parts.turn, parts.seats, parts.board, parts.hand),
+      h(
+        "aside",
+        { class: "table-side" },
+        h("section", { class: "panel" }, h("h2", null, "What happened"), parts.feed),
+        h("section", { class: "panel" }, h("h2", null, "Score sheet"), parts.sheet),
+        parts.chart,
+        h("details", { class: "panel rules" }, h("summary", null, "Rules in brief"), parts.help),
+      ),
+    ),
+  );
+  fill(root, screen);
+
+  const state = {
+    view: null,
+    game: null,
+    names: [],
+    scores: null,
+    scored: 0,
+    pending: [], // events waiting to be shown, by version
+    seen: 0, // the newest version waiting or shown
+    pumping: false,
+    sending: false,
+    selected: null, // the index in your hand of the card you picked
+    moment: null,
+    event: null,
+    connection: "connecting",
+    stream: null,
+    stopped: false,
+  };
+
+  const you = () => state.view?.you?.seat ?? null;
+  const waiting = () => state.pumping || state.pending.length > 0;
+  const myTurn = () => state.view?.status === "active" && state.view.turn !== null && state.view.turn === you();
+  const canPlay = () => myTurn() && !waiting() && !state.sending;
+
+  // ---- reading the game ---------------------------------------------------------------
+
+  async function start() {
+    let view;
+    try {
+      view = await api.view(gameId, { token });
+    } catch (problem) {
+      const after = problem.status === 401 ? "This link's token is no seat of this game." : problem.status === 404 ? "Check the link, or pick a game in the lobby." : "";
+      notices.problem(problem, after);
+      fill(parts.turn, h("a", { href: problem.status === 401 ? links.watch(gameId) : links.lobby() }, problem.status === 401 ? "Watch this game instead" : "Back to the lobby"));
+      return;
+    }
+    if (state.stopped) return;
+    state.game = gameOf(view.ruleset);
+    state.view = view;
+    state.names = view.players.map((player) => player.name);
+    state.seen = view.version;
+    screen.classList.add(`ruleset-${view.ruleset}`);
+    fill(parts.help, state.game.help);
+    await readScores();
+    state.scored = state.scores ? state.game.scoredCount(state.scores) : 0;
+    addFeed(null, token ? `You sit at seat ${you() + 1} as ${state.names[you()]}.` : "You are watching: hands stay hidden.");
+    render();
+    if (view.status === "active") {
+      state.stream = follow(gameId, view.version, state.game.eventTypes, { onEvent: enqueue, onState: connection });
+    } else {
+      connection("ended");
+    }
+  }
+
+  async function readScores() {
+    try {
+      state.scores = await api.scores(gameId);
+    } catch (problem) {
+      notices.problem(problem, "The score sheet could not be read.");
+    }
+  }
+
+  function connection(name) {
+    state.connection = name;
+    renderTop();
+  }
+
+  function viewAt(version) {
+    return api.view(gameId, { token, version, you: Boolean(token) });
+  }
+
+  // ---- showing events one by one ---------------------------------------------------------
+
+  function enqueue(event) {
+    if (event.version <= state.view.version || state.pending.some((waitingEvent) => waitingEvent.version === event.version)) return;
+    state.pending.push(event);
+    state.pending.sort((a, b) => a.version - b.version);
+    state.seen = Math.max(state.seen, event.version);
+    pump();
+  }
+
+  async function pump() {
+    if (state.pumping) return;
+    state.pumping = true;
+    state.selected = null;
+    render();
+    try {
+      while (state.pending.length && !state.stopped) {
+        // Far behind, or at the "instant" pace: every event is told in the feed, the last shown.
+        if (state.pending.length > CATCH_UP || (paceMs() === 0 && state.pending.length > 1)) {
+          const skipped = state.pending.splice(0, state.pending.length - 1);
+          for (const event of skipped) note(event);
+        }
+        await show(state.pending.shift());
+      }
+    } catch (problem) {
+      notices.problem(problem, "The table will catch up with the next event.");
+    } finally {
+      state.pumping = false;
+      render();
+      focusHandIfMyTurn();
+    }
+  }
+
+  /** Count and describe an event that will not be shown on its own. */
+  function note(event) {
+    if (state.game.scoringEvents.includes(event.type)) state.scored += 1;
+    addFeed(event);
+  }
+
+  async function show(event) {
+    if (event.version <= state.view.version) return;
+    const others = event.data?.seat !== undefined && event.data.seat !== you();
+    if (event.version === state.view.version + 1) {
+      const moment = state.game.moment(event, state.view);
+      if (moment) {
+        state.moment = moment;
+        state.event = null;
+        render();
+        await pause(2);
+      }
+    }
+    const view = await viewAt(event.version);
+    if (state.stopped) return;
+    if (state.game.scoringEvents.includes(event.type) || event.type === "game_finished") await readScores();
+    state.moment = null;
+    note(event);
+    state.view = view;
+    state.event = event;
+    render();
+    if (state.pending.length) await pause(others ? 1 : 0.4);
+  }
+
+  function pause(weight) {
+    const ms = paceMs(weight);
+    return ms ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+  }
+
+  /** Back to the game as it is now: after a refused move, or once the table fell behind. */
+  async function catchUp() {
+    const view = await api.view(gameId, { token });
+    state.pending = state.pending.filter((event) => event.version > view.version);
+    await readScores();
+    if (state.scores) state.scored = state.game.scoredCount(state.scores);
+    state.view = view;
+    state.event = null;
+    state.moment = null;
+    state.seen = Math.max(state.seen, view.version);
+    render();
+  }
+
+  // ---- playing ---------------------------------------------------------------------------
+
+  async function play(move) {
+    if (!canPlay()) return;
+    state.sending = true;
+    state.selected = null;
+    render();
+    try {
+      const answer = await api.play(gameId, token, move, state.view.version);
+      notices.clear();
+      for (const event of answer.events) enqueue(event);
+    } catch (problem) {
+      notices.problem(problem, problem.status === 409 || problem.status === 422 ? "Nothing was played; the table now shows the game as it is." : "");
+      try {
+        await catchUp();
+      } catch (again) {
+        notices.problem(again);
+      }
+    } finally {
+      state.sending = false;
+      render();
+    }
+  }
+
+  function choose(index) {
+    if (!canPlay()) return;
+    state.selected = state.selected === index ? null : index;
+    render();
+  }
+
+  function targetsOfSelected() {
+    if (state.selected === null || !canPlay()) return [];
+    return state.game.targets(state.view, state.view.you.hand[state.selected]);
+  }
+
+  function onKey(event) {
+    if (!state.view || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    if (event.key === "Escape" && state.selected !== null) {
+      state.selected = null;
+      render();
+      event.preventDefault();
+      return;
+    }
+    const target = targetsOfSelected().find((choice) => choice.key === event.key);
+    if (target) {
+      event.preventDefault();
+      play(target.move);
+    }
+  }
+  document.addEventListener("keydown", onKey);
+
+  /** Arrow keys move along the hand's playable cards (one tab stop for the whole hand). */
+  function handKeys(event) {
+    const cards = [...parts.hand.querySelectorAll(".hand-card:not([disabled])")];
+    const at = cards.indexOf(event.currentTarget);
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: cards.length - 1 }[event.key];
+    if (to === undefined || !cards.length) return;
+    event.preventDefault();
+    cards[(to + cards.length) % cards.length].focus();
+  }
+
+  function focusHandIfMyTurn() {
+    if (!canPlay()) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && active !== root && !parts.hand.contains(active)) return;
+    const first = parts.hand.querySelector(".hand-card:not([disabled])");
+    first?.focus({ preventScroll: true });
+  }
+
+  // ---- drawing -------------------------------------------------------------------------------
+
+  function addFeed(event, text) {
+    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? state.game.describe(event, state.names));
+    parts.feed.prepend(line);
+    while (parts.feed.children.length > FEED_LINES) parts.feed.lastChild.remove();
+  }
+
+  function renderTop() {
+    const { view, game } = state;
+    if (!view) return;
+    const finished = view.status === "finished";
+    fill(
+      parts.top,
+      h("h1", null, game.title),
+      h("ul", { class: "facts" }, game.status(view).map((fact) => h("li", null, fact)), h("li", { class: "version" }, `event ${view.version}`)),
+      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, CONNECTION_WORDS[state.connection]),
+      paceControl(),
+      h(
+        "nav",
+        { class: "table-links" },
+        token ? h("a", { href: links.watch(gameId), title: "the public view: send this link to anyone" }, "Watch link") : null,
+        finished ? h("a", { href: links.steps(gameId), class: "button" }, "Step through the game") : null,
+        finished ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, "Download the log") : null,
+      ),
+    );
+  }
+
+  function turnText() {
+    const { view, game, names } = state;
+    if (view.status === "finished") return h("span", { class: "game-over" }, `Game over: ${game.winnersText(view.winners, view.totals, names)}.`);
+    if (state.moment || waiting()) return `${names[state.moment?.seat ?? view.turn] ?? "The table"} is playing…`;
+    if (view.turn === null) return "Dealing the next round…";
+    if (state.sending) return "Sending your move…";
+    if (myTurn()) return state.selected === null ? game.prompt.pick : game.prompt.place(view.you.hand[state.selected]);
+    const player = view.players[view.turn];
+    if (player.bot) return `${player.name} (bot) is thinking…`;
+    return you() === null ? `${player.name} to play.` : `Waiting for ${player.name} to play.`;
+  }
+
+  function renderHand() {
+    const { view, game } = state;
+    if (!view.you) {
+      fill(parts.hand);
+      return;
+    }
+    const playable = canPlay();
+    const hand = view.you.hand;
+    const legal = hand.map((code) => playable && game.targets(view, code).length > 0);
+    const firstLegal = legal.indexOf(true);
+    fill(
+      parts.hand,
+      h(
+        "section",
+        { class: ["hand", playable && "my-turn"], "aria-label": "Your hand" },
+        h("h2", null, "Your hand ", h("span", { class: "count" }, `${hand.length} card${hand.length === 1 ? "" : "s"}`)),
+        hand.length
+          ? h(
+              "div",
+              { class: "hand-cards", role: "group", "aria-label": "Cards in your hand" },
+              hand.map((code, index) =>
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    class: ["hand-card", state.selected === index && "selected", legal[index] && "legal"],
+                    "data-card": code,
+                    "data-index": index,
+                    "data-focus": `card-${index}`,
+                    "data-legal": legal[index] ? "true" : "false",
+                    disabled: !legal[index],
+                    "aria-pressed": state.selected === index ? "true" : "false",
+                    "aria-label": `${game.face(code).label}${playable && !legal[index] ? ", cannot be played now" : ""}`,
+                    tabIndex: index === (state.selected ?? firstLegal) ? 0 : -1,
+                    on: { click: () => choose(index), keydown: handKeys },
+                  },
+                  game.card(code),
+                ),
+              ),
+            )
+          : h("p", { class: "empty" }, "No cards in hand."),
+        playable ? h("p", { class: "keys" }, "Keys: ← → choose a card · Enter picks it · then its number plays it · Esc puts it back.") : null,
+      ),
+    );
+  }
+
+  function renderSide() {
+    const { view, game, names, scores } = state;
+    if (!scores) return;
+    fill(parts.sheet, game.sheet(scores, view, names, state.scored));
+    if (state.scored > 0 || view.status === "finished") {
+      fill(parts.chart, h("section", { class: "panel" }, h("h2", null, "Running totals"), totalsChart(game.series(scores, state.scored), names)));
+    } else {
+      fill(parts.chart);
+    }
+  }
+
+  function render() {
+    const { view, game } = state;
+    if (!view) return;
+    const focused = document.activeElement?.dataset?.focus;
+    screen.dataset.version = view.version;
+    screen.dataset.status = view.status;
+    screen.dataset.turn = view.turn ?? "";
+    screen.dataset.busy = waiting() || state.sending ? "true" : "false";
+    renderTop();
+    fill(parts.turn, turnText());
+    parts.turn.classList.toggle("yours", myTurn() && !waiting());
+    fill(parts.seats, seatList(view, game, { you: you(), event: state.event }));
+    fill(parts.board, game.board(view, { moment: state.moment, event: state.event, targets: targetsOfSelected(), play, names: state.names, selected: state.selected === null ? null : view.you?.hand[state.selected] }));
+    renderHand();
+    renderSide();
+    document.title = `${myTurn() && !waiting() ? "● Your turn · " : ""}${game.title} · the table`;
+    if (focused) screen.querySelector(`[data-focus="${focused}"]:not([disabled])`)?.focus({ preventScroll: true });
+  }
+
+  start();
+  return () => {
+    state.stopped = true;
+    state.stream?.stop();
+    document.removeEventListener("keydown", onKey);
+  };
+}

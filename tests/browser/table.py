@@ -1,0 +1,88 @@
+"""Helpers of the browser tests: the API as a second client (to set games up, play the other
+seats, and check what the page shows), and reading the page as a person reads it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from playwright.sync_api import Page
+
+TABLE = "section.table-screen"
+
+
+def create(base: str, players: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
+    """A new game through the API; its answer (game_id, each person's token, the game)."""
+    answer = httpx.post(f"{base}/v1/games", json={"players": players, **options}, timeout=10)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def token_of(created: dict[str, Any], name: str) -> str:
+    return next(player["token"] for player in created["players"] if player["name"] == name)
+
+
+def read(base: str, game_id: str, token: str | None = None, **params: Any) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = httpx.get(f"{base}/v1/games/{game_id}", headers=headers, params=params, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def scores(base: str, game_id: str) -> dict[str, Any]:
+    answer = httpx.get(f"{base}/v1/games/{game_id}/scores", timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def play_first_legal(base: str, game_id: str, token: str) -> dict[str, Any]:
+    """Play the token's seat's first legal move through the API (it must be its turn)."""
+    game = read(base, game_id, token)
+    move = game["you"]["legal_moves"][0]
+    answer = httpx.post(
+        f"{base}/v1/games/{game_id}/moves",
+        headers={"Authorization": f"Bearer {token}"},
+        json={**move, "expected_version": game["version"]},
+        timeout=10,
+    )
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def number(text: str) -> int:
+    """A total as the page writes it: "12", "+4", "−3" (a true minus sign), maybe with a ★."""
+    cleaned = text.replace("★", "").replace("−", "-").replace("+", "").strip()
+    return int(cleaned)
+
+
+def totals_shown(page: Page) -> list[int]:
+    return [number(text) for text in page.locator(f"{TABLE} .seat .total").all_inner_texts()]
+
+
+def settled(page: Page, timeout: float = 15_000) -> None:
+    """Wait until the table has shown every event it knows of and sends nothing."""
+    page.wait_for_selector(f'{TABLE}[data-busy="false"]', timeout=timeout)
+
+
+def my_turn_or_over(page: Page, timeout: float = 15_000) -> str:
+    """Wait until the table waits for this seat's move, or the game is over: which of the two.
+    (A hand is drawn as `my-turn` only once every event has been shown and nothing is sent.)"""
+    page.wait_for_selector(f'.hand.my-turn, {TABLE}[data-status="finished"][data-busy="false"]', timeout=timeout)
+    return page.locator(TABLE).get_attribute("data-status") or ""
+
+
+def version_shown(page: Page) -> int:
+    return int(page.locator(TABLE).get_attribute("data-version") or 0)
+
+
+RECORD_VERSIONS = """
+window.versionsShown = [];
+new MutationObserver(() => {
+  const table = document.querySelector("section.table-screen");
+  const version = table && Number(table.dataset.version);
+  if (version && window.versionsShown.at(-1)?.version !== version) {
+    window.versionsShown.push({ version, at: performance.now() });
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-version"], childList: true });
+"""
+"""An init script: every version the table shows, in order, and when (window.versionsShown)."""
