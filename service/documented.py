@@ -65,6 +65,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
         503,
         "the event store cannot be reached; a move's outcome is then unknown: retry with its key",
     ),
+    "too_many_connections": (503, "the worker holds as many connections as it may (the connection is closed)"),
 }
 #: The status of every code.
 STATUS_OF = {code: status for code, (status, _) in PROBLEMS.items()}

@@ -37,7 +37,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, License, SecurityScheme, Tag
 
-from core.rulesets import RULESETS
+from core.rulesets import DEFAULT_RULESET, RULESETS
 from events.rulesets import EVENT_RULES
 from events.store import CURSOR
 from service import schemas
@@ -77,6 +77,12 @@ _ANSWERS = (
     schemas.Problem,
 )
 _TAGGED_UNIONS = (schemas.AnyGameView, schemas.AnyScores)
+#: The parts of events' data that their Structs (events/) leave without a docstring.
+_EVENT_PARTS = {
+    "Player": "A seat as the game was created: its name and, for a seat the service plays, its bot (else null).",
+    "Rules": "Poison's rule options as the game was created.",
+    "TakenCounts": "How many cards of each kind a seat took in the round.",
+}
 
 #: Enums named once in the document (a generated client makes one type of each): values, description.
 NAMED_ENUMS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -159,7 +165,13 @@ def _schemas() -> dict[str, Any]:
         made[name] = {"title": name, "type": "string", "enum": list(values), "description": description}
     _name_enums(made)
     made["Problem"]["properties"]["code"] = {"$ref": _REF.format(name="ProblemCode")}
+    # A new game that names no ruleset is the default one's (as every game was before the pot game).
+    default = next(body for body in _CREATE_BODIES if body.__struct_config__.tag == DEFAULT_RULESET).__name__
+    made[default]["required"].remove("ruleset")
+    made[default]["properties"]["ruleset"]["default"] = DEFAULT_RULESET
     made["Health"]["description"] = "The service answers, and so does its event store."
+    for name, description in _EVENT_PARTS.items():
+        made[name]["description"] = description
     return made
 
 
@@ -256,17 +268,13 @@ def _union_refs(node: object) -> None:
 
 def _bodies(paths: dict[str, Any], shown: dict[str, Any]) -> None:
     """The bodies the handlers read themselves."""
-    create_mapping = {body.__struct_config__.tag: _REF.format(name=body.__name__) for body in _CREATE_BODIES}
     paths[CREATE_PATH]["post"]["requestBody"] = {
         "required": True,
-        "description": "The new game: its players and, by ruleset, its options. `ruleset` may be left out (the "
-        "game is then Poison).",
+        "description": "The new game: its players and, by ruleset, its options. `ruleset` may be left out: the "
+        "game is then Poison.",
         "content": {
             "application/json": {
-                "schema": {
-                    "oneOf": [{"$ref": ref} for ref in create_mapping.values()],
-                    "discriminator": {"propertyName": "ruleset", "mapping": create_mapping},
-                },
+                "schema": {"oneOf": [{"$ref": _REF.format(name=body.__name__)} for body in _CREATE_BODIES]},
                 "examples": {
                     "poison": {"summary": "Poison: a person and two bots", "value": shown["create_poison"]},
                     "pot": {"summary": "the pot game: a person and a bot", "value": shown["create_pot"]},

@@ -1,41 +1,119 @@
-"""The OpenAPI document tells the truth about the bodies that differ by ruleset."""
+"""The OpenAPI document tells the truth: it validates, its request schemas take what the service
+takes, each operation lists the problem codes the service really answers there (each one is
+provoked here, through the real app on a real store), and its page renders from the service
+alone in a real browser, where "Try it out" plays a move with a token."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
 import msgspec
 import pytest
+from litestar.testing import AsyncTestClient
+from openapi_schema_validator import OAS31Validator
+from openapi_spec_validator import validate
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
-from core.rulesets import RULESETS
-from service.schemas import PoisonCreate, PotCreate
+from core.rulesets import POISON, RULESETS
+from service import problems as service_problems
+from service.app import create_app
+from service.controllers.games import GamesController
+from service.documented import CODES_OF, PROBLEMS, STATUS_OF, examples
+from service.settings import Settings
+from tests.service.api import auth, create, view
 
 pytestmark = pytest.mark.anyio
 
+Client = AsyncTestClient[Any]
 
-async def test_the_create_body_is_one_schema_per_ruleset_told_apart_by_ruleset(client):
-    document = (await client.get("/schema/openapi.json")).json()
-    body = document["paths"]["/v1/games"]["post"]["requestBody"]
-    assert body["required"] is True
-    schema = body["content"]["application/json"]["schema"]
-    assert schema["discriminator"]["propertyName"] == "ruleset"
-    mapping = schema["discriminator"]["mapping"]
-    assert set(mapping) == set(RULESETS)
+
+async def document_of(client: Client) -> dict[str, Any]:
+    answer = await client.get("/schema/openapi.json")
+    assert answer.status_code == 200
+    return answer.json()
+
+
+def validator(document: dict[str, Any], name: str) -> OAS31Validator:
+    """A validator of the document's schema `name`, its references resolved in the document."""
+    return validator_at(document, f"/components/schemas/{name}")
+
+
+def validator_at(document: dict[str, Any], pointer: str) -> OAS31Validator:
+    """A validator of the schema at `pointer` (a JSON pointer) in the document."""
+    registry: Registry[Any] = Registry().with_resource(
+        "urn:poison", Resource.from_contents(document, default_specification=DRAFT202012)
+    )
+    return OAS31Validator({"$ref": f"urn:poison#{pointer}"}, registry=registry)
+
+
+def pointer(*parts: str) -> str:
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+async def test_the_document_passes_openapi_spec_validator(client):
+    document = await document_of(client)
+    validate(document)
+    assert document["info"]["license"] == {"name": "MIT", "identifier": "MIT"}
+
+
+async def test_every_operation_and_schema_has_an_id_a_summary_and_a_description(client):
+    document = await document_of(client)
+    ids = []
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            assert operation.get("summary"), (method, path)
+            assert operation.get("description"), (method, path)
+            ids.append(operation["operationId"])
+    assert len(ids) == len(set(ids))
+    assert {"get_scores", "play_move", "create_game", "replay_log", "stream_events", "head_game"} <= set(ids)
+    assert all(identifier.isidentifier() and identifier.islower() for identifier in ids)
+    for name, schema in document["components"]["schemas"].items():
+        assert schema.get("description"), name
+
+
+async def test_the_create_body_is_one_schema_per_ruleset_and_poison_may_leave_out_its_ruleset(client):
+    document = await document_of(client)
+    schema = document["paths"]["/v1/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     components = document["components"]["schemas"]
-    for name, ref in mapping.items():
-        variant = components[ref.rsplit("/", 1)[1]]
-        assert variant["properties"]["ruleset"] == {"enum": [name]}
+    variants = [components[member["$ref"].rsplit("/", 1)[1]] for member in schema["oneOf"]]
+    assert [variant["properties"]["ruleset"]["enum"] for variant in variants] == [[name] for name in RULESETS]
+    for variant, ruleset in zip(variants, RULESETS.values(), strict=True):
         assert variant["additionalProperties"] is False
         players = variant["properties"]["players"]
-        assert (players["minItems"], players["maxItems"]) == RULESETS[name].players
+        assert (players["minItems"], players["maxItems"]) == ruleset.players
+        assert ("ruleset" in variant.get("required", [])) is (ruleset is not POISON)
     assert "rounds" in components["PoisonCreate"]["properties"]
     assert "rounds" not in components["PotCreate"]["properties"]
 
 
-async def test_the_documented_create_bodies_are_the_ones_that_decode_a_request(client):
-    document = (await client.get("/schema/openapi.json")).json()
-    schemas = document["components"]["schemas"]
-    for body in (PoisonCreate, PotCreate):
-        _, expected = msgspec.json.schema_components([body], ref_template="#/components/schemas/{name}")
-        assert schemas[body.__name__] == expected[body.__name__]
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},
+        {"ruleset": "pot", "players": [{"name": "a"}, {"name": "b", "bot": "greedy"}], "seed": 2**63 - 1},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "seed": 2**63},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "rounds": 21},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "rules": {"cauldrons": "fixed"}, "rounds": 2},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c", "bot": "clever"}]},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "extra": 1},
+        {"ruleset": "pot", "players": [{"name": "a"}, {"name": "b"}], "rounds": 2},
+        {"ruleset": "pot", "players": [{"name": "a"}]},
+        {"players": [{"name": "a"}, {"name": "b"}]},
+        {"players": [{"name": ""}, {"name": "b"}, {"name": "c"}]},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "seed": -1},
+        {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "seed": "7"},
+    ],
+)
+async def test_the_documented_create_body_takes_exactly_what_the_service_takes(client, body):
+    document = await document_of(client)
+    at = pointer("paths", "/v1/games", "post", "requestBody", "content", "application/json", "schema")
+    documented = validator_at(document, at).is_valid(body)
+    answer = await client.post("/v1/games", json=body)
+    assert answer.status_code == (201 if documented else 400), answer.text
 
 
 @pytest.mark.parametrize(
@@ -57,3 +135,423 @@ async def test_a_create_body_another_ruleset_would_take_is_400_naming_what_is_wr
     assert problem["code"] == "invalid_request"
     assert says in problem["detail"]
     assert (await client.get("/v1/games")).json()["games"] == []
+
+
+async def test_the_answers_the_service_gives_are_valid_for_the_schemas_the_document_names(client):
+    """A game of each ruleset, played a little, read every way: each answer is valid for its schema."""
+    document = await document_of(client)
+    for players, options in ((3, {"rounds": 1}), (2, {"ruleset": "pot"})):
+        created, tokens = await create(client, players, bots={1: "greedy", 2: "random"}, **options)
+        assert validator(document, "GameCreatedOut").is_valid(created)
+        game_id, token = created["game_id"], tokens[0]
+        for _ in range(3):
+            seen = await view(client, game_id, token)
+            legal = seen["you"]["legal_moves"][0]
+            played = await client.post(f"/v1/games/{game_id}/moves", json=legal, headers=auth(token))
+            assert played.status_code == 201, played.text
+            errors = [error.message for error in validator(document, "MovePlayed").iter_errors(played.json())]
+            assert errors == []
+        log = (await client.get(f"/v1/games/{game_id}/events", headers=auth(token))).json()
+        assert [error.message for error in validator(document, "EventLog").iter_errors(log)] == []
+        for event in log["events"]:
+            member = "PoisonEvent" if "ruleset" not in options else "PotEvent"
+            assert validator(document, member).is_valid(event), event
+        scores = (await client.get(f"/v1/games/{game_id}/scores")).json()
+        assert validator(document, "Scores" if "ruleset" not in options else "PotScores").is_valid(scores)
+    listing = (await client.get("/v1/games")).json()
+    assert [error.message for error in validator(document, "GameList").iter_errors(listing)] == []
+
+
+async def test_every_example_in_the_document_is_valid_for_its_schema(client):
+    document = await document_of(client)
+    checked = 0
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            places = [("requestBody",)] + [("responses", status) for status in operation["responses"]]
+            for place in places:
+                content = operation
+                for part in place:
+                    content = content.get(part, {})
+                for media_type in ("application/json", "application/problem+json"):
+                    media = content.get("content", {}).get(media_type)
+                    if media is None:
+                        continue
+                    shown = [example["value"] for example in media.get("examples", {}).values()]
+                    shown += [media["example"]] if "example" in media else []
+                    at = validator_at(document, pointer("paths", path, method, *place, "content", media_type, "schema"))
+                    for value in shown:
+                        assert [error.message for error in at.iter_errors(value)] == [], (path, method, place)
+                        checked += 1
+    assert checked > 40
+
+
+async def test_every_problem_code_is_in_the_documents_enum_and_the_services_table(client):
+    document = await document_of(client)
+    assert set(document["components"]["schemas"]["ProblemCode"]["enum"]) == set(PROBLEMS)
+    assert set(PROBLEMS) == set(service_problems.TITLES)
+    problem = document["components"]["schemas"]["Problem"]["properties"]
+    assert {"current_version", "at_version", "reason", "retry_after"} <= problem.keys()
+
+
+async def test_the_move_body_is_read_once_by_the_handler_not_by_litestar_too(client):
+    assert "data" not in GamesController.play.parsed_fn_signature.parameters
+    document = await document_of(client)
+    body = document["paths"]["/v1/games/{game_id}/moves"]["post"]["requestBody"]
+    assert body["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/PlayCard"}
+    headers = {**auth("t" * 43), "content-type": "application/json"}
+    played = await client.post("/v1/games/x/moves", content=b'{"card": "R5", "cauldron": "1"}', headers=headers)
+    assert played.status_code == 400  # strictly: "1" is no cauldron
+
+
+async def test_unknown_paths_under_schema_are_problem_json_404_like_every_other(client):
+    for path in ("/schema/nope", "/schema/oauth2-redirect.html", "/schema/assets/README.md", "/schema/a/b"):
+        answer = await client.get(path)
+        assert answer.status_code == 404, path
+        assert answer.headers["content-type"].startswith("application/problem+json"), path
+        assert answer.json()["code"] == "not_found"
+    for page in ("/schema", "/schema/swagger"):
+        answer = await client.get(page)
+        assert answer.status_code == 200
+        assert "/schema/assets/swagger-ui-bundle.js" in answer.text
+        assert "http" not in answer.text.replace("http-equiv", "")  # nothing fetched from elsewhere
+
+
+# ---- every code an operation lists, provoked --------------------------------------------
+
+
+class Provoker:
+    """What the provocations need: the app on the real store, one whose store is down, one
+    with tight rate limits, and games in the states a refusal needs."""
+
+    def __init__(self, client: Client, down: Client, limited: Client) -> None:
+        self.client, self.down, self.limited = client, down, limited
+
+    async def poison(self, client: Client | None = None, **options: Any) -> tuple[str, dict[int, str], dict]:
+        """A game of Poison: two people (seats 0 and 1) and a bot; its id, tokens and the mover's view."""
+        created, tokens = await create(client or self.client, 3, bots={2: "greedy"}, seed=11, rounds=1, **options)
+        game_id = created["game_id"]
+        turn = created["game"]["turn"]
+        return game_id, tokens, await view(client or self.client, game_id, tokens[turn])
+
+    async def move(self, game_id: str, token: str, body: Any, **headers: str) -> Any:
+        return await self.client.post(f"/v1/games/{game_id}/moves", json=body, headers={**auth(token), **headers})
+
+    async def finished(self) -> tuple[str, str]:
+        """A finished game of Poison (one person, two bots): its id and the person's token."""
+        created, tokens = await create(self.client, 3, bots={1: "greedy", 2: "random"}, rounds=1, seed=5)
+        game_id, token = created["game_id"], tokens[0]
+        while (seen := await view(self.client, game_id, token))["status"] == "active":
+            assert (await self.move(game_id, token, seen["you"]["legal_moves"][0])).status_code == 201
+        return game_id, token
+
+    async def cannot_close(self) -> Any:
+        """A pot game played until a card in the person's hand would explode the pot: closing with it."""
+        created, tokens = await create(self.client, 2, bots={1: "greedy"}, ruleset="pot", seed=3)
+        game_id, token = created["game_id"], tokens[0]
+        while (seen := await view(self.client, game_id, token))["status"] == "active":
+            legal = {(move["card"], move["close"]) for move in seen["you"]["legal_moves"]}
+            refused = [card for card in seen["you"]["hand"] if (card, True) not in legal]
+            if refused:
+                return await self.move(game_id, token, {"card": refused[0], "close": True})
+            highest = max((move for move in seen["you"]["legal_moves"] if not move["close"]), key=lambda m: m["card"])
+            assert (await self.move(game_id, token, highest)).status_code == 201
+        raise AssertionError("the game ended before any closing was refused")
+
+
+def _cauldron_of(card: str, seen: dict) -> int:
+    colours = {"R": "red", "B": "blue", "P": "purple"}
+    colour = colours.get(card[0])
+    return next((i for i, c in enumerate(seen["cauldrons"]) if c["color"] == colour), 0)
+
+
+async def _illegal_cauldron(p: Provoker) -> Any:
+    game_id, tokens, seen = await p.poison(rules={"cauldrons": "fixed"})
+    legal = {(move["card"], move["cauldron"]) for move in seen["you"]["legal_moves"]}
+    card, cauldron = next(
+        (card, cauldron) for card in seen["you"]["hand"] for cauldron in range(3) if (card, cauldron) not in legal
+    )
+    return await p.move(game_id, tokens[seen["turn"]], {"card": card, "cauldron": cauldron})
+
+
+async def _card_not_in_hand(p: Provoker) -> Any:
+    game_id, tokens, seen = await p.poison(rules={"cauldrons": "fixed"})
+    card = next(card for card in POISON.card_codes if card not in seen["you"]["hand"])
+    return await p.move(game_id, tokens[seen["turn"]], {"card": card, "cauldron": _cauldron_of(card, seen)})
+
+
+async def _not_your_turn(p: Provoker) -> Any:
+    game_id, tokens, seen = await p.poison()
+    other = tokens[1 - seen["turn"]]
+    return await p.move(game_id, other, seen["you"]["legal_moves"][0])
+
+
+async def _version_conflict(p: Provoker) -> Any:
+    game_id, tokens, seen = await p.poison()
+    return await p.move(game_id, tokens[seen["turn"]], {**seen["you"]["legal_moves"][0], "expected_version": 0})
+
+
+async def _idempotency_key_reused(p: Provoker) -> Any:
+    game_id, tokens, seen = await p.poison()
+    first, second = seen["you"]["legal_moves"][:2]
+    assert (await p.move(game_id, tokens[seen["turn"]], first, **{"Idempotency-Key": "k"})).status_code == 201
+    return await p.move(game_id, tokens[seen["turn"]], second, **{"Idempotency-Key": "k"})
+
+
+async def _move_limited(p: Provoker) -> Any:
+    """Moves beyond the limit of a client address (one, here): the second move is 429."""
+    game_id, tokens, seen = await p.poison(p.limited)
+    path = f"/v1/games/{game_id}/moves"
+    mover = tokens[seen["turn"]]
+    assert (await p.limited.post(path, json=seen["you"]["legal_moves"][0], headers=auth(mover))).status_code == 201
+    after = await view(p.limited, game_id, tokens[0])
+    mover = tokens[after["turn"]]
+    legal = (await view(p.limited, game_id, mover))["you"]["legal_moves"][0]
+    return await p.limited.post(path, json=legal, headers=auth(mover))
+
+
+async def _create_limited(p: Provoker) -> Any:
+    body = {"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+    for _ in range(2):
+        assert (await p.limited.post("/v1/games", json=body)).status_code == 201
+    return await p.limited.post("/v1/games", json=body)
+
+
+async def _game_finished(p: Provoker) -> Any:
+    game_id, token = await p.finished()
+    return await p.move(game_id, token, {"card": "R1", "cauldron": 0})
+
+
+_TOO_BIG = b'{"players": "' + b"x" * 300_000 + b'"}'
+_STRANGER = auth("s" * 43)
+_GAME = "/v1/games/{game_id}"
+Provocation = Callable[[Provoker], Awaitable[Any]]
+
+
+def _reads(suffix: str, malformed: Callable[[str], str]) -> dict[str, Provocation]:
+    """The codes every read of a game answers; `malformed` makes a path this read refuses (400)."""
+
+    async def invalid(p: Provoker) -> Any:
+        game_id, _, _ = await p.poison()
+        return await p.client.get(malformed(game_id))
+
+    async def unauthorized(p: Provoker) -> Any:
+        game_id, _, _ = await p.poison()
+        return await p.client.get(f"/v1/games/{game_id}{suffix}", headers=_STRANGER)
+
+    return {
+        "invalid_request": invalid,
+        "unauthorized": unauthorized,
+        "game_not_found": lambda p: p.client.get(f"/v1/games/nope{suffix}"),
+        "store_unavailable": lambda p: p.down.get(f"/v1/games/nope{suffix}"),
+    }
+
+
+def _too_long(suffix: str) -> Callable[[str], str]:
+    return lambda game_id: f"/v1/games/{'x' * 65}{suffix}"  # ids are at most 64 characters
+
+
+async def _export_active(p: Provoker) -> Any:
+    game_id, _, _ = await p.poison()
+    return await p.client.get(f"/v1/games/{game_id}/export")
+
+
+async def _move_unauthorized(p: Provoker) -> Any:
+    game_id, _, seen = await p.poison()
+    return await p.client.post(f"/v1/games/{game_id}/moves", json=seen["you"]["legal_moves"][0])
+
+
+async def _move_invalid(p: Provoker) -> Any:
+    game_id, tokens, seen = await p.poison()
+    return await p.move(game_id, tokens[seen["turn"]], {"card": "R5"})
+
+
+def _with_token(call: Callable[[Provoker, str, dict[str, str]], Awaitable[Any]]) -> Provocation:
+    async def provoke(p: Provoker) -> Any:
+        game_id, tokens, seen = await p.poison()
+        return await call(p, f"/v1/games/{game_id}/moves", auth(tokens[seen["turn"]]))
+
+    return provoke
+
+
+_BAD_LOG = {"events": [{"version": 2, "type": "game_created", "data": {}}]}
+PROVOKE: dict[str, dict[str, Provocation]] = {
+    "create_game": {
+        "invalid_request": lambda p: p.client.post("/v1/games", json={"players": [{"name": "a"}] * 3}),
+        "payload_too_large": lambda p: p.client.post(
+            "/v1/games", content=_TOO_BIG, headers={"content-type": "application/json"}
+        ),
+        "unsupported_media_type": lambda p: p.client.post(
+            "/v1/games", content=b"{}", headers={"content-type": "text/plain"}
+        ),
+        "rate_limited": _create_limited,
+        "store_unavailable": lambda p: p.down.post(
+            "/v1/games", json={"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+        ),
+    },
+    "list_games": {
+        "invalid_request": lambda p: p.client.get("/v1/games?limit=0"),
+        "store_unavailable": lambda p: p.down.get("/v1/games"),
+    },
+    "get_game": _reads("", lambda game_id: f"/v1/games/{game_id}?version=999"),
+    "play_move": {
+        "invalid_request": _move_invalid,
+        "unauthorized": _move_unauthorized,
+        "game_not_found": lambda p: p.client.post("/v1/games/nope/moves", json={"card": "R5", "cauldron": 0}),
+        "store_unavailable": lambda p: p.down.post(
+            "/v1/games/nope/moves", json={"card": "R5", "cauldron": 0}, headers=_STRANGER
+        ),
+        "not_your_turn": _not_your_turn,
+        "game_finished": _game_finished,
+        "version_conflict": _version_conflict,
+        "payload_too_large": _with_token(
+            lambda p, path, h: p.client.post(path, content=_TOO_BIG, headers={**h, "content-type": "application/json"})
+        ),
+        "unsupported_media_type": _with_token(
+            lambda p, path, h: p.client.post(path, content=b"{}", headers={**h, "content-type": "text/plain"})
+        ),
+        "card_not_in_hand": _card_not_in_hand,
+        "illegal_cauldron": _illegal_cauldron,
+        "cannot_close": lambda p: p.cannot_close(),
+        "idempotency_key_reused": _idempotency_key_reused,
+        "rate_limited": _move_limited,
+    },
+    "get_scores": _reads("/scores", _too_long("/scores")),
+    "get_events": _reads("/events", lambda game_id: f"/v1/games/{game_id}/events?limit=0"),
+    "stream_events": _reads("/events/stream", lambda game_id: f"/v1/games/{game_id}/events/stream?after=999"),
+    "export_log": {**_reads("/export", _too_long("/export")), "game_active": _export_active},
+    "replay_log": {
+        "invalid_request": lambda p: p.client.post("/v1/replays", json={"events": 3}),
+        "payload_too_large": lambda p: p.client.post(
+            "/v1/replays", content=_TOO_BIG, headers={"content-type": "application/json"}
+        ),
+        "unsupported_media_type": lambda p: p.client.post(
+            "/v1/replays", content=b"{}", headers={"content-type": "text/plain"}
+        ),
+        "invalid_log": lambda p: p.client.post("/v1/replays", json=_BAD_LOG),
+    },
+    "get_health": {"store_unavailable": lambda p: p.down.get("/health")},
+    "get_ready": {"store_unavailable": lambda p: p.down.get("/health/ready")},
+    "get_live": {},
+}
+
+
+@pytest.fixture
+async def provoker(client: Client, settings: Settings, namespace: str) -> AsyncIterator[Provoker]:
+    down = Settings(redis_url="redis://127.0.0.1:1/0", namespace=namespace, store_timeout=1.0)
+    tight = msgspec.structs.replace(
+        settings, namespace=f"{namespace}-limited", create_rate=0.01, create_burst=2, move_rate=0.01, move_burst=1
+    )
+    async with AsyncTestClient(create_app(down)) as unreachable, AsyncTestClient(create_app(tight)) as limited:
+        yield Provoker(client, unreachable, limited)
+
+
+def test_every_operation_has_a_provocation_for_each_code_it_lists_and_none_other():
+    assert {operation: set(codes) for operation, codes in PROVOKE.items()} == {
+        operation: set(codes) for operation, codes in CODES_OF.items()
+    }
+
+
+@pytest.mark.parametrize("operation_id", sorted(CODES_OF))
+async def test_each_code_an_operation_lists_is_answered_there_as_its_example_shows(client, provoker, operation_id):
+    document = await document_of(client)
+    operation = next(
+        operation
+        for operations in document["paths"].values()
+        for operation in operations.values()
+        if operation["operationId"] == operation_id
+    )
+    for code, provoke in PROVOKE[operation_id].items():
+        answer = await provoke(provoker)
+        assert (answer.status_code, answer.json().get("code")) == (STATUS_OF[code], code), (code, answer.text)
+        assert answer.headers["content-type"].startswith("application/problem+json")
+        documented = operation["responses"][str(STATUS_OF[code])]
+        example = documented["content"]["application/problem+json"]["examples"][code]["value"]
+        body = answer.json()
+        assert {key: body[key] for key in ("type", "title", "status", "code")} == {
+            key: example[key] for key in ("type", "title", "status", "code")
+        }
+        assert set(body) == set(example), code
+        assert "x-poison-worker" in answer.headers
+        if code == "rate_limited":
+            assert int(answer.headers["retry-after"]) == body["retry_after"]
+
+
+async def test_a_new_game_answers_with_its_location_and_every_answer_names_its_worker(client):
+    document = await document_of(client)
+    created = await client.post("/v1/games", json={"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]})
+    assert created.headers["location"] == f"/v1/games/{created.json()['game_id']}"
+    assert "Location" in document["paths"]["/v1/games"]["post"]["responses"]["201"]["headers"]
+    for path in ("/v1/games", created.headers["location"], "/health"):
+        assert (await client.get(path)).headers["x-poison-worker"].isdigit()
+
+
+async def test_the_examples_are_real_games_the_service_replays(client):
+    shown = examples()
+    replayed = await client.post("/v1/replays", json=shown["replay"])
+    assert replayed.status_code == 200, replayed.text
+    assert replayed.json() == shown["replayed"]
+    exported = await client.post(
+        "/v1/replays", content=shown["export"], headers={"content-type": "application/x-ndjson"}
+    )
+    assert exported.json() == shown["replayed"]
+    assert json.loads(shown["stream"].split("data: ", 1)[1].split("\n", 1)[0]) == shown["played"]["events"][0]
+
+
+# ---- the page, in a real browser -----------------------------------------------------------
+
+
+def test_the_swagger_page_renders_from_the_service_alone_and_plays_a_move_with_a_token(tmp_path: Path):
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, LAUNCH_ARGS, install_chromium
+    from tests.service.served import serving
+
+    install_chromium()
+    with serving(tmp_path / "store") as base, sync_playwright() as playwright:
+        import httpx
+
+        created = httpx.post(
+            f"{base}/v1/games", json={"players": [{"name": "ana"}, {"name": "bob", "bot": "greedy"}, {"name": "cy"}]}
+        ).json()
+        game_id = created["game_id"]
+        turn = created["game"]["turn"]
+        token = created["players"][turn]["token"]
+        move = httpx.get(f"{base}/v1/games/{game_id}", headers=auth(token)).json()["you"]["legal_moves"][0]
+
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        page = browser.new_page()
+        elsewhere: list[str] = []
+
+        def only_the_service(route: Any) -> None:
+            if route.request.url.startswith(base):
+                route.continue_()
+            else:
+                elsewhere.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_the_service)
+        page.goto(f"{base}/schema/swagger")
+        page.wait_for_selector(".opblock", timeout=30_000)
+        document = httpx.get(f"{base}/schema/openapi.json").json()
+        operations = sum(len(operations) for operations in document["paths"].values())
+        assert page.locator(".opblock").count() == operations
+
+        page.click("button.authorize")
+        page.fill(".modal-ux input", token)
+        page.click(".modal-ux button.authorize")
+        page.click(".modal-ux button.btn-done")
+        block = page.locator("#operations-games-play_move")
+        block.locator(".opblock-summary").click()
+        block.locator("button.try-out__btn").click()
+        block.locator("input[placeholder='game_id']").fill(game_id)
+        block.locator("textarea.body-param__text").fill(
+            json.dumps({"card": move["card"], "cauldron": move["cauldron"]})
+        )
+        block.locator("button.execute").click()
+        status = block.locator(".live-responses-table .response .response-col_status").first
+        status.wait_for(timeout=30_000)
+        assert status.inner_text().strip().startswith("201"), block.locator(".live-responses-table").inner_text()
+        browser.close()
+        played = httpx.get(f"{base}/v1/games/{game_id}/events?limit=5000").json()["events"]
+    assert elsewhere == []
+    assert any(e["type"] == "card_played" and e["data"]["seat"] == turn for e in played)  # played by Swagger only
