@@ -1,103 +1,321 @@
-"""`poison play`: a person plays seat 0 against bots, in the terminal, in any ruleset.
+"""`poison play`: a person plays one seat of a game at the terminal, here or on a server.
 
-The game is driven exactly as the service drives it, through events.play in memory: each
-move becomes its events, and the bots whose turn follows play from the game's seed and the
-log's version (core.rulesets.bot_seed), so a seed plays the same bot moves here as over
-HTTP. What each move did is told from its events as seat 0 may see them.
+Here, the game is driven exactly as the service drives it, in memory: events.play turns each
+move into its events and lets the bots whose turn follows play from the game's seed and the
+log's version (core.rulesets.bot_seed), so a seed plays the same bot moves here as over HTTP;
+what the seat sees is made by the service's own views. On a server (`--server URL`), the
+same is read over the HTTP API (service.commands.remote). Either way the terminal draws only
+what a `Seat` gives (service.commands.screens.seat), so the two look the same.
+
+Into a terminal, the board is redrawn every turn, with what happened since your last move
+above it; into a pipe or a file, the same lines scroll by once each, in plain text (what was
+typed is echoed after its prompt, so a transcript reads as the game went).
 """
 
 from __future__ import annotations
 
 import argparse
 import secrets
+import sys
+from collections.abc import Iterable
+from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
+from rich.columns import Columns
+from rich.console import Console, RenderableType
+from rich.text import Text
 
 from core import RuleError
+from core.rulesets import DEFAULT_RULESET, Ruleset
 from events.codec import Event, Player
-from events.play import LoggedGame, create_game, play_move
-from service.commands import CommandError, arguments, console, fail
+from events.play import create_game, play_move
+from service.commands import CommandError, arguments, console, fail, visible
 from service.commands.arguments import add_ruleset, add_seats, bots_for, check_players, options_of, ruleset_of
-from service.commands.screens import SCREENS, Screen, screen_for
+from service.commands.screens import SCREENS, Players, Screen, screen_for
+from service.commands.screens.seat import Refused, Seat, refusal
+from service.views import game_view, scores
 
-YOU = 0  # the person's seat
+#: What a person types to leave the game (the end of input leaves it too).
+QUIT = frozenset({"q", "quit", "exit"})
+#: The bot of every other seat, unless --bots says otherwise.
+BOTS = "greedy"
+#: The defaults of the options that describe a new game: a game joined with --game has its
+#: own, so there they are refused (see `check_server_options`).
+NEW_GAME_DEFAULTS = {"ruleset": DEFAULT_RULESET, "players": 4, "bots": BOTS, "seat": 0}
+
+EPILOG = """\
+Each turn shows the table, your hand and your legal moves, numbered: answer with a number,
+or type the move out. 'q' (or 'quit', or the end of the input) leaves the game, saying at
+which version (on a server, with how to come back to it).
+
+Exit status: 0 when the game ends or you leave it; 1 when the server cannot be reached or
+fails; 2 for a bad option, a bad token or an unknown game; 130 on Ctrl-C.
+"""
 
 
 def add(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "play",
-        help="play a game against bots in the terminal",
-        description="Play seat 0 against bots. Each turn shows the table, your hand and your legal moves, "
-        "numbered; a move is its number, or typed out ("
-        + "; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items())
-        + "); 'q' quits.",
+        help="play a game against bots in the terminal, here or on a server",
+        description="Play one seat of a game against bots, here or on a server. A move is its number in the "
+        "list, or typed out (" + "; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items()) + ").",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_ruleset(command)
-    add_seats(command, "greedy", "other seat")
+    add_seats(command, BOTS, "other seat")
     command.add_argument("--seed", type=arguments.seed, help=f"{arguments.SEED_RANGE} (default: random)")
+    command.add_argument(
+        "--seat", type=int, metavar="N", help="your seat, from 0 (default 0); the bots sit in the others"
+    )
+    server = command.add_argument_group(
+        "on a server",
+        "Play over the HTTP API of a `poison serve`: without --game, a new game is created there with the "
+        "options above; with --game and --token, you take the seat of an existing game that the token names.",
+    )
+    server.add_argument("--server", metavar="URL", help="the service's address, like http://127.0.0.1:8000")
+    server.add_argument("--game", metavar="ID", help="the game to join (with --token)")
+    server.add_argument("--token", help="your seat's token, from the game's creation")
+    # None tells an option given from one left out: a game joined with --game has its own.
+    command.set_defaults(**dict.fromkeys(NEW_GAME_DEFAULTS))
 
 
-def tell(out: Console, screen: Screen, logged: LoggedGame, events: list[Event], names: list[str]) -> None:
-    """What the events of a move say, as seat 0 may see them."""
-    rules = logged.rules
-    for line in screen.narrate([rules.visible(event, YOU, finished=False) for event in events], names):
-        out.print(line)
+# -- a game played here ------------------------------------------------------------------------
+
+
+class LocalSeat:
+    """A game played in memory, with the service's code: the person at seat `you`, bots in
+    every other seat."""
+
+    def __init__(self, ruleset: Ruleset, bots: list[str], you: int, seed: int, options: dict[str, Any]) -> None:
+        seats = [seat for seat in range(len(bots) + 1) if seat != you]
+        bot_of = dict(zip(seats, bots, strict=True))
+        names = ["you" if seat == you else f"{bot_of[seat]} bot {seat}" for seat in range(len(bots) + 1)]
+        created = tuple(Player(seat=seat, name=name, bot=bot_of.get(seat)) for seat, name in enumerate(names))
+        events, self.logged = create_game(ruleset.name, "terminal", created, seed=seed, options=options)
+        self.you = you
+        self.seed = seed
+        self.players = Players.of(names, you)
+        self._opening = self._visible(events)
+
+    @property
+    def view(self) -> Any:
+        return game_view(self.logged, seat=self.you)
+
+    def _visible(self, events: Iterable[Event]) -> list[Event]:
+        """The events as this seat may see them, as the service shows them."""
+        rules = self.logged.rules
+        return [rules.visible(event, self.you, self.logged.finished) for event in events]
+
+    def opening(self) -> list[Event]:
+        return self._opening
+
+    def play(self, move: tuple[Any, ...]) -> list[Event]:
+        try:
+            events, self.logged = play_move(self.logged, self.you, move)
+        except RuleError as refused:
+            raise refusal(refused.code, str(refused), move) from None
+        return self._visible(events)
+
+    def wait(self) -> Iterable[Event]:
+        return ()  # the bots answer each move at once: here it is never another's turn
+
+    def catch_up(self) -> list[Event]:
+        return []  # nothing plays this game but this command
+
+    def scores(self) -> Any:
+        return scores(self.logged)
+
+    def where(self) -> Text:
+        return Text(f"; seed {self.seed}")
+
+    def come_back(self) -> str | None:
+        return None  # the game lives in this process only
+
+
+# -- the terminal -------------------------------------------------------------------------------
+
+
+class Terminal:
+    """One seat's game drawn on a console: redrawn every turn into a terminal, told line by
+    line into a pipe."""
+
+    def __init__(self, seat: Seat, screen: Screen, out: Console, title: str) -> None:
+        self.seat = seat
+        self.screen = screen
+        self.out = out
+        self.redraw = out.is_terminal
+        self.echo = not sys.stdin.isatty()
+        players = seat.players
+        others = [s for s in range(len(players)) if s != seat.you]
+        self.header = Text.assemble(
+            f"{title}: you are seat {seat.you} against ",
+            players.listed(others),
+            seat.where(),
+            f". {screen.best.capitalize()} total wins.",
+        )
+        #: What happened since the person's last move, as told (a redrawn board shows it again).
+        self.story: list[RenderableType] = []
+
+    def say(self, *renderables: RenderableType) -> None:
+        # Into a terminal, rich wraps lines between words at its width (the console never
+        # breaks lines into a pipe, so a transcript keeps one line per line).
+        self.out.print(*renderables, soft_wrap=not self.redraw)
+
+    def tell(self, events: Iterable[Event], *, now: bool = False) -> None:
+        """Narrate events: into a pipe at once; into a terminal with the next board, or at
+        once too (`now`) while the person watches others move."""
+        lines = self.screen.narrate(list(events), self.seat.players, self.seat.view)
+        self.story += lines
+        if now or not self.redraw:
+            for line in lines:
+                self.say(line)
+
+    def play(self) -> int:
+        """The game to its end, or until the person leaves it: the exit status."""
+        if not self.redraw:
+            self.say(self.header)
+        self.tell(self.seat.opening())
+        while self.seat.view.status == "active":
+            if self.seat.view.turn != self.seat.you:
+                self.draw(waiting=True)
+                for event in self.seat.wait():
+                    self.tell([event], now=True)
+                continue
+            self.draw()
+            events = self.turn()
+            if events is None:
+                self.say(Text(self.farewell()))
+                return 0
+            self.story = []
+            self.tell(events)
+        self.draw_end()
+        return 0
+
+    def turn(self) -> list[Event] | None:
+        """Ask for a move until the game takes one: its events (None: the person left)."""
+        view = self.seat.view
+        legal = self.screen.legal(view)
+        while True:
+            text = self.ask("your move: ")
+            if text is None or text.lower() in QUIT:
+                return None
+            move = self.screen.parse_move(text, legal, view)
+            if isinstance(move, str):
+                self.say(Text(visible(move), style="red"))
+                continue
+            try:
+                return self.seat.play(move)
+            except Refused as refused:
+                self.say(Text.assemble((visible(str(refused)), "red"), f" — {self.screen.help}"))
+                if refused.stale:
+                    return self.seat.catch_up()  # the game moved on: draw it as it is now
+
+    def ask(self, prompt: str) -> str | None:
+        """A line the person typed, or None at the end of the input."""
+        try:
+            text = self.out.input(prompt).strip()
+        except EOFError:
+            self.say()
+            return None
+        except KeyboardInterrupt:
+            self.say()  # whatever is said next (the command's last line) starts a line of its own
+            raise
+        if self.echo:
+            self.say(Text(text))
+        return text
+
+    def farewell(self) -> str:
+        left = f"you left the game at version {self.seat.view.version}"
+        come_back = self.seat.come_back()
+        return left if come_back is None else f"{left}; {come_back}"
+
+    # -- frames --------------------------------------------------------------------------------
+
+    def top(self) -> None:
+        """Into a terminal, a fresh screen: the headline and what happened since your move."""
+        if self.redraw:
+            self.out.clear()
+            self.say(self.header)
+            for line in self.story:
+                self.say(line)
+
+    def draw(self, *, waiting: bool = False) -> None:
+        view = self.seat.view
+        players = self.seat.players
+        self.top()
+        self.say()
+        for renderable in self.screen.board(view, players):
+            self.say(renderable)
+        self.say(Text.assemble("your hand: ", self.screen.cards(view.you.hand, empty="(none)")))
+        if waiting:
+            self.say(Text.assemble("waiting for ", players.name(view.turn), " to move…"))
+            return
+        labels = [
+            Text.assemble(f"{number}) ", self.screen.label(move))
+            for number, move in enumerate(self.screen.legal(view), 1)
+        ]
+        if self.redraw:
+            # Each move in one piece: the list wraps between moves, never inside one.
+            self.say("your moves:")
+            self.say(Columns(labels, padding=(0, 2)))
+        else:
+            self.say(Text.assemble("your moves: ", Text("  ").join(labels)))
+
+    def draw_end(self) -> None:
+        self.top()
+        sheet = self.seat.scores()
+        self.say(self.screen.score_sheet(sheet, self.seat.players, title=self.screen.play_title))
+        for line in self.screen.ending(sheet, self.seat.players):
+            self.say(line)
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[str], int]:
+    """The new game the options describe: its ruleset and options, the bots of the other
+    seats, and your seat (CommandError for any option out of bounds)."""
+    for name, default in NEW_GAME_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    ruleset = ruleset_of(args)
+    options = options_of(args, ruleset)
+    check_players(ruleset, args.players)
+    if not 0 <= args.seat < args.players:
+        raise CommandError(
+            f"--seat {args.seat} is not a seat of a {args.players}-player game: choose 0 to {args.players - 1}"
+        )
+    bots = bots_for(args.bots, ruleset, args.players - 1, of="other seats", each="other seat")
+    return ruleset, options, bots, args.seat
+
+
+def check_server_options(args: argparse.Namespace) -> None:
+    if args.server is None and (args.game is not None or args.token is not None):
+        raise CommandError("--game and --token join a game on a server: give its --server URL too")
+    if (args.game is None) != (args.token is None):
+        raise CommandError("--game and --token go together: a game, and the token of your seat in it")
+    if args.game is not None:
+        given = [name for name in NEW_GAME_DEFAULTS if getattr(args, name) is not None]
+        given += [name for name, value in vars(args).items() if name.startswith("option_") and value is not None]
+        given += ["seed"] if args.seed is not None else []
+        if given:
+            flag = "--" + given[0].removeprefix("option_").replace("_", "-")
+            raise CommandError(f"{flag} is for a new game: a game joined with --game keeps its own")
 
 
 def run(args: argparse.Namespace) -> int:
     out = console(highlight=False)
     try:
-        ruleset = ruleset_of(args)
-        options = options_of(args, ruleset)
-        check_players(ruleset, args.players)
-        bots = bots_for(args.bots, ruleset, args.players - 1, of="opponents", each="opponent")
+        check_server_options(args)
+        if args.server is not None:
+            from service.commands import remote  # httpx is loaded only to play on a server
+
+            return remote.run(args, out)
+        ruleset, options, bots, you = new_game(args)
         seed = args.seed if args.seed is not None else secrets.randbits(63)
-        names = ["you", *(f"{bot} bot {seat}" for seat, bot in enumerate(bots, start=1))]
-        players = (
-            Player(seat=YOU, name=names[YOU]),
-            *(Player(seat=seat, name=names[seat], bot=bot) for seat, bot in enumerate(bots, start=1)),
-        )
-        events, logged = create_game(ruleset.name, "terminal", players, seed=seed, options=options)
+        seat = LocalSeat(ruleset, bots, you, seed, options)
     except CommandError as error:
         return fail("play", error, error.code)
     except RuleError as error:
         return fail("play", error, 2)
-    screen = screen_for(ruleset.name)
-    names = [escape(name) for name in names]
-    out.print(
-        f"{ruleset.title}: you are seat 0 against {', '.join(names[1:])}; seed {seed}. "
-        f"{screen.best.capitalize()} total wins."
-    )
-    tell(out, screen, logged, events, names)
-    while not logged.finished:
-        game = logged.game
-        for renderable in screen.position(game, names):
-            out.print(renderable)
-        legal = game.legal_moves()
-        out.print(f"your hand: {' '.join(game.hand(YOU))}")
-        out.print("your moves: " + "  ".join(f"{i}) {screen.label(move)}" for i, move in enumerate(legal, 1)))
-        while True:
-            try:
-                text = out.input("your move: ").strip()
-            except EOFError:
-                out.print("\ngame abandoned")
-                return 1
-            if text.lower() in {"q", "quit", "exit"}:
-                out.print("game abandoned")
-                return 1
-            choice = screen.parse_move(text, legal)
-            if isinstance(choice, str):
-                out.print(f"[red]{choice}[/red]")
-                continue
-            try:
-                events, logged = play_move(logged, YOU, choice)
-            except RuleError as refused:
-                out.print(f"[red]{escape(str(refused))}[/red] — {screen.help}")
-                continue
-            tell(out, screen, logged, events, names)
-            break
-    out.print(screen.sheet(logged.game, names, title=screen.play_title))
-    for line in screen.ending(logged.game, names):
-        out.print(line)
-    return 0
+    return Terminal(seat, screen_for(ruleset.name), out, ruleset.title).play()

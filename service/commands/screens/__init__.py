@@ -1,14 +1,15 @@
 """What the terminal shows of a game, one module per ruleset, chosen by the ruleset's name.
 
 `replay` and `play` know nothing of any ruleset: they ask `screen_for(name)` for its score
-sheet, the state of a game in play, how a move is typed and shown, and what a move's events
-say (the interface is `base.Screen`). Every text that comes from outside (player names, game
-ids, what a person typed) is escaped before rich reads it as markup.
+sheet, the state of a game, how a move is typed and shown, and what a move's events say
+(the interface is `base.Screen`). `seat.Seat` is the one source `play` draws from, whether
+the game is played here or on a server. Every text that comes from outside (player names,
+game ids, what a person typed) is shown as it is, never read as markup.
 """
 
 from __future__ import annotations
 
-from service.commands.screens.base import Screen, player_names
+from service.commands.screens.base import Players, Screen, player_names
 from service.commands.screens.poison import PoisonScreen
 from service.commands.screens.pot import PotScreen
 
@@ -20,4 +21,4 @@ def screen_for(ruleset: str) -> Screen:
     return SCREENS[ruleset]
 
 
-__all__ = ["SCREENS", "Screen", "player_names", "screen_for"]
+__all__ = ["SCREENS", "Players", "Screen", "player_names", "screen_for"]

@@ -1,22 +1,83 @@
-"""The interface of a ruleset's screen (service.commands.screens has one per ruleset)."""
+"""The interface of a ruleset's screen (service.commands.screens has one per ruleset), and
+what every screen shares: who sits where and how they are named, coloured cards, moves
+parsed from what a person types.
+
+`poison play` draws a game only from what the HTTP API shows a seat (service.schemas: its
+GameView, score sheet and events), whether the game is played here or on a server, so the
+two can never look different. `poison replay` draws a whole log from the engine's state.
+Names from outside are never read as markup: play builds rich Text from them, and replay
+is given them escaped (`player_names`).
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from rich.console import RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from core.rulesets import Ruleset
 from events.codec import Event
+from service.commands import visible
+
+#: How the person's own seat is called: every line about it is in the second person.
+YOU = "you"
+
+
+@dataclass(frozen=True)
+class Players:
+    """The seats' names as one seat sees them: its own is "you", and the verbs agree ("you
+    play", "ada plays"). `you` is None for a reader who holds no seat."""
+
+    names: tuple[str, ...]
+    you: int | None = None
+
+    @classmethod
+    def of(cls, names: Iterable[str], you: int | None) -> Players:
+        """Seats named as a game names them, yours called "you"; another seat that is itself
+        named "you" is told apart by its number. What a terminal would obey in a name (an
+        escape, a newline) is shown written out instead."""
+        shown = []
+        for seat, name in enumerate(map(visible, names)):
+            if seat == you:
+                shown.append(YOU)
+            elif you is not None and name.casefold() == YOU:
+                shown.append(f"{name} (seat {seat})")
+            else:
+                shown.append(name)
+        return cls(tuple(shown), you)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def name(self, seat: int) -> Text:
+        return Text(self.names[seat], style="bold" if seat == self.you else "")
+
+    def does(self, seat: int, verb: str) -> Text:
+        """`seat` as the subject of `verb`, agreeing: "you take", "ada takes"."""
+        return Text.assemble(self.name(seat), " ", verb if seat == self.you else verb + "s")
+
+    def listed(self, seats: Iterable[int]) -> Text:
+        return Text(", ").join(self.name(seat) for seat in seats)
+
+
+class Scored(Protocol):
+    """What the score sheets read of a game: the API's sheet or the engine's game alike."""
+
+    @property
+    def totals(self) -> Sequence[int]: ...
+    @property
+    def winners(self) -> Sequence[int]: ...
 
 
 class Screen(ABC):
-    """One ruleset in the terminal. `game` arguments are the ruleset's engine Game; `names`
-    are the seats' names, already escaped."""
+    """One ruleset in the terminal. In replay's methods `game` is the ruleset's engine Game
+    and `names` are already escaped; play's take the API's bodies and `Players`."""
 
     ruleset: Ruleset
     #: How a person types a move in `poison play` (after its number in the list).
@@ -26,7 +87,7 @@ class Screen(ABC):
     #: The title of the score sheet at the end of `poison play`.
     play_title: str
 
-    # -- the score sheet and the state of a game --------------------------------------------
+    # -- replay: a log's game, from the engine -------------------------------------------
 
     @abstractmethod
     def sheet(self, game: Any, names: Sequence[str], title: str | None = None) -> Table:
@@ -44,23 +105,42 @@ class Screen(ABC):
     def in_play(self, game: Any, names: Sequence[str]) -> list[RenderableType]:
         """Where an unfinished game stands, for the public (no hand is shown)."""
 
-    @abstractmethod
-    def position(self, game: Any, names: Sequence[str]) -> list[RenderableType]:
-        """The table as the person to move sees it in `poison play`, before their hand."""
-
-    # -- moves --------------------------------------------------------------------------------
+    # -- play: one seat's game, from the API's bodies ------------------------------------
 
     @abstractmethod
-    def label(self, move: Any) -> str:
-        """A legal move as the list of moves shows it."""
+    def card_style(self, card: str) -> str:
+        """The rich style of a card: its suit's colour (never alone: the code is shown too)."""
 
     @abstractmethod
-    def typed(self, words: list[str]) -> tuple[Any, ...] | None:
-        """The move the words name (not checked against the rules), or None if they name none."""
+    def board(self, view: Any, players: Players) -> list[RenderableType]:
+        """The table as a seat sees it from its GameView (without its hand)."""
 
     @abstractmethod
-    def narrate(self, events: Sequence[Event], names: Sequence[str]) -> list[str]:
-        """What a move's events say, line by line; the events are as seat 0 may see them."""
+    def score_sheet(self, scores: Any, players: Players, title: str | None = None) -> Table:
+        """The API's score sheet (GET /scores) as a table, with the totals."""
+
+    @abstractmethod
+    def label(self, move: Sequence[Any]) -> Text:
+        """A move (the ruleset's fields after the seat: `(card, cauldron)`, `(card, close)`)
+        as the list of moves shows it."""
+
+    @abstractmethod
+    def typed(self, words: list[str], view: Any) -> tuple[Any, ...] | str | None:
+        """The move the words name (not checked against the rules), what is wrong with it
+        when the view alone can tell, or None if the words name no move."""
+
+    @abstractmethod
+    def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
+        """A move as the API's move body has it ({"card": "R5", "cauldron": 0})."""
+
+    @abstractmethod
+    def create_body(self, players: list[dict[str, Any]], seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
+        """The body of POST /v1/games for a new game of this ruleset."""
+
+    @abstractmethod
+    def narrate(self, events: Sequence[Event], players: Players, view: Any) -> list[RenderableType]:
+        """What a move's events say, line by line (a scored round as its table), as the
+        seat may see them; `view` is the game at or after the last of them."""
 
     # -- the same for every ruleset -------------------------------------------------------
 
@@ -68,31 +148,73 @@ class Screen(ABC):
     def best(self) -> str:
         return "lowest" if self.ruleset.lowest_wins else "highest"
 
-    def winning_total(self, game: Any) -> int:
+    def winning_total(self, game: Scored) -> int:
         return int(game.totals[game.winners[0]])
 
-    def parse_move(self, text: str, legal: Sequence[Any]) -> tuple[Any, ...] | str:
-        """The move the person typed, or what is wrong with it."""
+    def card(self, card: str) -> Text:
+        return Text(card, style=self.card_style(card))
+
+    def cards(self, cards: Sequence[str], empty: str = "(empty)") -> Text:
+        return Text(" ").join(self.card(card) for card in cards) if cards else Text(empty)
+
+    def legal(self, view: Any) -> list[tuple[Any, ...]]:
+        """The legal moves of the view's `you`, as tuples of the move's fields."""
+        return [tuple(self.move_fields_of(move)) for move in view.you.legal_moves]
+
+    @staticmethod
+    def move_fields_of(move: Any) -> tuple[Any, ...]:
+        # The API's move Structs list their fields in the order of the engine's moves.
+        return tuple(getattr(move, field) for field in move.__struct_fields__)
+
+    def parse_move(self, text: str, legal: Sequence[tuple[Any, ...]], view: Any) -> tuple[Any, ...] | str:
+        """The move the person typed (its number in the list, or typed out), or what is
+        wrong with it."""
         words = text.split()
         if len(words) == 1 and words[0].isdigit():
             number = int(words[0])
             if 1 <= number <= len(legal):
                 return tuple(legal[number - 1])
             return f"there is no move {number}: choose 1 to {len(legal)}"
-        move = self.typed(words)
+        move = self.typed(words, view)
         if move is None:
-            return f"'{escape(text)}' is not a move: {self.help}"
+            return f"{text!r} is not a move: {self.help}"
+        if not isinstance(move, str) and move[0] not in self.ruleset.card_codes:
+            return f"{move[0]!r} is not a card code of {self.ruleset.title}: {' '.join(self.ruleset.card_codes)}"
         return move
 
-    def ending(self, game: Any, names: Sequence[str]) -> list[str]:
+    def ending(self, scores: Scored, players: Players) -> list[Text]:
         """The last lines of `poison play`, after the score sheet."""
-        winners = [names[seat] for seat in game.winners]
+        totals = Text(", ").join(
+            Text.assemble(players.name(seat), f" {total}") for seat, total in enumerate(scores.totals)
+        )
+        winners = len(scores.winners)
         return [
-            f"winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)} "
-            f"({self.best} total {self.winning_total(game)})"
+            Text.assemble("final totals: ", totals),
+            Text.assemble(
+                f"winner{'s' if winners > 1 else ''}: ",
+                players.listed(scores.winners),
+                f" ({self.best} total {self.winning_total(scores)})",
+            ),
         ]
 
 
 def player_names(created: Any) -> list[str]:
     """Each seat's name from a game_created event, escaped, with its bot in brackets."""
     return [escape(player.name + (f" [{player.bot}]" if player.bot else "")) for player in created.players]
+
+
+#: A seat's name on a sheet: a rich Text (play), or markup with the name escaped (replay).
+Name = str | Text
+
+
+def as_text(name: Name) -> Text:
+    return name if isinstance(name, Text) else Text.from_markup(name)
+
+
+def seats_table(columns: Sequence[str], title: str | None = None) -> Table:
+    """A borderless table of the seats, as the board shows them (a narrow terminal keeps
+    its columns whole longer than with borders)."""
+    table = Table(title=title, title_justify="left", show_edge=False, box=None, padding=(0, 1), pad_edge=False)
+    for column in columns:
+        table.add_column(column)
+    return table

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from core import Game, Move
+from core import Game
 from core.rulesets import POISON
 from events.codec import Event
-from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored
-from service.commands.screens.base import Screen
+from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
+from service.commands.screens.base import Name, Players, Screen, as_text, seats_table
+from service.schemas import GameView, Scores
+
+#: The colours of the cauldrons and of the potions, as the score sheet counts them (the
+#: fields of a taken pile), then poison.
+COLOURS = ("red", "blue", "purple")
+PILES = (*COLOURS, "poison")
+#: Each suit's colour on the screen, by the first letter of its cards (R5, B2, P4, G4).
+SUIT_STYLES = {"R": "red", "B": "blue", "P": "magenta", "G": "green"}
+STYLES = {"red": "red", "blue": "blue", "purple": "magenta", "poison": "green"}
 
 
 class PoisonScreen(Screen):
@@ -21,29 +32,10 @@ class PoisonScreen(Screen):
     example = "a card and a cauldron, 'R5 0'"
     play_title = "The game, round by round"
 
+    # -- replay -------------------------------------------------------------------------------
+
     def sheet(self, game: Game, names: Sequence[str], title: str | None = None) -> Table:
-        table = Table(title=title or "Round by round", title_justify="left")
-        table.add_column("round", justify="right")
-        table.add_column("seat", justify="right")
-        table.add_column("player")
-        for column in ("red", "blue", "purple", "poison"):
-            table.add_column(column, justify="right")
-        table.add_column("discards")
-        table.add_column("score", justify="right")
-        for result in game.round_results():
-            for seat, pile in enumerate(result.taken):
-                table.add_row(
-                    str(result.round) if seat == 0 else "",
-                    str(seat),
-                    names[seat] + (" (dealer)" if seat == result.dealer else ""),
-                    *(str(count) for count in pile),
-                    ", ".join(result.discarded[seat]) or "-",
-                    str(result.scores[seat]),
-                    end_section=seat == len(result.taken) - 1,
-                )
-        for seat, total in enumerate(game.totals):
-            table.add_row("total" if seat == 0 else "", str(seat), names[seat], "", "", "", "", "", str(total))
-        return table
+        return self._sheet(game.round_results(), game.totals, names, title)
 
     def scored(self, game: Game) -> bool:
         return bool(game.round_results())
@@ -63,39 +55,141 @@ class PoisonScreen(Screen):
             )
         return lines
 
-    def position(self, game: Game, names: Sequence[str]) -> list[RenderableType]:
-        lines: list[RenderableType] = [f"\nround {game.round} of {game.rounds}, dealer {names[game.dealer]}"]
-        for index, cauldron in enumerate(game.cauldrons):
+    # -- play -----------------------------------------------------------------------------------
+
+    def card_style(self, card: str) -> str:
+        return SUIT_STYLES.get(card[:1], "")
+
+    def board(self, view: GameView, players: Players) -> list[RenderableType]:
+        lines: list[RenderableType] = [
+            Text.assemble(f"round {view.round} of {view.rounds}, dealt by ", players.name(view.dealer))
+        ]
+        for index, cauldron in enumerate(view.cauldrons):
+            colour = cauldron.color or "colourless"
             lines.append(
-                f"  cauldron {index}: {cauldron.colour or 'colourless':<10} total {cauldron.total:>2}  "
-                f"{' '.join(cauldron.cards) or '(empty)'}"
+                Text.assemble(
+                    f"  cauldron {index}: ",
+                    (f"{colour:<10}", STYLES.get(colour, "")),
+                    f" total {cauldron.total:>2}  ",
+                    self.cards(cauldron.cards),
+                )
             )
-        seats = Table(show_edge=False, box=None, padding=(0, 2))
-        for column in ("seat", "player", "cards in hand", "cards taken (face down)"):
-            seats.add_column(column)
-        for seat, name in enumerate(names):
-            seats.add_row(str(seat), name, str(game.hand_sizes[seat]), str(game.pile_sizes[seat]))
+        seats = seats_table(("seat", "player", "in hand", "taken (face down)", "total"))
+        for player in view.players:
+            seats.add_row(
+                str(player.seat),
+                players.name(player.seat),
+                str(player.hand_size),
+                str(player.taken),
+                str(view.totals[player.seat]),
+            )
         lines.append(seats)
         return lines
 
-    def label(self, move: Move) -> str:
-        return f"{move.card}→{move.cauldron}"
+    def score_sheet(self, scores: Scores, players: Players, title: str | None = None) -> Table:
+        return self._sheet(scores.rounds, scores.totals, [players.name(s) for s in range(len(players))], title)
 
-    def typed(self, words: list[str]) -> tuple[str, int] | None:
+    def label(self, move: Sequence[Any]) -> Text:
+        card, cauldron = move
+        return Text.assemble(self.card(card), f"→{cauldron}")
+
+    def typed(self, words: list[str], view: GameView) -> tuple[str, int] | str | None:
         if len(words) == 2 and words[1].isdigit():
-            return Move(words[0].upper(), int(words[1]))
+            card, cauldron = words[0].upper(), int(words[1])
+            if cauldron >= len(view.cauldrons):
+                return f"there is no cauldron {cauldron}: they are {', '.join(map(str, range(len(view.cauldrons))))}"
+            return (card, cauldron)
         return None
 
-    def narrate(self, events: Sequence[Event], names: Sequence[str]) -> list[str]:
-        lines: list[str] = []
+    def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
+        card, cauldron = move
+        return {"card": card, "cauldron": cauldron}
+
+    def create_body(self, players: list[dict[str, Any]], seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
+        body: dict[str, Any] = {"ruleset": self.ruleset.name, "players": players}
+        if seed is not None:
+            body["seed"] = seed
+        if options.get("rounds") is not None:
+            body["rounds"] = options["rounds"]
+        if options.get("cauldrons") is not None:
+            body["rules"] = {"cauldrons": options["cauldrons"]}
+        return body
+
+    def narrate(self, events: Sequence[Event], players: Players, view: GameView) -> list[RenderableType]:
+        lines: list[RenderableType] = []
         for event in events:
             if isinstance(event, CardPlayed):
                 lines.append(
-                    f"{names[event.seat]} plays {event.card} into cauldron {event.cauldron}: total {event.total}"
+                    Text.assemble(
+                        players.does(event.seat, "play"),
+                        " ",
+                        self.card(event.card),
+                        f" into cauldron {event.cauldron}: total {event.total}",
+                    )
                 )
-            elif isinstance(event, CauldronOverflowed):
-                lines[-1] += f" — overflow! {names[event.seat]} takes {' '.join(event.taken)}"
+            elif isinstance(event, CauldronOverflowed) and lines and isinstance(lines[-1], Text):
+                count = len(event.taken)
+                lines[-1].append_text(
+                    Text.assemble(
+                        " — overflow! ",
+                        players.does(event.seat, "take"),
+                        f" {count} card{'s' if count != 1 else ''}: ",
+                        self.cards(event.taken),
+                    )
+                )
+            elif isinstance(event, RoundStarted) and event.round > 1:
+                lines.append(Text.assemble(f"round {event.round} is dealt by ", players.name(event.dealer)))
             elif isinstance(event, RoundScored):
-                scores = ", ".join(f"{names[seat]} {score}" for seat, score in enumerate(event.scores))
-                lines.append(f"[bold]round {event.round} scored:[/bold] {scores}")
+                lines.append(self._round_table(event, players, view))
         return lines
+
+    # -- shared by replay and play ----------------------------------------------------------------
+
+    def _round_table(self, scored: RoundScored, players: Players, view: GameView) -> Table:
+        """A round just scored: what each seat took, the colours it discarded for taking
+        the most of them, its score and its running total."""
+        totals = [sum(scores) for scores in zip(*view.scores[: scored.round], strict=True)]
+        table = seats_table(("player", *PILES, "discarded", "score", "total"), title=f"round {scored.round} scored")
+        for pile, column in zip(PILES, table.columns[1:], strict=False):
+            column.justify, column.style = "right", STYLES[pile]
+        for column in table.columns[-2:]:
+            column.justify = "right"
+        for seat, taken in enumerate(scored.taken):
+            table.add_row(
+                players.name(seat),
+                *(str(getattr(taken, pile)) for pile in PILES),
+                self._colours(scored.discarded[seat]),
+                str(scored.scores[seat]),
+                str(totals[seat]),
+            )
+        return table
+
+    def _colours(self, colours: Sequence[str]) -> Text:
+        return Text(", ").join(Text(colour, style=STYLES[colour]) for colour in colours) if colours else Text("-")
+
+    def _sheet(self, rounds: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
+        """`rounds` are the engine's round results or the API's rounds: both have `round`,
+        `dealer`, `taken` (a count per pile), `discarded` and `scores`."""
+        shown = [as_text(name) for name in names]
+        table = Table(title=title or "Round by round", title_justify="left")
+        table.add_column("round", justify="right")
+        table.add_column("seat", justify="right")
+        table.add_column("player")
+        for pile in PILES:
+            table.add_column(pile, justify="right", style=STYLES[pile])
+        table.add_column("discarded")
+        table.add_column("score", justify="right")
+        for result in rounds:
+            for seat, taken in enumerate(result.taken):
+                table.add_row(
+                    str(result.round) if seat == 0 else "",
+                    str(seat),
+                    Text.assemble(shown[seat], " (dealer)" if seat == result.dealer else ""),
+                    *(str(getattr(taken, pile)) for pile in PILES),
+                    self._colours(result.discarded[seat]),
+                    str(result.scores[seat]),
+                    end_section=seat == len(result.taken) - 1,
+                )
+        for seat, total in enumerate(totals):
+            table.add_row("total" if seat == 0 else "", str(seat), shown[seat], "", "", "", "", "", str(total))
+        return table

@@ -1,0 +1,77 @@
+"""One seat's game, wherever it is played: what `poison play` draws and plays through.
+
+A seat is the person's place at a game, seen exactly as the HTTP API shows it to that
+seat's token: its GameView (with `you`), its score sheet and its events, redacted for it.
+`poison play` has two: a game played here in memory (service.commands.play.LocalSeat, the
+service's own code run in-process) and a game on a server (service.commands.remote). The
+terminal's loop and the screens know only this interface, so a game looks and reads the
+same wherever it is played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from rich.text import Text
+
+from events.codec import Event
+from service.commands.screens.base import Players
+
+#: Refusals that mean the seat's view is behind the game (another client moved): it must
+#: catch up before it tries again.
+STALE = frozenset({"version_conflict", "not_your_turn", "game_finished"})
+
+
+class Refused(Exception):
+    """A move the game did not take, said to the person in one line; they may try again.
+    `stale`: the game had moved on, so the seat must catch up first."""
+
+    def __init__(self, message: str, *, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
+
+
+def refusal(code: str, message: str, move: Sequence[Any]) -> Refused:
+    """The rules' refusal of the person's move, in the second person: the rules speak of
+    seats ("seat 2 holds no P1"), the person is "you"."""
+    if code == "card_not_in_hand":
+        message = f"you hold no {move[0]}"
+    return Refused(message, stale=code in STALE)
+
+
+class Seat(Protocol):
+    """The person's seat at a game, here or on a server."""
+
+    #: The person's seat number.
+    you: int
+
+    @property
+    def players(self) -> Players:
+        """Every seat's name as the person sees them (theirs is "you")."""
+
+    @property
+    def view(self) -> Any:
+        """The game now, as the API's GameView for this seat (with `you`)."""
+
+    def opening(self) -> list[Event]:
+        """What happened since the person last moved (from the start, in a new game)."""
+
+    def play(self, move: tuple[Any, ...]) -> list[Event]:
+        """Play the move; its events and those of the bots that answered it. Raises
+        Refused when it is not taken."""
+
+    def wait(self) -> Iterable[Event]:
+        """The other seats' moves as they happen, until it is the person's turn or the end."""
+
+    def catch_up(self) -> list[Event]:
+        """The events the seat has not seen, once a refusal said the game moved on."""
+
+    def scores(self) -> Any:
+        """The API's score sheet of the game (GET /scores)."""
+
+    def where(self) -> Text:
+        """Where the game is, for the headline ("; seed 8", "; game X at URL")."""
+
+    def come_back(self) -> str | None:
+        """How to take the seat again after leaving it, if the game outlives the command."""
