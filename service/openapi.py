@@ -165,6 +165,12 @@ def _schemas() -> dict[str, Any]:
         made[name] = {"title": name, "type": "string", "enum": list(values), "description": description}
     _name_enums(made)
     made["Problem"]["properties"]["code"] = {"$ref": _REF.format(name="ProblemCode")}
+    for body in _CREATE_BODIES:
+        # Names are unique in a game, which JSON Schema cannot say of one property of the
+        # items; that equal seats are refused, it can.
+        players = made[body.__name__]["properties"]["players"]
+        players["uniqueItems"] = True
+        players["description"] += "; their names unique in the game"
     # A new game that names no ruleset is the default one's (as every game was before the pot game).
     default = next(body for body in _CREATE_BODIES if body.__struct_config__.tag == DEFAULT_RULESET).__name__
     made[default]["required"].remove("ruleset")
@@ -241,6 +247,7 @@ def complete(document: dict[str, Any]) -> None:
                 continue
             _union_refs(operation)
             _parameters(operation)
+            _name_enums(operation.get("parameters", []))
             _responses(operation, shown, path=path, method=method)
     for operations in paths.values():
         get = operations.get("get")
@@ -296,13 +303,14 @@ def _bodies(paths: dict[str, Any], shown: dict[str, Any]) -> None:
             }
         },
     }
+    # No example here: the JSON form's shows the same events (and a text example of a body
+    # described as bytes is one that tools like schemathesis cannot send).
     ndjson = {
         "schema": {
             "type": "string",
             "format": "binary",
             "description": "NDJSON: one Event per line, in order (blank lines are skipped), as /export writes it",
         },
-        "example": shown["export"],
     }
     paths[REPLAY_PATH]["post"]["requestBody"] = {
         "required": True,
@@ -389,18 +397,25 @@ def _parameters(operation: dict[str, Any]) -> None:
     for parameter in parameters:
         schema = parameter["schema"]
         alternatives = schema.pop("oneOf", None)
-        if alternatives is not None:  # `X | None`: a query string has no null, only absence
+        if alternatives is None and isinstance(schema.get("type"), list):  # a nullable enum
+            alternatives = [
+                {"type": "null"},
+                {"type": "string", "enum": [v for v in schema.pop("enum") if v is not None]},
+            ]
+            del schema["type"]
+        if alternatives is not None:
+            # `X | None`: absent, or `null`, which Litestar reads as absent too. Bounds go with X.
             (present,) = [choice for choice in alternatives if choice.get("type") != "null"]
-            schema.update(present)
-        if isinstance(schema.get("type"), list):
-            (schema["type"],) = [kind for kind in schema["type"] if kind != "null"]
-            if "enum" in schema:
-                schema["enum"] = [value for value in schema["enum"] if value is not None]
-        for bound in ("minimum", "maximum"):
-            if isinstance(schema.get(bound), float) and schema[bound].is_integer():
-                schema[bound] = int(schema[bound])
+            for bound in ("minimum", "maximum", "maxLength", "minLength", "pattern"):
+                if bound in schema:
+                    present[bound] = schema.pop(bound)
+            schema["anyOf"] = [present, {"type": "null"}]
+        for bounded in (schema, *schema.get("anyOf", [])):
+            for bound in ("minimum", "maximum"):
+                if isinstance(bounded.get(bound), float) and bounded[bound].is_integer():
+                    bounded[bound] = int(bounded[bound])
         if parameter["name"] == "cursor":
-            schema["pattern"] = CURSOR.pattern
+            (schema.get("anyOf") or [schema])[0]["pattern"] = CURSOR.pattern
         parameter.setdefault("description", schema.get("description"))
         for noise in ("deprecated", "allowEmptyValue", "allowReserved"):
             if parameter.get(noise) is False:

@@ -58,7 +58,7 @@ CauldronIndex = Annotated[int, msgspec.Meta(ge=0, le=2, description="a cauldron:
 MAX_SEAT = max(high for _, high in (ruleset.players for ruleset in RULESETS.values())) - 1
 Seat = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEAT, description="a seat: 0 for the first player, in order")]
 Seats = Annotated[list[Seat], msgspec.Meta(description="seats, in order")]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32, examples=["ana"])]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 Colour = Literal["red", "blue", "purple"]
 GameStatus = Literal["active", "finished"]
 CauldronRule = Literal["dynamic", "fixed"]
