@@ -142,12 +142,15 @@ class Watched:
 
 @pytest.fixture
 def open_page(chromium: Browser, served: str, request: pytest.FixtureRequest) -> Iterator[Callable[..., Watched]]:
-    """`open_page(fragment, phone=False, pace="instant", base=served)`: a watched page of the
-    table, in a browser context of its own (its own storage: a second person)."""
+    """`open_page(fragment, phone=False, pace="instant", base=served, script="")`: a watched
+    page of the table, in a browser context of its own (its own storage: a second person),
+    with `script` run in it before the page's own."""
     pages: list[Watched] = []
     request.node.watched_pages = pages
 
-    def open_(fragment: str = "", *, phone: bool = False, pace: str = "instant", base: str | None = None) -> Watched:
+    def open_(
+        fragment: str = "", *, phone: bool = False, pace: str = "instant", base: str | None = None, script: str = ""
+    ) -> Watched:
         context = chromium.new_context(
             viewport=PHONE if phone else DESKTOP,
             is_mobile=phone,
@@ -157,7 +160,7 @@ def open_page(chromium: Browser, served: str, request: pytest.FixtureRequest) ->
             # No animations: Playwright waits for an element to stand still before clicking it.
             reduced_motion="reduce",
         )
-        context.add_init_script(f"localStorage.setItem({PACE_KEY!r}, {pace!r})")
+        context.add_init_script(f"localStorage.setItem({PACE_KEY!r}, {pace!r})\n{script}")
         page = context.new_page()
         page.set_default_timeout(15_000)
         watched = Watched(page)

@@ -92,16 +92,16 @@ export const api = {
 
   scores: (gameId) => call("GET", `/v1/games/${encodeURIComponent(gameId)}/scores`),
 
-  /** The whole log, page by page. */
-  async events(gameId, token) {
+  /** The log after version `after` (the whole log by default), page by page. */
+  async events(gameId, token, after = 0) {
     const events = [];
     for (;;) {
       const page = await call("GET", `/v1/games/${encodeURIComponent(gameId)}/events`, {
         token,
-        query: { after: events.length, limit: 5000 },
+        query: { after: after + events.length, limit: 5000 },
       });
       events.push(...page.events);
-      if (!page.events.length || events.length >= page.version) return events;
+      if (!page.events.length || after + events.length >= page.version) return events;
     }
   },
 

@@ -4,7 +4,8 @@
 
 import { h, s, signed } from "./dom.js";
 
-const WIDTH = 640;
+/** The drawing's width: narrower on a phone, so that its words stay readable there. */
+const width = () => (document.documentElement.clientWidth < 600 ? 380 : 640);
 const HEIGHT = 260;
 const PAD = { left: 44, right: 96, top: 14, bottom: 40 };
 const MARKERS = ["circle", "square", "diamond", "triangle", "circle", "square"];
@@ -15,8 +16,10 @@ function ticks(low, high) {
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw);
   const values = [];
-  for (let value = Math.floor(low / step) * step; value <= high + 1e-9; value += step) values.push(value);
-  return values;
+  for (let value = Math.floor(low / step) * step; ; value += step) {
+    values.push(value);
+    if (value >= high) return values;
+  }
 }
 
 function marker(shape, x, y, seat) {
@@ -34,6 +37,7 @@ function marker(shape, x, y, seat) {
  */
 export function totalsChart(series, names, { at = null, caption } = {}) {
   const { labels, lines, axis } = series;
+  const WIDTH = width();
   const all = lines.flat();
   const yTicks = ticks(Math.min(0, ...all), Math.max(1, ...all));
   const low = yTicks[0];

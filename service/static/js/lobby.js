@@ -288,7 +288,7 @@ export function mountLobby(root, { status }) {
         h("td", null, entry.players.join(", ")),
         h("td", null, h("span", { class: ["status", `status-${entry.status}`] }, entry.status)),
         h("td", null, entry.rounds ? `round ${entry.round} of ${entry.rounds}` : `event ${entry.version}`),
-        h("td", { class: "actions" }, h("a", { href: links.watch(entry.game_id) }, "Watch"), entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, "Step through") : null),
+        h("td", null, h("div", { class: "actions" }, h("a", { href: links.watch(entry.game_id) }, "Watch"), entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, "Step through") : null)),
       );
     });
     fill(

@@ -4,6 +4,9 @@
 
 import { h } from "./dom.js";
 
+/** A line of the service's, ended as a sentence. */
+const sentence = (text) => (/[.!?:]$/.test(text) ? text : `${text}.`);
+
 export function noticeBoard() {
   const list = h("ul", { class: "notices", "aria-live": "assertive" });
 
@@ -11,7 +14,14 @@ export function noticeBoard() {
     const item = h(
       "li",
       { class: ["notice", `notice-${kind}`], role: "alert", "data-code": code ?? "" },
-      h("div", { class: "notice-text" }, h("strong", null, title), detail ? h("span", null, ` ${detail}`) : null, after ? h("span", { class: "notice-after" }, ` ${after}`) : null, code ? h("code", { class: "notice-code" }, status ? `${status} ${code}` : code) : null),
+      h(
+        "div",
+        { class: "notice-text" },
+        h("strong", null, sentence(title)),
+        detail ? h("span", null, ` ${sentence(detail[0].toUpperCase() + detail.slice(1))}`) : null,
+        after ? h("span", { class: "notice-after" }, ` ${after}`) : null,
+        code ? h("code", { class: "notice-code" }, status ? `${status} ${code}` : code) : null,
+      ),
       h("button", { type: "button", class: "notice-close", "aria-label": "Dismiss", on: { click: () => item.remove() } }, "×"),
     );
     list.replaceChildren(item);

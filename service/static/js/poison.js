@@ -112,7 +112,7 @@ function cauldron(shown, index, { target, play, fresh, took, names, moment }) {
     h("div", { class: "cauldron-cards" }, cards.length ? cards : h("span", { class: "empty" }, "empty")),
     moment && h("div", { class: "ribbon ribbon-over" }, `${names[moment.seat]} overflows it!`),
     took && h("div", { class: "ribbon ribbon-took" }, `${names[took.seat]} took ${took.taken.length} card${took.taken.length === 1 ? "" : "s"}`, h("span", { class: "flight" }, took.taken.map((code) => card(code, { size: "tiny" })))),
-    target && h("span", { class: "drop-hint" }, `Drop here · ${target.key}`),
+    target && h("span", { class: "drop-hint" }, "Drop ", h("span", { class: "wide-only" }, "here "), `· ${target.key}`),
   ];
   if (!target) return h("div", attrs, body);
   return h("button", { ...attrs, type: "button", "aria-label": `${target.label} (key ${target.key})`, on: { click: () => play(target.move) } }, body);

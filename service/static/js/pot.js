@@ -22,7 +22,7 @@ export const defaultSeats = 2;
 
 export function face(code) {
   const value = Number(code.slice(1));
-  return { code, value, kind: `tox${value}`, word: "toxic", label: `toxicity ${value}` };
+  return { code, value, kind: `tox${value}`, word: "tox", label: `toxicity ${value}` };
 }
 
 /** How many lines the score sheet has: one per pot closed or exploded. */

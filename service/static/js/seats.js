@@ -43,8 +43,8 @@ export function seatList(view, game, { you = null, event = null, hands = null } 
           { class: "seat-facts" },
           h("span", { class: "in-hand" }, cardBack(player.hand_size, `${player.hand_size} cards in hand`), " in hand"),
           ...game.seatFacts(player, { event }),
+          h("span", { class: "seat-total" }, h("span", { class: "total-label" }, "total "), h("strong", { class: "total", "data-total": total }, game.formatTotal(total))),
         ),
-        h("div", { class: "seat-total" }, h("span", { class: "total-label" }, "total "), h("strong", { class: "total", "data-total": total }, game.formatTotal(total))),
         toPlay ? h("div", { class: "turn-flag" }, "▶ to play") : null,
         hands ? h("div", { class: "open-hand", "aria-label": `${player.name}'s hand` }, hands[player.seat].map((code) => game.card(code, { size: "tiny" }))) : null,
       );

@@ -37,11 +37,11 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     h(
       "div",
       { class: "step-controls", role: "group", "aria-label": "Step through the game" },
-      button("⏮", "First event", () => 1),
-      button("◀", "Previous event", () => at - 1),
+      button("« First", "First event", () => 1),
+      button("‹ Back", "Previous event", () => at - 1),
       slider,
-      button("▶", "Next event", () => at + 1),
-      button("⏭", "Last event", () => last),
+      button("Next ›", "Next event", () => at + 1),
+      button("Last »", "Last event", () => last),
       playButton,
       position,
     ),
@@ -49,8 +49,8 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     h(
       "div",
       { class: "table-layout" },
-      h("div", { class: "table-main" }, h("section", { class: "panel said-panel" }, h("h2", null, "This step"), parts.said), parts.seats, parts.board),
-      h("aside", { class: "table-side" }, h("section", { class: "panel" }, h("h2", null, "Score sheet so far"), parts.sheet), parts.chart),
+      h("div", { class: "table-main" }, h("section", { class: "panel said-panel" }, h("h2", null, "This step"), parts.said), parts.seats, parts.board, parts.chart),
+      h("aside", { class: "table-side" }, h("section", { class: "panel" }, h("h2", null, "Score sheet so far"), parts.sheet)),
     ),
   );
   fill(root, screen);

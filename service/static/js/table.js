@@ -43,13 +43,12 @@ export function mountTable(root, { gameId, token }) {
     h(
       "div",
       { class: "table-layout" },
-      h("div", { class: "table-main" }, parts.turn, parts.seats, parts.board, parts.hand),
+      h("div", { class: "table-main" }, parts.turn, parts.seats, parts.board, parts.hand, parts.chart),
       h(
         "aside",
         { class: "table-side" },
         h("section", { class: "panel" }, h("h2", null, "What happened"), parts.feed),
         h("section", { class: "panel" }, h("h2", null, "Score sheet"), parts.sheet),
-        parts.chart,
         h("details", { class: "panel rules" }, h("summary", null, "Rules in brief"), parts.help),
       ),
     ),
@@ -63,6 +62,7 @@ export function mountTable(root, { gameId, token }) {
     scores: null,
     scored: 0,
     pending: [], // events waiting to be shown, by version
+    known: new Set(), // the version of every event ever queued: each is told once
     seen: 0, // the newest version waiting or shown
     pumping: false,
     sending: false,
@@ -102,6 +102,7 @@ export function mountTable(root, { gameId, token }) {
     state.scored = state.scores ? state.game.scoredCount(state.scores) : 0;
     addFeed(null, token ? `You sit at seat ${you() + 1} as ${state.names[you()]}.` : "You are watching: hands stay hidden.");
     render();
+    focusHandIfMyTurn();
     if (view.status === "active") {
       state.stream = follow(gameId, view.version, state.game.eventTypes, { onEvent: enqueue, onState: connection });
     } else {
@@ -129,7 +130,8 @@ export function mountTable(root, { gameId, token }) {
   // ---- showing events one by one ---------------------------------------------------------
 
   function enqueue(event) {
-    if (event.version <= state.view.version || state.pending.some((waitingEvent) => waitingEvent.version === event.version)) return;
+    if (event.version <= state.view.version || state.known.has(event.version)) return;
+    state.known.add(event.version);
     state.pending.push(event);
     state.pending.sort((a, b) => a.version - b.version);
     state.seen = Math.max(state.seen, event.version);
@@ -196,6 +198,11 @@ export function mountTable(root, { gameId, token }) {
   /** Back to the game as it is now: after a refused move, or once the table fell behind. */
   async function catchUp() {
     const view = await api.view(gameId, { token });
+    const missed = await api.events(gameId, token, state.view.version);
+    for (const event of missed.filter((e) => e.version <= view.version && !state.known.has(e.version))) {
+      state.known.add(event.version);
+      addFeed(event);
+    }
     state.pending = state.pending.filter((event) => event.version > view.version);
     await readScores();
     if (state.scores) state.scored = state.game.scoredCount(state.scores);
