@@ -52,6 +52,14 @@ fails; 2 for a bad option, a bad token or an unknown game; 130 on Ctrl-C.
 """
 
 
+class Paragraphs(argparse.HelpFormatter):
+    """Help filled to the terminal's width paragraph by paragraph (argparse would run the
+    epilog's paragraphs into one)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(super(Paragraphs, self)._fill_text(part, width, indent) for part in text.split("\n\n"))
+
+
 def add(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "play",
@@ -59,7 +67,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         description="Play one seat of a game against bots, here or on a server. A move is its number in the "
         "list, or typed out (" + "; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items()) + ").",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Paragraphs,
     )
     add_ruleset(command)
     add_seats(command, BOTS, "other seat")

@@ -192,7 +192,7 @@ def test_q_leaves_the_game_saying_at_which_version_with_status_0(word):
 
 
 def test_help_says_how_to_leave_and_what_each_exit_status_means():
-    out = poison("play", "--help").stdout
+    out = " ".join(poison("play", "--help").stdout.split())  # as filled to any width
     assert "'q' (or 'quit', or the end of the input) leaves the game" in out
     assert "Exit status: 0 when the game ends or you leave it; 1 when the server cannot be reached" in out
     assert "130 on Ctrl-C" in out

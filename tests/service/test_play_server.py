@@ -124,7 +124,7 @@ def test_joining_a_game_with_a_token_shows_others_moves_as_they_happen_and_hosti
         {"name": "[/]", "bot": "random"},
         {"name": "ana"},
         {"name": "ada [greedy]", "bot": "greedy"},
-        {"name": "[bold]bo"},
+        {"name": "[bold]bo\x1b[2J"},  # markup, and an escape that would clear the screen
     ]
     body = {"ruleset": ruleset, "players": players, "seed": 11} | ({"rounds": 1} if ruleset == "poison" else {})
     made = httpx.post(f"{server}/v1/games", json=body).json()
@@ -139,9 +139,12 @@ def test_joining_a_game_with_a_token_shows_others_moves_as_they_happen_and_hosti
         other.join(30)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    names = ["[/]", "you", "ada [greedy]", "[bold]bo"]
-    assert out.startswith(f"{RULESETS[ruleset].title}: you are seat 1 against [/], ada [greedy], [bold]bo; game ")
-    assert "waiting for [bold]bo to move…" in out
+    names = ["[/]", "you", "ada [greedy]", "[bold]bo\\x1b[2J"]  # the escape written out, not obeyed
+    assert "\x1b" not in out
+    assert out.startswith(
+        f"{RULESETS[ruleset].title}: you are seat 1 against {', '.join(names[0:1] + names[2:])}; game "
+    )
+    assert f"waiting for {names[3]} to move…" in out
     log = httpx.get(f"{server}/v1/games/{game_id}/events", params={"limit": 5000}).json()["events"]
     played = [said(names, e["data"]["seat"], e["data"]["card"]) for e in log if e["type"] == "card_played"]
     assert played_lines(out) == played  # the other person's moves too, each once, in order
