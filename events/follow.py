@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from events.codec import Event
@@ -75,9 +75,11 @@ class Follower:
         """How many games are followed now."""
         return len(self._watches)
 
-    async def follow(self, game_id: str, after: int, *, idle: float = IDLE) -> AsyncIterator[list[tuple[int, Event]]]:
+    async def follow(
+        self, game_id: str, after: int, *, idle: float = IDLE
+    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
         """The game's events after version `after`, as they come: a batch at a time, in
-        order, for as long as the caller iterates."""
+        order, for as long as the caller iterates (and closes it: `contextlib.aclosing`)."""
         key = self.store._key(game_id, "events")
         watch = self._enter(key, after)
         try:

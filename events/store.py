@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
@@ -483,7 +483,7 @@ class EventStore:
             events.append((version, event))
         return events
 
-    def follow(self, game_id: str, after: int) -> AsyncIterator[list[tuple[int, Event]]]:
+    def follow(self, game_id: str, after: int) -> AsyncGenerator[list[tuple[int, Event]], None]:
         """The game's events after version `after`, batch by batch as they are appended,
         for as long as the caller iterates; waiting costs no connection (events/follow.py)."""
         if self.follower is None:
