@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import IO
 
 import httpx
 import pytest
@@ -294,3 +295,62 @@ def test_the_client_reads_a_problem_as_its_code_and_detail(server):
         client.game("no-such-game")
     assert (refused.value.status, refused.value.code) == (404, "game_not_found")
     assert "no-such-game" in refused.value.detail
+
+
+def read_until(stream: IO[bytes], wanted: bytes, seen: bytes = b"") -> bytes:
+    """What the command wrote, read until it has written `wanted` (a prompt ends no line)."""
+    while wanted not in seen:
+        chunk = stream.read1(65536)  # type: ignore[attr-defined]
+        assert chunk, seen[-2000:]
+        seen += chunk
+    return seen
+
+
+def test_a_move_chosen_on_a_board_the_game_has_left_is_refused_and_the_board_brought_up_to_date(server):
+    made = httpx.post(
+        f"{server}/v1/games",
+        json={
+            "players": [{"name": "ana"}, {"name": "bob", "bot": "greedy"}, {"name": "cy", "bot": "greedy"}],
+            "seed": 6,
+            "rounds": 1,
+        },
+    ).json()
+    game_id, token = made["game_id"], made["players"][0]["token"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "play", "--server", server, "--game", game_id, "--token", token],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        seen = read_until(process.stdout, b"your move: ")
+        # The same seat plays elsewhere (another window, another client) meanwhile.
+        http = httpx.Client(base_url=server, headers={"Authorization": f"Bearer {token}"})
+        view = http.get(f"/v1/games/{game_id}").json()
+        elsewhere = view["you"]["legal_moves"][0]
+        assert http.post(f"/v1/games/{game_id}/moves", json=elsewhere).status_code == 201
+        now = http.get(f"/v1/games/{game_id}").json()["version"]
+        http.close()
+        process.stdin.write(b"1\n")
+        process.stdin.flush()
+        seen = read_until(process.stdout, b"your move: ", read_until(process.stdout, b"your move: 1\n", seen))
+        process.stdin.write(b"q\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    text = (seen + out).decode()
+    assert process.returncode == 0, err
+    after = text.split("your move: 1\n", 1)[1]
+    refusal, rest = after.split("\n", 1)
+    assert f"version {now}" in refusal, refusal  # the service's detail: the game is at version {now}
+    assert refusal.endswith(" — a move is its number in the list, or a card and a cauldron like 'R5 0'; 'q' quits")
+    # The move made elsewhere is told as the person's own, then the board as it is now.
+    assert rest.startswith(f"you play {elsewhere['card']} into cauldron {elsewhere['cauldron']}: ")
+    assert text.endswith(
+        f"your move: q\nyou left the game at version {now}; to come back: "
+        f"poison play --server {server} --game {game_id} --token {token}\n"
+    )
