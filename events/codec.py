@@ -6,7 +6,8 @@ upcasters of its types. Two rulesets may both have a `card_played`: the stored f
 event names its ruleset (Poison's names stay bare, as every log written before the second
 ruleset has them), and a public log names its ruleset in its first event, so no decoder
 ever has to guess. This module must not import the store, the rules or the service (only
-core.errors, for the bounds every layer shares).
+core.errors, for the bounds every layer shares). A refusal says what is wrong in words
+(events.wording), never in msgspec's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Annotated, Any
 import msgspec
 
 from core.errors import SEED_LIMIT
+from events.wording import NOTHING, plain
 
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
@@ -122,22 +124,29 @@ class Codec:
             schema += 1
         try:
             return msgspec.convert({"type": kind, **data}, cls)
-        except (msgspec.ValidationError, TypeError) as error:
-            raise MalformedEvent(f"{kind}: {error}") from None
+        except msgspec.ValidationError as error:
+            raise MalformedEvent(f"{kind}: {plain(error, data, kind=cls, whole='its data')}") from None
+        except TypeError as error:  # a value msgspec cannot even look at (not plain data)
+            raise MalformedEvent(f"{kind}: its data is not plain JSON data ({type(error).__name__})") from None
 
     def decode_stored(self, kind: str, schema: int, payload: bytes) -> Event:
         if schema == self.schema_versions.get(kind):
             try:
                 event = self._decoder.decode(payload)
-            except (msgspec.ValidationError, msgspec.DecodeError) as error:
-                raise MalformedEvent(f"{kind}: {error}") from None
+            except msgspec.DecodeError as error:  # ValidationError included
+                try:
+                    document = _msgpack_decoder.decode(payload)
+                except msgspec.DecodeError:
+                    document = NOTHING
+                said = plain(error, document, kind=self.types.get(kind), whole="the stored data")
+                raise MalformedEvent(f"{kind}: {said}") from None
             if event_type(event) != kind:
                 raise MalformedEvent(f"stored as {kind} but holds {event_type(event)}")
             return event
         try:
             data = _msgpack_decoder.decode(payload)
         except msgspec.DecodeError as error:
-            raise MalformedEvent(f"{kind}: undecodable data ({error})") from None
+            raise MalformedEvent(f"{kind}: {plain(error, whole='the stored data')}") from None
         if not isinstance(data, dict):
             raise MalformedEvent(f"{kind}: the stored data is not a mapping")
         data.pop("type", None)
@@ -153,10 +162,16 @@ def to_public(version: int, event: Event) -> PublicEvent:
 
 
 def decode_public_line(line: bytes | str) -> PublicEvent:
+    """An event in its public form (a line of an export, an entry of a replayed log);
+    MalformedEvent says what is wrong with it ("version is missing")."""
     try:
         return _public_decoder.decode(line)
-    except msgspec.DecodeError as error:
-        raise MalformedEvent(str(error)) from None
+    except msgspec.DecodeError as error:  # ValidationError included
+        try:
+            document = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            document = NOTHING
+        raise MalformedEvent(plain(error, document, kind=PublicEvent, whole="it")) from None
 
 
 def encode_public(event: PublicEvent) -> bytes:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import msgspec
+
 from core import RuleError
 from core.errors import SEED_LIMIT
 from core.rulesets import bot_seed
@@ -117,7 +119,8 @@ def _play(logged: LoggedGame, version: int, event: Event) -> None:
 
 
 def _show(event: Event) -> str:
-    return str(event_data(event))
+    """An event's data as its public form (JSON) shows it, never as a Python repr."""
+    return msgspec.json.encode(event_data(event)).decode()
 
 
 def rebuild(events: Iterable[tuple[int, Event]]) -> LoggedGame:

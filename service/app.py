@@ -1,7 +1,8 @@
 """The Litestar application: `create_app(settings)`, with no side effect at import.
 
 The event store is opened in the lifespan (an embedded server when no Redis URL is set)
-and handed to handlers as `games`. Every error leaves as problem+json with a stable code.
+and handed to handlers as `games`. Every error leaves as problem+json with a stable code
+(service.problems), every JSON answer ends with a newline (service.responses).
 Every body is checked (media type, nesting) before anything decodes it (service.
 dependencies.GuardedRequest), and every GET route answers HEAD too, and OPTIONS names every method
 (`answer_head_and_options`).
@@ -19,12 +20,11 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
 from events.games import Games
-from service import openapi, responses
+from service import openapi, problems, responses
 from service.controllers import health, table
 from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
 from service.dependencies import GuardedRequest
-from service.problems import internal_error, plugin
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
 
@@ -50,8 +50,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],
         lifespan=[store],
         request_class=GuardedRequest,
-        plugins=[plugin],
-        exception_handlers={Exception: internal_error},
+        response_class=responses.Response,  # JSON bodies end with a newline
+        exception_handlers=problems.HANDLERS,  # every error as problem+json, rendered in one place
         request_max_body_size=settings.max_body_bytes,
         openapi_config=openapi.config(settings),
         debug=False,

@@ -14,8 +14,9 @@ from core import RuleError
 from core.rulesets import DEFAULT_RULESET
 from events.games import Games
 from events.store import UnknownGame
+from events.wording import NOTHING, plain
 from service.problems import ApiError
-from service.responses import header
+from service.responses import BODY_KEY, header
 from service.rulesets import service_rules
 from service.schemas import CreateGame
 from service.tokens import bearer_token, seat_of
@@ -73,7 +74,7 @@ class GuardedRequest(Request[Any, Any, Any]):
     async def body(self) -> bytes:
         body = await super().body()
         state = self.scope["state"]
-        if "poison.body_checked" not in state:
+        if BODY_KEY not in state:
             accepted = self.route_handler.opt.get("body_media_types", JSON_ONLY)
             given = media_type(header(self.scope, b"content-type"))
             if given not in accepted and (body or given):  # no body at all is a 400 (it is missing)
@@ -84,7 +85,7 @@ class GuardedRequest(Request[Any, Any, Any]):
                 )
             if too_deep(body):
                 raise ApiError(400, "invalid_request", f"the body nests deeper than {MAX_DEPTH} levels")
-            state["poison.body_checked"] = True
+            state[BODY_KEY] = body  # checked; and kept for the wording of a refusal (service.problems)
         return body
 
 
@@ -94,10 +95,23 @@ async def strict_body(request: Request, kind: type[T]) -> T:
     decoder = _strict_decoders.get(kind)
     if decoder is None:
         decoder = _strict_decoders[kind] = msgspec.json.Decoder(kind)
+    body = await request.body()
     try:
-        return decoder.decode(await request.body())
-    except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        raise ApiError(400, "invalid_request", f"the body is invalid: {error}") from None
+        return decoder.decode(body)
+    except msgspec.DecodeError as error:  # ValidationError included
+        raise invalid_body(error, body, kind) from None
+
+
+def invalid_body(error: msgspec.DecodeError, body: bytes, kind: Any) -> ApiError:
+    """400 saying what is wrong with a body, in words (events.wording): "card: 'Z9' is not a
+    card code: the cards are …", "players is missing", "the body is empty"."""
+    if not body.strip():
+        return ApiError(400, "invalid_request", "the body is empty: send a JSON object")
+    try:
+        document = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        document = NOTHING
+    return ApiError(400, "invalid_request", plain(error, document, kind=kind))
 
 
 class _Named(msgspec.Struct):
@@ -112,8 +126,8 @@ async def create_body(request: Request) -> CreateGame:
     body = await request.body()
     try:
         named = msgspec.json.decode(body, type=_Named)
-    except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        raise ApiError(400, "invalid_request", f"the body is invalid: {error}") from None
+    except msgspec.DecodeError as error:  # ValidationError included
+        raise invalid_body(error, body, CreateGame) from None
     try:
         rules = service_rules(named.ruleset)
     except RuleError as unknown:

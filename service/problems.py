@@ -1,37 +1,53 @@
-"""Every error the API can answer, as problem+json (RFC 9457) with a stable `code`.
+"""Every error the API can answer, as problem+json (RFC 9457) with a stable `code`, rendered
+in one place.
 
-Domain errors stay plain exceptions in core/ and events/; this one mapping turns each into
-its response. Nothing is answered 5xx unless the store is down (503): an unexpected
-exception is a bug, logged, and answered 500 `internal_error` without details.
+Domain errors stay plain exceptions in core/ and events/; `HANDLERS` turns each into its
+problem, and `problem_response` answers it: every problem the service sends (a handler's
+refusal, a framework error, the recorded answer of an idempotent move, service/protocol.py's
+own 400, 408 and 503) is the body `problem_body` writes, titled from the one table `TITLES`,
+ending with a newline and answered with `X-Poison-Worker`. Nothing is answered 5xx unless
+the store is down (503): an unexpected exception is a bug, logged, and answered 500
+`internal_error` without details.
+
+A request Litestar refuses while reading its parameters or body (ValidationException) is
+worded as every other bad input is (events.wording): the field, what was sent, what is
+right; never "Validation failed for POST ..." nor msgspec's own words.
 """
 
 from __future__ import annotations
 
 import logging
+import typing
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
-from litestar import Request, Response
+from litestar import Request
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
-from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException, ProblemDetailsPlugin
+from litestar.types import ExceptionHandlersMap
 
 from core import RuleError
 from core.errors import MoveConflict, MoveRefused
 from events.limits import RateLimited
 from events.replay import InvalidLog
 from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
+from events.wording import NOTHING, as_typed, plain
+from service import responses
+from service.responses import BODY_KEY, WORKER_HEADER, Response
 
 log = logging.getLogger("poison.service")
 
 TYPE_BASE = "https://poison.example/problems/"
+MEDIA_TYPE = "application/problem+json"
 
-
+#: The title of every code the service answers, the HTTP protocol's own included: the one table.
 TITLES = {
     "invalid_request": "The request is malformed",
     "unauthorized": "No valid token for this game",
     "game_not_found": "No such game",
     "not_found": "No such resource",
     "method_not_allowed": "Method not allowed",
+    "request_timeout": "The request did not arrive in time",
     "not_your_turn": "It is not your turn",
     "game_finished": "The game is finished",
     "version_conflict": "The game has moved on",
@@ -42,27 +58,56 @@ TITLES = {
     "illegal_cauldron": "That card may not go into that cauldron",
     "cannot_close": "The pot may not be closed",
     "idempotency_key_reused": "Idempotency key used for another request",
-    "rate_limited": "Too many requests",
     "invalid_log": "The log is invalid",
-    "store_unavailable": "The event store cannot be reached",
+    "rate_limited": "Too many requests",
     "internal_error": "Internal error",
+    "store_unavailable": "The event store cannot be reached",
+    "too_many_connections": "Too many connections",
 }
 
 
-class ApiError(ProblemDetailsException):
-    """A problem with its code; raise it from handlers for API-level refusals."""
+class ApiError(HTTPException):
+    """A problem with its code; raise it from handlers for API-level refusals. `extra` holds
+    the fields a problem carries besides the standard ones (`current_version`, `reason`…)."""
 
     def __init__(
         self, status: int, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
     ) -> None:
-        super().__init__(
-            detail=detail,
-            status_code=status,
-            type_=TYPE_BASE + code,
-            title=TITLES.get(code, code.replace("_", " ")),
-            headers=headers,
-            extra={"code": code, **extra},
-        )
+        super().__init__(detail=detail, status_code=status, headers=headers)
+        self.code = code
+        self.extra: dict[str, Any] = extra
+
+    @property
+    def title(self) -> str:
+        return TITLES[self.code]
+
+    @property
+    def type_(self) -> str:
+        return TYPE_BASE + self.code
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def problem_body(problem: ApiError) -> bytes:
+    """The problem+json body of `problem`, ending with a newline: the only place one is written."""
+    body = {
+        "type": problem.type_,
+        "title": problem.title,
+        "status": problem.status_code,
+        "detail": problem.detail,
+        "code": problem.code,
+        **problem.extra,
+    }
+    return _encoder.encode(body) + b"\n"
+
+
+def problem_response(problem: ApiError) -> Response[bytes]:
+    headers = {**(problem.headers or {}), WORKER_HEADER: responses.worker.decode()}
+    return Response(problem_body(problem), status_code=problem.status_code, media_type=MEDIA_TYPE, headers=headers)
+
+
+# ---- each exception to its problem --------------------------------------------------------
 
 
 def from_rule_error(error: RuleError) -> ApiError:
@@ -96,20 +141,63 @@ def from_idempotency(error: IdempotencyKeyReused) -> ApiError:
 
 
 def from_rate_limited(error: RateLimited) -> ApiError:
-    problem = ApiError(429, "rate_limited", str(error), retry_after=error.retry_after)
-    problem.headers = {"Retry-After": str(error.retry_after)}
-    return problem
-
-
-def from_validation(error: ValidationException) -> ApiError:
-    detail = error.detail or "invalid request"
-    extra = error.extra if isinstance(error.extra, list) else []
-    reasons = "; ".join(
-        f"{item.get('key') or item.get('source') or 'body'}: {item.get('message')}"
-        for item in extra
-        if isinstance(item, dict)
+    return ApiError(
+        429, "rate_limited", str(error), headers={"Retry-After": str(error.retry_after)}, retry_after=error.retry_after
     )
-    return ApiError(400, "invalid_request", f"{detail}: {reasons}" if reasons else detail)
+
+
+def refusal(error: RuleError | VersionConflict) -> ApiError:
+    return from_rule_error(error) if isinstance(error, RuleError) else from_version_conflict(error)
+
+
+def from_validation(error: ValidationException, request: Request[Any, Any, Any] | None = None) -> ApiError:
+    """Litestar's refusal of a parameter or a body, worded as every other bad input: each
+    field with what was sent (read back from the request) and what is right."""
+    items = [item for item in (error.extra if isinstance(error.extra, list) else []) if isinstance(item, dict)]
+    reasons = [_reason(item, request) for item in items]
+    return ApiError(400, "invalid_request", "; ".join(reasons) or "the request is malformed")
+
+
+def _reason(item: dict[str, Any], request: Request[Any, Any, Any] | None) -> str:
+    key, source, message = str(item.get("key") or ""), item.get("source"), str(item.get("message") or "")
+    if source == "body" or (source is None and key == "data"):
+        path = "" if key == "data" else key
+        document = _body_document(request)
+        return plain(message, document, kind=_parameter_type(request, "data"), path=path)
+    text = None
+    if request is not None and key:
+        if source == "query":
+            text = request.query_params.get(key)
+        elif source == "path":
+            text = request.path_params.get(key)
+        elif source == "header":
+            text = request.headers.get(key)
+    words = {"query": "the query parameter", "path": "the path parameter", "header": "the header"}
+    label: Callable[[str], str] = (lambda name: f"{words[source]} {name}") if source in words else str
+    document = {key: as_typed(text)} if key and text is not None else NOTHING
+    return plain(message, document, path=key, label=label, field_type=_parameter_type(request, key))
+
+
+def _body_document(request: Request[Any, Any, Any] | None) -> Any:
+    """The request's body as plain data (as read by Litestar, kept by GuardedRequest), to show a value."""
+    body = request.scope["state"].get(BODY_KEY) if request is not None else None
+    if not isinstance(body, bytes):
+        return NOTHING
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return NOTHING
+
+
+def _parameter_type(request: Request[Any, Any, Any] | None, name: str) -> Any:
+    """The type a handler's parameter is decoded as (`data: JSONBody[PlayCard]` -> PlayCard)."""
+    try:
+        annotation = request.route_handler.parsed_fn_signature.parameters[name].annotation  # type: ignore[union-attr]
+    except (AttributeError, KeyError):
+        return None
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
 
 
 _CODE_OF_STATUS = {
@@ -122,7 +210,7 @@ _CODE_OF_STATUS = {
 
 def from_http(error: HTTPException) -> ApiError:
     if isinstance(error, NotFoundException):
-        return ApiError(404, "not_found", error.detail or "no such resource")
+        return ApiError(404, "not_found", error.detail if error.detail != "Not Found" else "no such resource")
     status = error.status_code
     code = _CODE_OF_STATUS.get(status)
     if code is None:
@@ -134,43 +222,37 @@ def from_http(error: HTTPException) -> ApiError:
         if "GET" in allowed and "HEAD" not in allowed:
             allowed.append("HEAD")
         headers["Allow"] = ", ".join(allowed)
-    return ApiError(status, code, error.detail or TITLES.get(code, ""), headers=headers or None)
+        return ApiError(405, code, f"this path takes {', '.join(allowed)}", headers=headers)
+    return ApiError(status, code, error.detail or TITLES[code], headers=headers or None)
 
 
-def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[bytes]:
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
-    return ApiError(500, "internal_error", "the server failed; the request changed nothing").to_response(request)
+    return problem_response(ApiError(500, "internal_error", "the server failed; the request changed nothing"))
 
 
-def refusal(error: RuleError | VersionConflict) -> ApiError:
-    return from_rule_error(error) if isinstance(error, RuleError) else from_version_conflict(error)
+def _answer(convert: Callable[[Any], ApiError]) -> Callable[[Request[Any, Any, Any], Exception], Response[bytes]]:
+    def handler(request: Request[Any, Any, Any], error: Exception) -> Response[bytes]:
+        return problem_response(convert(error))
+
+    return handler
 
 
-def problem_body(problem: ApiError) -> bytes:
-    """The problem+json body exactly as the plugin renders it."""
-    body: dict[str, Any] = {
-        "status": problem.status_code,
-        "type": problem.type_,
-        "title": problem.title,
-        "detail": problem.detail,
-    }
-    if isinstance(problem.extra, dict):
-        body.update(problem.extra)
-    return msgspec.json.encode(body)
+def _answer_validation(request: Request[Any, Any, Any], error: ValidationException) -> Response[bytes]:
+    return problem_response(from_validation(error, request))
 
 
-plugin = ProblemDetailsPlugin(
-    ProblemDetailsConfig(
-        exception_to_problem_detail_map={
-            RuleError: from_rule_error,
-            VersionConflict: from_version_conflict,
-            UnknownGame: from_unknown_game,
-            StoreUnavailable: from_store_unavailable,
-            InvalidLog: from_invalid_log,
-            IdempotencyKeyReused: from_idempotency,
-            RateLimited: from_rate_limited,
-            ValidationException: from_validation,
-            HTTPException: from_http,
-        }
-    )
-)
+#: The application's exception handlers (Litestar picks the closest class of the exception).
+HANDLERS: ExceptionHandlersMap = {
+    ApiError: _answer(lambda problem: problem),
+    RuleError: _answer(from_rule_error),
+    VersionConflict: _answer(from_version_conflict),
+    UnknownGame: _answer(from_unknown_game),
+    StoreUnavailable: _answer(from_store_unavailable),
+    InvalidLog: _answer(from_invalid_log),
+    IdempotencyKeyReused: _answer(from_idempotency),
+    RateLimited: _answer(from_rate_limited),
+    ValidationException: _answer_validation,  # type: ignore[dict-item]
+    HTTPException: _answer(from_http),
+    Exception: internal_error,
+}

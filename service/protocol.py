@@ -35,13 +35,13 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from service.problems import ApiError, problem_body
+from service.problems import MEDIA_TYPE, ApiError, problem_body
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
 
 MAX_HEAD_BYTES = 65_536
 LINGER = 1.0  # seconds: how long a refused client's remaining bytes are read and dropped
-PROBLEM = b"application/problem+json"
+PROBLEM = MEDIA_TYPE.encode()
 
 
 @functools.cache
@@ -50,23 +50,21 @@ def _limits() -> tuple[float, float, int]:
     return settings.header_timeout, settings.body_timeout, settings.max_connections
 
 
-TITLES = {  # the codes only this module answers
-    "request_timeout": "The request did not arrive in time",
-    "too_many_connections": "Too many connections",
-}
-
-
 def _problem(status: int, code: str, detail: str) -> bytes:
-    problem = ApiError(status, code, detail)
-    problem.title = TITLES.get(code, problem.title)
-    return problem_body(problem)
+    """The body of a refusal of this module, by the service's one renderer (service.problems)."""
+    return problem_body(ApiError(status, code, detail))
 
 
 async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     """The answer to a request beyond the cap (an ASGI app, in place of the API's)."""
     _, _, cap = _limits()
     body = _problem(503, "too_many_connections", f"this worker has its {cap:,} connections open; retry")
-    headers = [(b"content-type", PROBLEM), (b"content-length", str(len(body)).encode()), (b"retry-after", b"1")]
+    headers = [
+        (b"content-type", PROBLEM),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", b"1"),
+        (WORKER_HEADER.encode(), worker),
+    ]
     await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
 

@@ -1,20 +1,33 @@
-"""The answers of the hot routes (read a game, play a card) as bare ASGI responses.
+"""How the service's answers are sent: the hot routes' bare ASGI responses, and the
+newline that ends every JSON answer.
 
-Those two routes carry nearly all of a game's traffic. Litestar's Response goes through
-its response handler, a header multidict and its serializer: about 7 µs a request, a
-tenth of what a whole request costs the framework. These routes encode their body
-themselves (msgspec, the same bytes) and hand Litestar an ASGI app that sends it, which
-Litestar supports as a handler's return value; their OpenAPI entries name the body's type
-explicitly. Errors still leave as problem+json through the application's handlers.
+The hot routes (read a game, play a card) carry nearly all of a game's traffic. Litestar's
+Response goes through its response handler, a header multidict and its serializer: about
+7 µs a request, a tenth of what a whole request costs the framework. These routes encode
+their body themselves (msgspec, the same bytes) and hand Litestar an ASGI app that sends it
+(`JSONBytes`), which Litestar supports as a handler's return value; their OpenAPI entries
+name the body's type explicitly. Errors still leave as problem+json through the
+application's handlers (service.problems).
+
+Every JSON answer ends with a newline, so that answers printed one after the other (curl in
+a terminal) do not run together: JSONBytes adds it once, when it is made, and `Response`,
+the application's response class, after Litestar has encoded a body.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any, TypeVar
 
-from litestar.types import Receive, Scope, Send
+from litestar import Response as LitestarResponse
+from litestar.serialization import default_serializer
+from litestar.types import Receive, Scope, Send, Serializer
 
 WORKER_HEADER = "x-poison-worker"
+#: Where GuardedRequest keeps a request's body in its scope's state (service.dependencies),
+#: for the wording of a refusal that names a value of it (service.problems).
+BODY_KEY = "poison.body"
+T = TypeVar("T")
 
 
 def _worker() -> bytes:
@@ -26,14 +39,20 @@ worker: bytes = _worker()
 os.register_at_fork(after_in_child=lambda: globals().update(worker=_worker()))
 
 
+def is_json(media_type: str) -> bool:
+    """application/json and its kin (application/problem+json), not NDJSON."""
+    kind = media_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")
+
+
 class JSONBytes:
-    """An encoded JSON body and its status, sent as one response."""
+    """An encoded JSON body (without its final newline) and its status, sent as one response."""
 
     __slots__ = ("body", "headers", "status")
 
     def __init__(self, status: int, body: bytes, *, media_type: bytes = b"application/json") -> None:
         self.status = status
-        self.body = body
+        self.body = body = body + b"\n"
         self.headers = [
             (b"content-type", media_type),
             (b"content-length", str(len(body)).encode()),
@@ -52,3 +71,12 @@ def header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return value.decode("latin-1")
     return None
+
+
+class Response(LitestarResponse[T]):
+    """Litestar's Response, with a newline after a JSON body: the application's
+    `response_class`, and what a handler returns when it builds its own response."""
+
+    def render(self, content: Any, media_type: str, enc_hook: Serializer = default_serializer) -> bytes:
+        body = super().render(content, media_type, enc_hook)
+        return body + b"\n" if is_json(media_type) and not body.endswith(b"\n") else body

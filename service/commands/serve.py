@@ -1,73 +1,147 @@
 """`poison serve`: run the HTTP API.
 
-Settings come from flags, else `POISON_*` environment variables, else defaults. Without a
-Redis URL, this process starts the embedded server once and hands its URL to every worker,
-so several workers share one store and no state lives in only one of them. It supervises
-that server: one killed or crashed is started again on the same port and data (the
-workers' connections recover by themselves), with back-off, and every step is a line on
-stderr. Workers speak HTTP through service/protocol.py (timeouts for slow clients, a cap
-on connections, malformed HTTP answered as problem+json).
+Settings come from flags, else `POISON_*` environment variables, else defaults (service/
+settings.py reads and bounds them all; `poison serve --help` and docs/serve.md list them).
+It says on stderr where it listens (once the socket is bound), each step of its embedded
+store, and that it stopped; with `--access-log` (POISON_ACCESS_LOG) every request is a line
+on stdout. Without a Redis URL, this process starts the embedded server once and hands its
+URL to every worker, so several workers share one store and no state lives in only one of
+them. It supervises that server: one killed or crashed is started again on the same port and
+data (the workers' connections recover by themselves), with back-off. Workers speak HTTP
+through service/protocol.py (timeouts for slow clients, a cap on connections, malformed HTTP
+answered as problem+json).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from events.server import EmbeddedServer, ServerFailed, ServerNotFound
-from service.settings import Settings
+from service.settings import SETTINGS, Settings, unknown_variables
+
+#: uvicorn's exit status when the service could not start.
+STARTUP_FAILURE = 3
 
 
 def serve(settings: Settings) -> int:
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
     server = None
     if settings.redis_url is None:
-        server = EmbeddedServer(settings.data_dir)
+        server = EmbeddedServer(settings.data_dir, binary=settings.redis_server)
         try:
             url = server.start()
         except (ServerNotFound, ServerFailed) as error:
-            print(f"poison serve: {error}", file=sys.stderr)
+            say(str(error))
             return 1
-        print(f"poison serve: embedded store at {url}, data in {server.data_dir}", file=sys.stderr, flush=True)
+        say(f"embedded store at {url}, data in {server.data_dir}")
         server.supervise(say, first_delay=settings.store_restart_delay)
     else:
         url = settings.redis_url
     _room_for_connections(settings.max_connections)
     # Workers read their settings from the environment: every one of them, flags included.
-    os.environ.update(
-        {
-            "POISON_REDIS_URL": url,
-            "POISON_NAMESPACE": settings.namespace,
-            "POISON_STORE_TIMEOUT": str(settings.store_timeout),
-            "POISON_MAX_BODY_BYTES": str(settings.max_body_bytes),
-            "POISON_HEADER_TIMEOUT": str(settings.header_timeout),
-            "POISON_BODY_TIMEOUT": str(settings.body_timeout),
-            "POISON_MAX_CONNECTIONS": str(settings.max_connections),
-        }
+    os.environ.update({**settings.environment(), "POISON_REDIS_URL": url})
+    config = uvicorn.Config(
+        "service.app:create_app_from_environment",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_config=logging_config(settings),
+        log_level=None,  # the levels are log_config's: the access log keeps its own
+        access_log=settings.access_log,
+        http="service.protocol:HttpProtocol",
+        ws="none",  # the API has no WebSocket route
     )
+    signal.signal(signal.SIGTERM, _stop)  # SIGTERM stops as Ctrl-C does: the store too, and says so
     try:
-        uvicorn.run(
-            "service.app:create_app_from_environment",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-            log_level=os.environ.get("POISON_LOG_LEVEL", "warning"),
-            access_log=False,
-            http="service.protocol:HttpProtocol",
-            ws="none",  # the API has no WebSocket route
-        )
+        try:
+            sock = config.bind_socket()  # says why on stderr, and exits 1, if it cannot
+        except SystemExit as failed:
+            return int(failed.code or 1)
+        sock.listen(config.backlog)  # connections wait in the queue from now on, not refused
+        say(f"listening on {base_url(settings)} ({_workers(settings.workers)}); docs at {docs_url(settings)}")
+        if config.workers > 1:
+            Multiprocess(config, sockets=[sock]).run()
+            status = 0
+        else:
+            running = uvicorn.Server(config)
+            try:
+                running.run(sockets=[sock])
+            finally:
+                status = 0 if running.started else STARTUP_FAILURE
+    except (KeyboardInterrupt, Stopped):
+        # uvicorn shuts down gracefully on SIGINT or SIGTERM, then raises it again.
+        status = 0
     finally:
         if server is not None:
             server.stop()
-    return 0
+        say("stopped")
+    return status
+
+
+class Stopped(Exception):
+    """SIGTERM: stop, as Ctrl-C does."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped
 
 
 def say(line: str) -> None:
     print(f"poison serve: {line}", file=sys.stderr, flush=True)
+
+
+def base_url(settings: Settings) -> str:
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return f"http://{host}:{settings.port}"
+
+
+def docs_url(settings: Settings) -> str:
+    """The interactive documentation's page, as the OpenAPI settings place it."""
+    from service import openapi
+
+    document = openapi.config(settings)
+    pages = [path for plugin in document.render_plugins for path in plugin.paths]
+    return f"{base_url(settings)}{document.path}{pages[0] if pages else ''}"
+
+
+def _workers(count: int) -> str:
+    return "1 worker" if count == 1 else f"{count} workers"
+
+
+def logging_config(settings: Settings) -> dict[str, Any]:
+    """Logs on stderr at the level asked (the service's and uvicorn's); with the access log,
+    one line per request on stdout, whatever the level."""
+    level = settings.log_level.upper()
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": "%(levelprefix)s %(message)s"},
+            "access": {
+                "()": "uvicorn.logging.AccessFormatter",
+                "fmt": '%(asctime)s [%(process)d] %(client_addr)s "%(request_line)s" %(status_code)s',
+                "use_colors": False,
+            },
+        },
+        "handlers": {
+            "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
+            "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["default"], "level": level, "propagate": False},
+            "uvicorn.error": {"level": level},
+            "uvicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+            "poison": {"handlers": ["default"], "level": level, "propagate": False},
+        },
+    }
 
 
 def _room_for_connections(connections: int) -> None:
@@ -87,24 +161,53 @@ def _room_for_connections(connections: int) -> None:
         pass
 
 
+def settings_help() -> str:
+    """Every setting, as `poison serve --help` lists them after its flags."""
+    lines = ["settings (environment variables; a flag, where there is one, wins):"]
+    for setting in SETTINGS:
+        default = "unset" if setting.default is None else _shown(setting.default)
+        flag = f" ({setting.flag})" if setting.flag else ""
+        lines.append(f"  {setting.variable}{flag}  default {default}; {setting.bounds}".rstrip("; "))
+        lines.append(f"      {setting.description}")
+    lines.append("Any other POISON_* variable is named in a warning at start (a typo would be ignored).")
+    return "\n".join(lines)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and value >= 10_000:
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) and value >= 10_000 else str(value)
+
+
+#: The settings that have a flag (service/settings.py declares which).
+FLAGGED = tuple(setting for setting in SETTINGS if setting.flag)
+
+
 def add(commands: argparse._SubParsersAction) -> None:
-    run = commands.add_parser("serve", help="run the HTTP API", description="Run the HTTP API v1 (http-api.md).")
-    run.add_argument("--host", help="address to listen on (POISON_HOST, default 127.0.0.1)")
-    run.add_argument("--port", type=int, help="port (POISON_PORT, default 8000)")
-    run.add_argument("--workers", type=int, help="worker processes (POISON_WORKERS, default 1)")
-    run.add_argument("--redis-url", help="redis://, rediss:// or unix:// (POISON_REDIS_URL); default: embedded")
-    run.add_argument("--data-dir", type=Path, help="the embedded store's data (POISON_DATA_DIR, default ./poison-data)")
+    run = commands.add_parser(
+        "serve",
+        help="run the HTTP API",
+        description="Run the HTTP API v1 (docs/http-api.md); docs/serve.md says how to run it.",
+        epilog=settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for setting in FLAGGED:
+        options: dict[str, Any] = {"dest": setting.name, "help": f"{setting.description} ({setting.variable})"}
+        if isinstance(setting.default, bool):
+            options.update(action="store_true", default=None)  # None: the variable, or the default
+        elif isinstance(setting.default, (int, Path)):
+            options["type"] = type(setting.default)
+        run.add_argument(setting.flag, **options)  # type: ignore[arg-type]
 
 
 def run(args: argparse.Namespace) -> int:
+    for name in unknown_variables():
+        say(f"warning: {name} is no setting of poison serve and is ignored (see poison serve --help)")
     try:
-        settings = Settings.from_environment(
-            host=args.host, port=args.port, workers=args.workers, redis_url=args.redis_url, data_dir=args.data_dir
-        )
+        settings = Settings.from_environment(**{setting.name: getattr(args, setting.name) for setting in FLAGGED})
     except ValueError as error:
-        print(f"poison serve: {error}", file=sys.stderr)
-        return 2
-    if not 1 <= settings.workers <= 64 or not 0 <= settings.port <= 65535:
-        print("poison serve: --workers is 1 to 64 and --port 0 to 65535", file=sys.stderr)
+        say(str(error))
         return 2
     return serve(settings)
