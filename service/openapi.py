@@ -125,7 +125,7 @@ def _event_schemas(components: dict[str, Any]) -> dict[str, Any]:
                 else "The last event of every game, whatever its ruleset",
                 "properties": {
                     "version": {"type": "integer", "minimum": 1, "description": "its place in the log, from 1"},
-                    "type": {"type": "string", "enum": [kind]},
+                    "type": {"type": "string", "const": kind},
                     "data": {"$ref": _REF.format(name=event.__name__)},
                 },
                 "required": ["version", "type", "data"],
@@ -164,6 +164,7 @@ def _schemas() -> dict[str, Any]:
     for name, (values, description) in NAMED_ENUMS.items():
         made[name] = {"title": name, "type": "string", "enum": list(values), "description": description}
     _name_enums(made)
+    _const_tags(made)
     made["Problem"]["properties"]["code"] = {"$ref": _REF.format(name="ProblemCode")}
     for body in _CREATE_BODIES:
         # Names are unique in a game, which JSON Schema cannot say of one property of the
@@ -213,6 +214,21 @@ def _name_enums(node: object) -> None:
         else:
             rest = {k: v for k, v in value.items() if k not in ("enum", "type")}
             node[key] = {"$ref": _REF.format(name=name), **rest}  # type: ignore[index]
+
+
+def _const_tags(node: object) -> None:
+    """A one-value enum (a union's tag: `ruleset`, an event's `type`) written as `const`, in
+    place: a generated client then types it as that literal, not as an enum of one."""
+    if isinstance(node, dict):
+        values = node.get("enum")
+        if isinstance(values, list) and len(values) == 1 and isinstance(values[0], str):
+            del node["enum"]
+            node.update(type="string", const=values[0])
+        for value in node.values():
+            _const_tags(value)
+    elif isinstance(node, list):
+        for value in node:
+            _const_tags(value)
 
 
 def _union_schema(union: Any) -> dict[str, Any]:

@@ -251,7 +251,7 @@ def test_a_generated_client_plays_a_whole_game_of_poison(connect):
 def test_a_generated_client_plays_a_whole_pot_game(connect):
     models = module("models")
     players = [models.PlayerIn(name="ana"), models.PlayerIn(name="bob", bot=models.BotName.RANDOM)]
-    body = models.PotCreate(ruleset=models.PotCreateRuleset.POT, players=players, seed=99)
+    body = models.PotCreate(ruleset="pot", players=players, seed=99)
     created, seats = _new_game(connect, body)
     assert isinstance(created.game, models.PotGameView)
     assert set(seats) == {0}
