@@ -168,7 +168,7 @@ export function sheet(scores, view, names, count) {
       "table",
       { class: "sheet pots" },
       h("caption", null, "Pot by pot."),
-      h("thead", null, h("tr", null, ["Pot", "Who", "Cards", "Toxicity", "Points"].map((label) => h("th", { scope: "col" }, label)))),
+      h("thead", null, h("tr", null, ["Pot", "Ended by", "Cards", "Toxicity", "Points"].map((label) => h("th", { scope: "col" }, label)))),
       h(
         "tbody",
         null,
@@ -179,7 +179,7 @@ export function sheet(scores, view, names, count) {
                   "tr",
                   { class: `outcome-${pot.outcome}`, "data-pot": i + 1 },
                   h("th", { scope: "row" }, String(i + 1)),
-                  h("td", null, `${names[pot.seat]} ${pot.outcome === "closed" ? "closed it" : "exploded it"}`),
+                  h("td", { title: `${names[pot.seat]} ${pot.outcome === "closed" ? "closed it" : "exploded it"}` }, names[pot.seat]),
                   h("td", { class: "mini-cards" }, pot.cards.map((code) => card(code, { size: "tiny" }))),
                   h("td", null, String(pot.toxicity)),
                   h("td", { class: ["points", pot.points < 0 && "negative"] }, pot.outcome === "exploded" ? "boom: 0" : signed(pot.points)),

@@ -22,7 +22,7 @@ export function mountReplay(root) {
   const zone = h(
     "label",
     { class: "drop-zone", "data-drop": "log" },
-    h("strong", null, "Drop an exported log here"),
+    h("strong", null, "Drop an exported log here "),
     h("span", null, "or click to choose a file: the NDJSON a finished game's “Download the log” gives."),
     input,
   );

@@ -20,7 +20,7 @@ import { seatList } from "./seats.js";
 /** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
 const CATCH_UP = 30;
 const FEED_LINES = 60;
-const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "game over" };
+const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "every event received" };
 
 export function mountTable(root, { gameId, token }) {
   const notices = noticeBoard();
@@ -299,7 +299,7 @@ export function mountTable(root, { gameId, token }) {
       parts.top,
       h("h1", null, game.title),
       h("ul", { class: "facts" }, game.status(view).map((fact) => h("li", null, fact)), h("li", { class: "version" }, `event ${view.version}`)),
-      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, CONNECTION_WORDS[state.connection]),
+      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, finished ? "game over" : CONNECTION_WORDS[state.connection]),
       paceControl(),
       h(
         "nav",
@@ -307,6 +307,7 @@ export function mountTable(root, { gameId, token }) {
         token ? h("a", { href: links.watch(gameId), title: "the public view: send this link to anyone" }, "Watch link") : null,
         finished ? h("a", { href: links.steps(gameId), class: "button" }, "Step through the game") : null,
         finished ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, "Download the log") : null,
+        finished ? h("a", { href: links.lobby() }, "New game") : null,
       ),
     );
   }
@@ -314,7 +315,9 @@ export function mountTable(root, { gameId, token }) {
   function turnText() {
     const { view, game, names } = state;
     if (view.status === "finished") return h("span", { class: "game-over" }, `Game over: ${game.winnersText(view.winners, view.totals, names)}.`);
-    if (state.moment || waiting()) return `${names[state.moment?.seat ?? view.turn] ?? "The table"} is playing…`;
+    // While the table shows what others did, the banner says it: the move, the overflow, the round's scores.
+    if (state.moment) return `${names[state.moment.seat]} plays…`;
+    if (waiting()) return state.event ? game.describe(state.event, names) : "Catching up…";
     if (view.turn === null) return "Dealing the next round…";
     if (state.sending) return "Sending your move…";
     if (myTurn()) return state.selected === null ? game.prompt.pick : game.prompt.place(view.you.hand[state.selected]);
