@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, Response, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    Request,
+    Response,
+    ViewportSize,
+    sync_playwright,
+)
 
 from tests.service.served import serving
 
@@ -35,8 +44,8 @@ LAUNCH_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).parent / "screenshots"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+DESKTOP = ViewportSize(width=1280, height=900)
+PHONE = ViewportSize(width=390, height=844)
 #: The table's pace setting (service/static/js/pace.js), kept in the browser's localStorage.
 PACE_KEY = "poison-table.pace"
 
@@ -50,13 +59,15 @@ def install_chromium() -> None:
     if shutil.which("apt-get") is None:
         pytest.exit(f"tests/browser: {CHROMIUM} is missing and there is no apt-get to install it with", 1)
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
+    install = ["apt-get", "install", "-y", "-q", "chromium"]
     # The package lists may be missing or stale: read them again once if the install fails.
+    said = "no output"
     for command in (install, ["apt-get", "update", "-q"], install):
         done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=900, check=False)
         if command is install and done.returncode == 0 and CHROMIUM.exists():
             return
-    last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        said = done.stderr.strip() or done.stdout.strip() or said
+    last = said.splitlines()[-1]
     pytest.exit(f"tests/browser: could not install Chromium with apt-get: {last}", 1)
 
 
