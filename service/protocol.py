@@ -18,6 +18,11 @@ a few hooks are overridden, each around uvicorn's own code.
   error of the API, not uvicorn's text/plain; so is a head over 64 KiB (uvicorn reads one
   without a bound).
 
+- **A streamed answer ends at shutdown**: on SIGTERM or Ctrl-C uvicorn lets every request
+  under way finish, and a live stream never does, so `poison serve` waited for ever. Its
+  chunked body is ended as a whole one ends (an EventSource then reconnects, with
+  Last-Event-ID, to whichever instance serves) and its handler sees the client gone.
+
 After a 408 or a 400 the connection is closed gracefully: the answer is written, our side
 shut, and what the client still sends is read and dropped for at most a second, so that
 closing with unread data does not reset the connection under the answer.
@@ -129,6 +134,18 @@ class HttpProtocol(HttpToolsProtocol):
         self._in_body = False
         self._disarm()
         super().on_message_complete()
+
+    def shutdown(self) -> None:
+        """The server stops: a streamed answer under way (chunked: a live stream) ends now;
+        anything else finishes as uvicorn lets it."""
+        cycle = self.cycle
+        if cycle is not None and cycle.response_started and not cycle.response_complete and cycle.chunked_encoding:
+            cycle.disconnected = True  # the handler's next send is dropped, its next receive a disconnect
+            cycle.message_event.set()
+            self.transport.write(b"0\r\n\r\n")  # the last chunk: the answer is whole
+            self.transport.close()
+        else:
+            super().shutdown()
 
     # Refusals
 

@@ -24,7 +24,7 @@ from typing import Any
 from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 from service.settings import SETTINGS, Settings, unknown_variables
 
-#: uvicorn's exit status when the service could not start.
+#: uvicorn's exit status when the service could not start (could not listen, or a worker failed).
 STARTUP_FAILURE = 3
 
 
@@ -62,14 +62,16 @@ def serve(settings: Settings) -> int:
     signal.signal(signal.SIGTERM, _stop)  # SIGTERM stops as Ctrl-C does: the store too, and says so
     try:
         try:
-            sock = config.bind_socket()  # says why on stderr, and exits 1, if it cannot
+            sock = config.bind_socket()  # says why on stderr, and exits STARTUP_FAILURE, if it cannot
         except SystemExit as failed:
             return int(failed.code or 1)
         sock.listen(config.backlog)  # connections wait in the queue from now on, not refused
         say(f"listening on {base_url(settings)} ({_workers(settings.workers)}); docs at {docs_url(settings)}")
         if config.workers > 1:
-            Multiprocess(config, sockets=[sock]).run()
-            status = 0
+            supervisor = Multiprocess(config, sockets=[sock])
+            supervisor.run()
+            failed = any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes)
+            status = STARTUP_FAILURE if failed else 0
         else:
             running = uvicorn.Server(config)
             try:
@@ -108,8 +110,9 @@ def docs_url(settings: Settings) -> str:
     from service import openapi
 
     document = openapi.config(settings)
+    root = document.openapi_router.path if document.openapi_router is not None else document.path
     pages = [path for plugin in document.render_plugins for path in plugin.paths]
-    return f"{base_url(settings)}{document.path}{pages[0] if pages else ''}"
+    return f"{base_url(settings)}{root or ''}{pages[0] if pages else ''}"
 
 
 def _workers(count: int) -> str:
@@ -165,7 +168,7 @@ def settings_help() -> str:
     """Every setting, as `poison serve --help` lists them after its flags."""
     lines = ["settings (environment variables; a flag, where there is one, wins):"]
     for setting in SETTINGS:
-        default = "unset" if setting.default is None else _shown(setting.default)
+        default = "unset" if setting.default is None else shown(setting.default)
         flag = f" ({setting.flag})" if setting.flag else ""
         lines.append(f"  {setting.variable}{flag}  default {default}; {setting.bounds}".rstrip("; "))
         lines.append(f"      {setting.description}")
@@ -173,10 +176,11 @@ def settings_help() -> str:
     return "\n".join(lines)
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
+    """A setting's default as `--help` and docs/serve.md show it: 20,000, 0.2, true."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and value >= 10_000:
+    if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"{value:,}" if isinstance(value, int) and value >= 10_000 else str(value)
 

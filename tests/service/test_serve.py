@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import msgspec
@@ -17,6 +19,9 @@ import pytest
 
 from core import reference
 from events.server import free_port
+from service.commands.serve import shown
+from service.problems import TITLES, TYPE_BASE
+from service.settings import SETTINGS
 
 
 @pytest.fixture
@@ -189,3 +194,195 @@ def test_serve_hands_a_redis_url_flag_to_every_worker(redis_url, tmp_path):
         process.terminate()
         process.wait(15)
         process.stderr.close()
+
+
+# ---- what it says: where it listens, each request, when it stops (issue 12) ------------------
+
+
+def start(tmp_path: Path, *flags: str, **settings: str) -> tuple[subprocess.Popen, str, Path, Path]:
+    """A `poison serve` whose stdout and stderr go to files (read once it has stopped)."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | settings
+    out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")]
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen([*command, *flags], env=env, stdout=stdout, stderr=stderr)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/health/live", timeout=1).status_code == 200:
+                return process, base, out, err
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"poison serve did not start: {err.read_text()[-2000:]}")
+        time.sleep(0.1)
+
+
+def stopped(process: subprocess.Popen) -> int:
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        pytest.fail("poison serve did not stop on SIGTERM")
+
+
+def test_serve_says_where_it_listens_logs_each_request_and_says_when_it_stops(tmp_path):
+    process, base, out, err = start(tmp_path, POISON_ACCESS_LOG="true", POISON_PROT="8001")
+    with httpx.Client(base_url=base, timeout=10) as http:
+        assert http.get("/v1/games?limit=3").status_code == 200
+        assert http.get("/v1/games/no-such-game").status_code == 404
+        said = err.read_text()
+        docs = next(line for line in said.splitlines() if "listening on" in line).rsplit("docs at ", 1)[1]
+        assert http.get(docs).status_code == 200
+    assert stopped(process) == 0
+    lines = err.read_text().splitlines()
+    assert f"poison serve: listening on {base} (1 worker); docs at {base}/schema/swagger" in lines
+    assert lines[-1] == "poison serve: stopped"
+    assert any(line.startswith("poison serve: embedded store at redis://127.0.0.1:") for line in lines)
+    warning = (
+        "poison serve: warning: POISON_PROT is no setting of poison serve and is ignored (see poison serve --help)"
+    )
+    assert warning in lines
+    access = out.read_text().splitlines()
+    assert any('"GET /v1/games?limit=3 HTTP/1.1" 200' in line for line in access), access
+    assert any('"GET /v1/games/no-such-game HTTP/1.1" 404' in line for line in access), access
+    assert "Traceback" not in err.read_text()
+
+
+def test_serve_logs_no_request_unless_asked(tmp_path):
+    process, base, out, err = start(tmp_path, "--log-level", "INFO")
+    assert httpx.get(f"{base}/v1/games", timeout=10).status_code == 200
+    assert stopped(process) == 0
+    assert out.read_text() == ""
+    said = err.read_text()
+    assert "Application startup complete" in said  # uvicorn's own lines at info
+    assert "warning:" not in said
+
+
+def test_serve_that_cannot_listen_says_why_and_stops_its_store(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
+        result = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "d")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 3  # uvicorn's status for a service that could not start
+    assert "address already in use" in result.stderr.lower()
+    assert "listening on" not in result.stderr
+    assert result.stderr.splitlines()[-1] == "poison serve: stopped"
+
+
+def test_serve_help_lists_every_setting_with_its_default_and_bounds():
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0
+    for setting in SETTINGS:
+        assert setting.variable in result.stdout
+        assert setting.description[:40] in " ".join(result.stdout.split())
+        if setting.flag:
+            assert setting.flag in result.stdout
+    assert "POISON_LOG_LEVEL (--log-level)  default warning; one of 'critical'" in result.stdout
+    assert "POISON_PORT (--port)  default 8000; a whole number from 1 to 65,535" in result.stdout
+
+
+def test_docs_serve_md_documents_every_setting_with_its_default():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "serve.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line for line in text.splitlines() if line.startswith("| `POISON_")}
+    assert set(rows) == {setting.variable for setting in SETTINGS}
+    for setting in SETTINGS:
+        default = "unset" if setting.default is None else shown(setting.default)
+        assert f"| {default} |" in rows[setting.variable].replace("`", ""), (setting.variable, default)
+
+
+def test_every_refusal_of_the_protocol_is_a_problem_like_any_other(tmp_path):
+    """408, 503 and 400 answered by service/protocol.py itself: rendered as the API's
+    problems are (title from the one table, X-Poison-Worker, a final newline)."""
+    process, base, _, _ = start(tmp_path, POISON_HEADER_TIMEOUT="2", POISON_MAX_CONNECTIONS="2")
+    port = int(base.rsplit(":", 1)[1])
+    holders: list[socket.socket] = []
+    try:
+        holders = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(2)]
+        for sock in holders:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and the head never ends
+        time.sleep(0.3)
+        with httpx.Client(timeout=5) as http:
+            beyond = http.get(f"{base}/health")
+        problem_of(beyond.status_code, beyond.headers, beyond.content, 503, "too_many_connections")
+        for sock in holders:
+            received = receive_all(sock)
+            status, headers, body = split(received)
+            problem_of(status, headers, body, 408, "request_timeout")
+        garbage = socket.create_connection(("127.0.0.1", port), timeout=5)
+        holders.append(garbage)
+        garbage.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n")
+        status, headers, body = split(receive_all(garbage))
+        problem_of(status, headers, body, 400, "invalid_request")
+    finally:
+        for sock in holders:
+            sock.close()
+        stopped(process)
+
+
+def receive_all(sock: socket.socket) -> bytes:
+    sock.settimeout(10)
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received
+
+
+def split(response: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = response.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:] if ": " in line)}
+    return int(lines[0].split()[1]), headers, body
+
+
+def problem_of(status: int, headers: Any, body: bytes, expected: int, code: str) -> None:
+    assert status == expected, body
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["x-poison-worker"].isdigit()
+    assert int(headers["content-length"]) == len(body)
+    assert body.endswith(b"}\n")
+    problem = msgspec.json.decode(body)
+    assert list(problem)[:5] == ["type", "title", "status", "detail", "code"]
+    assert (problem["status"], problem["code"], problem["title"]) == (expected, code, TITLES[code])
+    assert problem["type"] == TYPE_BASE + code
+
+
+def test_a_live_stream_does_not_keep_serve_from_stopping(tmp_path):
+    """uvicorn lets every request finish before it stops, and a live stream never does:
+    serve waited for ever. The stream now ends whole (an EventSource reconnects) at once."""
+    process, base, _, err = start(tmp_path)
+    created = httpx.post(f"{base}/v1/games", json={"players": [{"name": n} for n in "abc"]}, timeout=10).json()
+    ended = threading.Event()
+    lines: list[str] = []
+
+    def follow() -> None:
+        with httpx.stream("GET", f"{base}/v1/games/{created['game_id']}/events/stream", timeout=30) as stream:
+            lines.extend(stream.iter_lines())  # raises if the body were cut short
+        ended.set()
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    deadline = time.monotonic() + 10
+    while not any(line.startswith("id: 2") for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any(line.startswith("id: 2") for line in lines), "the stream is under way"
+    began = time.monotonic()
+    assert stopped(process) == 0
+    assert time.monotonic() - began < 10
+    assert ended.wait(5), "the stream ended as a whole answer does"
+    assert err.read_text().splitlines()[-1] == "poison serve: stopped"
