@@ -124,7 +124,7 @@ class LocalSeat:
             raise refusal(refused.code, str(refused), move) from None
         return self._visible(events)
 
-    def wait(self) -> Iterable[Event]:
+    def wait(self) -> Iterable[list[Event]]:
         return ()  # the bots answer each move at once: here it is never another's turn
 
     def catch_up(self) -> list[Event]:
@@ -186,16 +186,16 @@ class Terminal:
         while self.seat.view.status == "active":
             if self.seat.view.turn != self.seat.you:
                 self.draw(waiting=True)
-                for event in self.seat.wait():
-                    self.tell([event], now=True)
+                for moved in self.seat.wait():
+                    self.tell(moved, now=True)
                 continue
             self.draw()
-            events = self.turn()
-            if events is None:
+            played = self.turn()
+            if played is None:
                 self.say(Text(self.farewell()))
                 return 0
             self.story = []
-            self.tell(events)
+            self.tell(played)
         self.draw_end()
         return 0
 

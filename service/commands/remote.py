@@ -88,10 +88,10 @@ class RemoteSeat:
 
     def opening(self) -> list[Event]:
         events = self._since(0)
-        # What happened since the person's last move (everything, if they have not moved).
+        # The story starts with the person's last move (everything, if they have not moved).
         mine = [i for i, event in enumerate(events) if isinstance(event, self.rules.played_type)]
-        last = max((i for i in mine if getattr(events[i], "seat", None) == self.you), default=-1)
-        return events[last + 1 :]
+        last = max((i for i in mine if getattr(events[i], "seat", None) == self.you), default=0)
+        return events[last:]
 
     def play(self, move: tuple[Any, ...]) -> list[Event]:
         version = self.view.version
@@ -107,16 +107,21 @@ class RemoteSeat:
         self.view = played.game
         return [self._event(event) for event in played.events]
 
-    def wait(self) -> Iterator[Event]:
+    def wait(self) -> Iterator[list[Event]]:
+        # The stream gives one event at a time; they are told a move at a time (an overflow
+        # belongs to its card). A move's events are appended at once, so the view read after
+        # the first of them ends where they end, or later: the events up to it are whole moves.
+        batch: list[Event] = []
         with closing(self.client.follow(self.game_id, self.token, after=self.view.version)) as stream:
             for public in stream:
                 if public.version > self.view.version:
                     self.view = self.client.game(self.game_id, self.token)
-                yield self._event(public)
-                if public.version >= self.view.version and (
-                    self.view.status == "finished" or self.view.turn == self.you
-                ):
-                    return
+                batch.append(self._event(public))
+                if public.version >= self.view.version:
+                    yield batch
+                    batch = []
+                    if self.view.status == "finished" or self.view.turn == self.you:
+                        return
 
     def catch_up(self) -> list[Event]:
         return self._since(self.view.version)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO
@@ -151,6 +152,14 @@ def test_joining_a_game_with_a_token_shows_others_moves_as_they_happen_and_hosti
     assert played_lines(out) == played  # the other person's moves too, each once, in order
     assert any(line.startswith("[/] plays") for line in played)
     assert any(line.startswith("ada [greedy] plays") for line in played)
+    # What each card caused is told with it, whether it came in a move's answer or down the stream.
+    caused = Counter(event["type"] for event in log)
+    if ruleset == "poison":
+        assert out.count("— overflow! ") == caused["cauldron_overflowed"] > 0
+    else:
+        assert out.count("— the pot explodes! ") == caused["pot_exploded"] > 0
+        closings = len(re.findall(r" — \S.* scores? [+-]\d+ for ", out)) + out.count("the last card is in:")
+        assert closings == caused["pot_closed"] > 0
     scores = httpx.get(f"{server}/v1/games/{game_id}/scores").json()
     assert final_totals(names, scores["totals"]) in out
 
@@ -169,13 +178,14 @@ def test_leaving_a_game_on_a_server_says_how_to_come_back_and_coming_back_finish
     assert httpx.get(f"{server}/v1/games/{game_id}").json()["version"] == int(version)
     again = poison("play", "--server", url, "--game", game_id, "--token", token)
     assert again.returncode == 0, again.stderr
-    # Coming back, the story starts after the person's own last move: the bots' answers to it.
-    story = again.stdout.split("\n", 2)[1]
-    assert story.startswith("greedy bot 1 plays ")
+    # Coming back, the story starts with the person's own last move, then the bots' answers.
+    first_move = played_lines(first.stdout)[2]
+    assert first_move.startswith("you play ")
+    assert again.stdout.split("\n", 2)[1].startswith(first_move)
     log = httpx.get(f"{server}/v1/games/{game_id}/events", params={"limit": 5000}).json()["events"]
     names = names_of(["greedy", "greedy"])
     played = [said(names, e["data"]["seat"], e["data"]["card"]) for e in log if e["type"] == "card_played"]
-    assert played_lines(first.stdout) + played_lines(again.stdout)[2:] == played
+    assert played_lines(first.stdout) + played_lines(again.stdout)[3:] == played
     scores = httpx.get(f"{server}/v1/games/{game_id}/scores").json()
     assert final_totals(names, scores["totals"]) in again.stdout
 

@@ -198,6 +198,15 @@ class Screen(ABC):
         ]
 
 
+def follows(lines: list[RenderableType], consequence: Text) -> None:
+    """What a card caused (an overflow, an explosion, a closing), told after the card's own
+    line ("… — overflow! …"), or on a line of its own if the card is not in `lines`."""
+    if lines and isinstance(lines[-1], Text):
+        lines[-1].append_text(Text.assemble(" — ", consequence))
+    else:
+        lines.append(consequence)
+
+
 def player_names(created: Any) -> list[str]:
     """Each seat's name from a game_created event, escaped, with its bot in brackets."""
     return [escape(player.name + (f" [{player.bot}]" if player.bot else "")) for player in created.players]

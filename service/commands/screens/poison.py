@@ -14,7 +14,7 @@ from core import Game
 from core.rulesets import POISON
 from events.codec import Event
 from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
-from service.commands.screens.base import Name, Players, Screen, as_text, seats_table
+from service.commands.screens.base import Name, Players, Screen, as_text, follows, seats_table
 from service.schemas import GameView, Scores
 
 #: The colours of the cauldrons and of the potions, as the score sheet counts them (the
@@ -127,16 +127,15 @@ class PoisonScreen(Screen):
                         f" into cauldron {event.cauldron}: total {event.total}",
                     )
                 )
-            elif isinstance(event, CauldronOverflowed) and lines and isinstance(lines[-1], Text):
+            elif isinstance(event, CauldronOverflowed):
                 count = len(event.taken)
-                lines[-1].append_text(
-                    Text.assemble(
-                        " — overflow! ",
-                        players.does(event.seat, "take"),
-                        f" {count} card{'s' if count != 1 else ''}: ",
-                        self.cards(event.taken),
-                    )
+                overflow = Text.assemble(
+                    "overflow! ",
+                    players.does(event.seat, "take"),
+                    f" {count} card{'s' if count != 1 else ''}: ",
+                    self.cards(event.taken),
                 )
+                follows(lines, overflow)
             elif isinstance(event, RoundStarted) and event.round > 1:
                 lines.append(Text.assemble(f"round {event.round} is dealt by ", players.name(event.dealer)))
             elif isinstance(event, RoundScored):

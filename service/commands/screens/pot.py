@@ -15,7 +15,7 @@ from rich.text import Text
 from core.rulesets import POT
 from events.codec import Event
 from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotGameCreated, PotStarted
-from service.commands.screens.base import Name, Players, Screen, as_text, seats_table
+from service.commands.screens.base import Name, Players, Screen, as_text, follows, seats_table
 from service.schemas import PotGameView, PotScores
 
 LIMIT: int = POT.engine.EXPLODE_LIMIT  # a pot whose toxicity exceeds this explodes
@@ -107,7 +107,7 @@ class PotScreen(Screen):
         return body
 
     def narrate(self, events: Sequence[Event], players: Players, view: PotGameView) -> list[RenderableType]:
-        lines: list[Text] = []
+        lines: list[RenderableType] = []
         closing_asked = False
         for event in events:
             if isinstance(event, PotCardPlayed):
@@ -123,17 +123,16 @@ class PotScreen(Screen):
                         f": toxicity {event.toxicity}",
                     )
                 )
-            elif isinstance(event, PotExploded) and lines:
-                lines[-1].append_text(
-                    Text.assemble(" — ", ("the pot explodes!", "bold"), " ", self.cards(event.cards), " are discarded")
+            elif isinstance(event, PotExploded):
+                follows(
+                    lines, Text.assemble(("the pot explodes!", "bold"), " ", self.cards(event.cards), " are discarded")
                 )
-            elif isinstance(event, PotClosed) and closing_asked and lines:
+            elif isinstance(event, PotClosed) and closing_asked:
                 closing_asked = False
-                lines[-1].append_text(
-                    Text.assemble(
-                        " — ", players.does(event.seat, "score"), f" {event.points:+d} for ", self.cards(event.cards)
-                    )
+                scored = Text.assemble(
+                    players.does(event.seat, "score"), f" {event.points:+d} for ", self.cards(event.cards)
                 )
+                follows(lines, scored)
             elif isinstance(event, PotClosed):
                 lines.append(
                     Text.assemble(
@@ -150,7 +149,7 @@ class PotScreen(Screen):
             elif isinstance(event, CardsDrawn):
                 drawn = Text(plural(event.count, "card")) if event.cards is None else self.cards(event.cards)
                 lines.append(Text.assemble("  ", players.does(event.seat, "draw"), " ", drawn))
-        return list(lines)
+        return lines
 
     # -- shared by replay and play ----------------------------------------------------------------
 

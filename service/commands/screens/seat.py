@@ -55,14 +55,16 @@ class Seat(Protocol):
         """The game now, as the API's GameView for this seat (with `you`)."""
 
     def opening(self) -> list[Event]:
-        """What happened since the person last moved (from the start, in a new game)."""
+        """What the story starts with: the person's last move and what followed it (the
+        whole game so far, in a new game)."""
 
     def play(self, move: tuple[Any, ...]) -> list[Event]:
         """Play the move; its events and those of the bots that answered it. Raises
         Refused when it is not taken."""
 
-    def wait(self) -> Iterable[Event]:
-        """The other seats' moves as they happen, until it is the person's turn or the end."""
+    def wait(self) -> Iterable[list[Event]]:
+        """The other seats' moves as they happen, a move's events together, until it is the
+        person's turn or the game's end."""
 
     def catch_up(self) -> list[Event]:
         """The events the seat has not seen, once a refusal said the game moved on."""
