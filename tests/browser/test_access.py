@@ -95,3 +95,12 @@ def test_a_link_whose_token_is_no_seat_of_the_game_says_so_and_offers_to_watch(
     page.get_by_role("link", name="Watch this game instead").click()
     page.wait_for_selector(f'{TABLE}[data-mode="watch"][data-version="{read(served, created["game_id"])["version"]}"]')
     assert page.locator(".hand").count() == 0
+
+
+def test_the_lobby_fits_a_phone_screen_without_sideways_scrolling(open_page: Callable[..., Watched]) -> None:
+    page = open_page(phone=True).page
+    page.get_by_role("button", name="+ Add a seat").tap()
+    page.get_by_role("button", name="Create the game").tap()
+    page.locator("section.created").wait_for()
+    page.locator("table.game-list").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
