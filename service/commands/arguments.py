@@ -15,14 +15,23 @@ from service.commands import CommandError
 SEED_RANGE = f"0 to {SEED_LIMIT:,}"
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number, said in words when it is not one (argparse would
+    say "invalid int value")."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not '{text}'") from None
+
+
 def seed(text: str) -> int:
     """An argparse type: a seed in the one range every layer takes (core.errors.SEED_LIMIT)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number from {SEED_RANGE}, not {text!r}") from None
+        value = -1
     if not 0 <= value <= SEED_LIMIT:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number from {SEED_RANGE}, not {text}")
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from {SEED_RANGE}, not '{text}'")
     return value
 
 
@@ -51,7 +60,7 @@ def add_ruleset(command: argparse.ArgumentParser) -> None:
         command.add_argument(
             f"--{name}",
             dest=_dest(name),
-            type=int if option.bounds is not None else str,
+            type=whole_number if option.bounds is not None else str,
             metavar=name.upper(),
             help=f"--ruleset {' or '.join(owners)} only: {option.description}{default}",
         )
@@ -61,7 +70,7 @@ def add_seats(command: argparse.ArgumentParser, bots: str, seats: str) -> None:
     """--players (default 4) and --bots (`bots` by default), their bounds and names per ruleset."""
     bounds = ", ".join(f"{r.name} {r.players[0]} to {r.players[1]}" for r in RULESETS.values())
     names = "; ".join(f"{r.name}: {', '.join(r.bots)}" for r in RULESETS.values())
-    command.add_argument("--players", type=int, default=4, help=f"how many seats (default 4; {bounds})")
+    command.add_argument("--players", type=whole_number, default=4, help=f"how many seats (default 4; {bounds})")
     command.add_argument(
         "--bots",
         default=bots,
@@ -117,5 +126,5 @@ def bots_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> 
         raise CommandError(f"--bots names {len(bots)} bots for {count} {of}: give one, or one per {each}")
     unknown = [bot for bot in bots if bot not in ruleset.bots]
     if unknown:
-        raise CommandError(f"unknown bot {unknown[0]!r}: choose from {', '.join(ruleset.bots)}")
+        raise CommandError(f"unknown bot '{unknown[0]}': choose from {', '.join(ruleset.bots)}")
     return bots

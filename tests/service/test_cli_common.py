@@ -1,0 +1,170 @@
+"""What every `poison` command shares, driven as a person drives it: `--version`, a
+subcommand's mistakes shown with its own usage and in words, Ctrl-C in a real terminal
+(a pseudo-terminal read through a terminal emulator, pyte), output cut short by its reader."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from importlib.metadata import version
+
+import pyte
+import pytest
+
+#: Each command, with what it needs besides flags.
+COMMANDS = {"serve": [], "replay": ["game.ndjson"], "simulate": [], "play": []}
+
+
+def poison(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+# ---- a terminal -------------------------------------------------------------------------------
+
+
+class Terminal:
+    """`poison ARGS` running in a pseudo-terminal of `columns` x `lines`, as in a person's
+    shell; what it writes is kept, and `screen()` is what the person would see."""
+
+    def __init__(self, *args: str, columns: int = 100, lines: int = 30) -> None:
+        self.columns, self.lines = columns, lines
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k not in {"COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR"}}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**env, "TERM": "xterm-256color"},
+            # As a shell starts a program: Ctrl-C interrupts it, even if this test runner
+            # was started with SIGINT ignored (as background jobs of a script are).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        os.close(slave)
+        self.output = b""
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:  # a test that failed half-way: end what it started
+            self.process.kill()
+            self.process.wait()
+            os.close(self.master)
+
+    def read_until(self, wanted: bytes, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while wanted not in self.output:
+            if time.monotonic() > deadline or not self._read(deadline - time.monotonic()):
+                pytest.fail(f"never saw {wanted!r} in {self.output[-300:]!r}")
+
+    def wait(self, timeout: float = 60) -> int:
+        """Read everything until the program ends; its exit status."""
+        deadline = time.monotonic() + timeout
+        while self._read(max(deadline - time.monotonic(), 0)):
+            pass
+        code = self.process.wait(max(deadline - time.monotonic(), 1))
+        os.close(self.master)
+        return code
+
+    def _read(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(self.master, 65536)
+        except OSError:  # EIO: every end of the terminal's other side is closed
+            return False
+        self.output += chunk
+        return bool(chunk)
+
+    def screen(self) -> pyte.Screen:
+        screen = pyte.Screen(self.columns, self.lines)
+        pyte.ByteStream(screen).feed(self.output)
+        return screen
+
+
+def shown_lines(screen: pyte.Screen) -> list[str]:
+    return [line.rstrip() for line in screen.display if line.strip()]
+
+
+# ---- tests ------------------------------------------------------------------------------------
+
+
+def test_version_is_the_installed_package_version():
+    result = poison("--version")
+    assert result.returncode == 0
+    assert result.stdout == f"poison {version('poison')}\n"
+    assert "--version" in poison("--help").stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_unknown_flag_shows_the_usage_of_the_command_it_was_given_to(command):
+    result = poison(command, *COMMANDS[command], "--bad-flag")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"usage: poison {command} [-h]")
+    assert result.stderr.endswith(f"poison {command}: error: unrecognized arguments: --bad-flag\n")
+
+
+def test_an_unknown_flag_before_the_command_is_the_top_level_s_mistake():
+    result = poison("--bad-flag", "simulate")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: poison [-h] [--version] COMMAND")
+    assert result.stderr.endswith("poison: error: unrecognized arguments: --bad-flag\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["simulate", "--games", "many"], "argument --games: a whole number, not 'many'"),
+        (["simulate", "--players", "4.5"], "argument --players: a whole number, not '4.5'"),
+        (["simulate", "--rounds", "two"], "argument --rounds: a whole number, not 'two'"),
+        (["simulate", "--games", "0"], "--games is 1 to 1,000,000,000, not 0"),
+        (["simulate", "--seed", "x1"], "a seed is a whole number from 0 to "),
+        (["play", "--seed", "-3"], "a seed is a whole number from 0 to "),
+        (["simulate", "--bots", "[/]"], "unknown bot '[/]': choose from "),
+    ],
+)
+def test_bad_values_are_refused_in_words_without_python_terms(args, says):
+    result = poison(*args)
+    assert result.returncode == 2
+    assert says in result.stderr
+    assert len(result.stderr.strip().splitlines()[-1]) > 0
+    for python in ("invalid int value", "ValueError", "Traceback", "\\'"):
+        assert python not in result.stderr
+
+
+def test_ctrl_c_in_simulate_puts_the_progress_bar_away_and_leaves_one_line():
+    with Terminal("simulate", "--ruleset", "pot", "--players", "2", "--games", "1000000000") as terminal:
+        terminal.read_until(b"simulating")  # the progress bar is up: the games are being played
+        terminal.process.send_signal(signal.SIGINT)
+        assert terminal.wait() == 130
+    screen = terminal.screen()
+    assert shown_lines(screen) == ["poison simulate: interrupted"]
+    assert not screen.cursor.hidden  # the bar had hidden it: given back
+    assert b"Traceback" not in terminal.output
+    assert b"KeyboardInterrupt" not in terminal.output
+
+
+def test_output_cut_short_by_its_reader_ends_quietly():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "simulate", "--games", "100", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # the reader is gone before anything is written (`| head -0`)
+    assert process.wait(60) == 1
+    assert process.stderr.read() == b""
+    process.stderr.close()

@@ -1,0 +1,84 @@
+"""`poison simulate` as a person reads it: win rates that never round a lost game away,
+the progress in a terminal with thousands separators, a header that echoes every option."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from service.commands.simulate import percent
+from tests.service.test_cli_common import Terminal
+
+
+def poison(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def table_rows(stdout: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")]
+
+
+@pytest.mark.parametrize(
+    ("part", "whole", "shown"),
+    [
+        (399_887, 400_000, "99.97%"),  # the issue's: it was 100.0%
+        (8, 400_000, "0.002%"),  # and 0.0%
+        (3_998, 4_000, "99.95%"),
+        (2, 4_000, "0.05%"),
+        (999_999_999, 1_000_000_000, "99.9999999%"),
+        (1, 1_000_000_000, "0.0000001%"),
+        (400_000, 400_000, "100.0%"),
+        (0, 400_000, "0.0%"),
+        (1, 3, "33.3%"),
+        (2, 3, "66.7%"),
+        (1, 8, "12.5%"),
+    ],
+)
+def test_a_win_rate_has_one_decimal_or_as_many_as_keep_it_off_0_and_100(part, whole, shown):
+    assert percent(part, whole) == shown
+
+
+def test_no_seat_that_lost_a_game_is_shown_winning_all_of_them():
+    args = ("simulate", "--games", "4000", "--bots", "greedy,random,random,random", "--seed", "3")
+    report = json.loads(poison(*args, "--json").stdout)
+    wins = [seat["wins"] for seat in report["seats"]]
+    # The case this test is about: one decimal would round these to 100.0% and 0.0%.
+    assert any(3_996 <= won < 4_000 for won in wins), wins
+    assert any(0 < won <= 4 for won in wins), wins
+    table = poison(*args)
+    assert table.returncode == 0, table.stderr
+    rates = [row[3] for row in table_rows(table.stdout) if row[0].isdigit()]
+    assert rates == [percent(won, 4_000) for won in wins]
+    assert all(rate not in {"100.0%", "0.0%"} for rate, won in zip(rates, wins, strict=True) if 0 < won < 4_000)
+
+
+def test_the_progress_in_a_terminal_counts_games_with_thousands_separators():
+    with Terminal("simulate", "--ruleset", "pot", "--players", "2", "--games", "60000") as terminal:
+        assert terminal.wait() == 0
+    text = terminal.output.decode()
+    assert "60,000 of 60,000 games" in text  # the bar's last state, drawn as it is put away
+    assert not re.search(r"\d{4,} of", text)
+    screen = "\n".join(line.rstrip() for line in terminal.screen().display)
+    assert screen.lstrip().startswith("60,000 games, ruleset pot, 2 players, seed 0\n")
+    assert "simulating" not in screen
+
+
+@pytest.mark.parametrize(
+    ("args", "header"),
+    [
+        (
+            ["--players", "3", "--rounds", "2", "--cauldrons", "fixed", "--seed", "12345678901"],
+            "1,000 games, ruleset poison, 3 players, seed 12345678901, rounds 2, cauldrons fixed",
+        ),
+        (["--players", "5"], "1,000 games, ruleset poison, 5 players, seed 0, rounds default, cauldrons dynamic"),
+        (["--ruleset", "pot", "--players", "2"], "1,000 games, ruleset pot, 2 players, seed 0"),
+    ],
+)
+def test_the_header_echoes_every_option(args, header):
+    result = poison("simulate", "--games", "1000", *args)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == header
