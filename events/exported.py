@@ -15,7 +15,12 @@ NDJSON = ("application/x-ndjson", "application/ndjson")
 
 
 class NotALog(ValueError):
-    """A JSON body that is not `{"events": [...]}` at all (as opposed to a log with a bad event)."""
+    """A JSON body that is not `{"events": [...]}` at all (as opposed to a log with a bad
+    event); `detail` says how, without the words of HTTP."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f'the body is not a log {{"events": [...]}}: {detail}')
+        self.detail = detail
 
 
 class _Wrapped(msgspec.Struct, forbid_unknown_fields=True):
@@ -41,7 +46,7 @@ def from_json(body: bytes) -> list[PublicEvent]:
     try:
         wrapped = _wrapped.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
-        raise NotALog(f'the body is not a log {{"events": [...]}}: {error}') from None
+        raise NotALog(str(error)) from None
     events: list[PublicEvent] = []
     for number, raw in enumerate(wrapped.events, start=1):
         try:

@@ -1,0 +1,139 @@
+"""`poison replay` takes a log as `POST /v1/replays` does (NDJSON or JSON `{"events": [...]}`),
+from a file or from standard input, and shows every name as it was written, of both games."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from events.codec import Player, encode_public, to_public
+from events.play import LoggedGame, create_game, play_move
+
+#: Names the API accepts that a terminal or rich would otherwise read: markup, a closing tag
+#: alone, an emoji code, a trailing backslash, an escape sequence, a line break, a
+#: right-to-left override.
+HOSTILE = ("[/]", "[bold]eve", ":smile:", "zed\\", "a\x1b[31mred", "two\nlines", "\u202etxet")
+#: How each is shown: exactly as written, the characters a terminal would obey written out.
+SHOWN = ("[/]", "[bold]eve", ":smile:", "zed\\", "a\\x1b[31mred", "two\\nlines", "\\u202etxet")
+
+
+def poison(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, timeout=120
+    )
+
+
+def finished_game(ruleset: str, names: tuple[str, ...], bots: tuple[str | None, ...], game_id: str, **options):
+    players = tuple(Player(seat=s, name=n, bot=b) for s, (n, b) in enumerate(zip(names, bots, strict=True)))
+    log, logged = create_game(ruleset, game_id, players, seed=5, options=options)
+    while not logged.finished:
+        caused, logged = play_move(logged, logged.game.turn, logged.game.legal_moves()[0])
+        log += caused
+    return log, logged
+
+
+def ndjson(log: list) -> bytes:
+    return b"".join(encode_public(to_public(version, event)) + b"\n" for version, event in enumerate(log, 1))
+
+
+def table_rows(stdout: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")]
+
+
+@pytest.fixture(scope="module")
+def hostile_poison(tmp_path_factory) -> tuple[Path, LoggedGame]:
+    names = (HOSTILE[0], "ada", *HOSTILE[2:4])
+    log, logged = finished_game("poison", names, (None, "greedy", "random", None), "g[/]\x1b[2J", rounds=1)
+    path = tmp_path_factory.mktemp("hostile") / "poison.ndjson"
+    path.write_bytes(ndjson(log))
+    return path, logged
+
+
+def test_replay_shows_every_name_of_a_poison_game_exactly_as_written(hostile_poison):
+    path, logged = hostile_poison
+    result = poison("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    assert "\x1b" not in out
+    shown = ["[/]", "ada [greedy]", ":smile: [random]", "zed\\"]
+    assert out.startswith("game g[/]\\x1b[2J: 4 players, 1 ")
+    totals = {row[1]: row[2] for row in table_rows(out) if row[0] in {"total", ""} and not row[3]}
+    assert totals == {str(seat): name for seat, name in enumerate(shown)}
+    winners = ", ".join(shown[seat] for seat in logged.game.winners)
+    assert f"won by {winners}\n" in out
+
+
+def test_replay_shows_control_characters_in_names_written_out_never_obeyed(tmp_path):
+    names = HOSTILE[4:]
+    log, logged = finished_game("pot", names, (None, None, None), "pot-g")
+    path = tmp_path / "pot.ndjson"
+    path.write_bytes(ndjson(log))
+    result = poison("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    for control in ("\x1b", "\u202e"):
+        assert control not in out
+    totals = [row for row in table_rows(out) if not row[0].isdigit()]
+    assert [row[2] for row in totals] == list(SHOWN[4:])
+    winners = ", ".join(SHOWN[4 + seat] for seat in logged.game.winners)
+    assert f"won by {winners}\n" in out
+
+
+def test_replay_of_the_json_form_and_of_standard_input_equals_the_ndjson_file(hostile_poison, tmp_path):
+    path, _ = hostile_poison
+    from_file = poison("replay", str(path))
+    assert from_file.returncode == 0, from_file.stderr
+    wrapped = json.dumps({"events": [json.loads(line) for line in path.read_bytes().splitlines()]}).encode()
+    as_json = tmp_path / "game.json"
+    as_json.write_bytes(wrapped)
+    for result in (
+        poison("replay", str(as_json)),
+        poison("replay", "-", stdin=path.read_bytes()),
+        poison("replay", "-", stdin=b"  \n" + wrapped),
+        poison("replay", "-", "--version", "12", stdin=wrapped),
+    ):
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == b""
+    outputs = [poison("replay", str(as_json)).stdout, poison("replay", "-", stdin=path.read_bytes()).stdout]
+    assert outputs == [from_file.stdout, from_file.stdout]
+    partial = poison("replay", "-", "--version", "12", stdin=wrapped)
+    assert partial.stdout == poison("replay", str(path), "--version", "12").stdout
+    assert b"valid up to event 12" in partial.stdout
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        (b'{"events": 3}', 'invalid log: standard input is JSON but not a log {"events": [...]}: '),
+        (b'{"events": [{"version": 1}]}', "invalid log: event 1: entry 1 is not an event: "),
+        (b"", "invalid log: event 1: the log is empty"),
+        (b"not json at all\n", "invalid log: event 1: line 1 is not an event: "),
+    ],
+)
+def test_replay_of_standard_input_that_is_no_log_says_why_in_one_line(given, says):
+    result = poison("replay", "-", stdin=given)
+    assert result.returncode == 1
+    assert result.stdout == b""
+    error = result.stderr.decode()
+    assert error.startswith(f"poison replay: {says}")
+    assert len(error.splitlines()) == 1
+    assert "Traceback" not in error
+
+
+def test_replay_of_a_missing_stored_game_names_it_visibly(redis_url, namespace):
+    result = poison("replay", "--game", "no\x1bsuch", "--redis-url", redis_url)
+    assert result.returncode == 1
+    assert result.stderr == b"poison replay: no game 'no\\x1bsuch' in the store\n"
+
+
+def test_replay_refuses_a_url_of_no_known_scheme_in_one_line():
+    result = poison("replay", "--game", "g1", "--redis-url", "http://127.0.0.1:6379")
+    assert result.returncode == 2
+    error = result.stderr.decode()
+    assert error.startswith("poison replay: ")
+    assert "redis://" in error
+    assert len(error.splitlines()) == 1
