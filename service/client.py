@@ -74,9 +74,9 @@ class Client:
     """The API at `base_url` ("http://127.0.0.1:8000"). Use it as a context manager, or
     call close(): it keeps one connection pool."""
 
-    def __init__(self, base_url: str, *, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, base_url: str) -> None:
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.Client(base_url=self.base_url, timeout=TIMEOUT, transport=transport)
+        self._http = httpx.Client(base_url=self.base_url, timeout=TIMEOUT)
 
     def __enter__(self) -> Client:
         return self

@@ -179,7 +179,15 @@ class Terminal:
                 self.say(line)
 
     def play(self) -> int:
-        """The game to its end, or until the person leaves it: the exit status."""
+        """The game to its end, or until the person leaves it: the exit status. Ctrl-C is
+        not caught here: the command line ends every command it stops alike."""
+        try:
+            return self._play()
+        except KeyboardInterrupt:
+            self.say()  # after the prompt or a terminal's "^C": what is said next has its own line
+            raise
+
+    def _play(self) -> int:
         if not self.redraw:
             self.say(self.header)
         self.tell(self.seat.opening())
@@ -225,9 +233,6 @@ class Terminal:
         except EOFError:
             self.say()
             return None
-        except KeyboardInterrupt:
-            self.say()  # whatever is said next (the command's last line) starts a line of its own
-            raise
         if self.echo:
             self.say(Text(text))
         return text

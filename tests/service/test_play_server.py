@@ -6,6 +6,7 @@ is not there."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -364,3 +365,31 @@ def test_a_move_chosen_on_a_board_the_game_has_left_is_refused_and_the_board_bro
         f"your move: q\nyou left the game at version {now}; to come back: "
         f"poison play --server {server} --game {game_id} --token {token}\n"
     )
+
+
+def test_ctrl_c_while_waiting_for_another_player_says_how_to_come_back_and_ends_with_130(server):
+    players = [{"name": "ana"}, {"name": "bo"}, {"name": "cy", "bot": "greedy"}]
+    made = httpx.post(f"{server}/v1/games", json={"players": players, "seed": 3}).json()
+    game_id, token = made["game_id"], made["players"][0]["token"]
+    assert made["game"]["turn"] == 1  # bo moves first, and never does
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "play", "--server", server, "--game", game_id, "--token", token],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell starts it
+    )
+    assert process.stdout is not None
+    try:
+        seen = read_until(process.stdout, "waiting for bo to move…\n".encode())
+        time.sleep(0.3)  # the stream is open and waiting
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130
+    assert err == b"poison play: interrupted\n"
+    come_back = f"to come back: poison play --server {server} --game {game_id} --token {token}\n"
+    assert (seen + out).decode().endswith(come_back)
