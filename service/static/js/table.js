@@ -20,6 +20,8 @@ import { seatList } from "./seats.js";
 /** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
 const CATCH_UP = 30;
 const FEED_LINES = 60;
+/** After a failed read, the table asks again this much later. */
+const RETRY_MS = 2000;
 const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "every event received" };
 
 export function mountTable(root, { gameId, token }) {
@@ -150,10 +152,23 @@ export function mountTable(root, { gameId, token }) {
           const skipped = state.pending.splice(0, state.pending.length - 1);
           for (const event of skipped) note(event);
         }
-        await show(state.pending.shift());
+        const event = state.pending[0];
+        await show(event);
+        state.pending = state.pending.filter((waitingEvent) => waitingEvent !== event);
       }
     } catch (problem) {
-      notices.problem(problem, "The table will catch up with the next event.");
+      if (problem.status === 0 || problem.status >= 500) {
+        // The event stays first in line, and is shown once the service answers again.
+        const said = notices.problem(problem, "The table tries again in a moment.");
+        setTimeout(() => {
+          said.remove();
+          pump();
+        }, RETRY_MS);
+      } else {
+        notices.problem(problem, "The table shows the game as it is now.");
+        state.pending = [];
+        catchUp().catch((again) => notices.problem(again));
+      }
     } finally {
       state.pumping = false;
       render();
