@@ -11,25 +11,29 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from core import errors
 from core.results import (
     Cauldron,
+    Colour,
     Deal,
     Move,
     Played,
     Replayed,
     RoundResult,
     Simulation,
+    Status,
     Taken,
     View,
 )
 
 # ---- the cards (rules.md, "Components") --------------------------------------------------
 
-COLOURS = ("red", "blue", "purple")
+COLOURS: tuple[Colour, ...] = ("red", "blue", "purple")
 POISON = "poison"
-LETTERS = {"R": "red", "B": "blue", "P": "purple", "G": POISON}
+POTION_COLOURS: dict[str, Colour] = {"R": "red", "B": "blue", "P": "purple"}
+LETTERS: dict[str, str] = {**POTION_COLOURS, "G": POISON}
 POTION_VALUES = (1, 2, 4, 5, 7)
 POTION_COPIES = {1: 3, 2: 3, 4: 2, 5: 3, 7: 3}  # fourteen cards of each colour
 POISON_VALUE = 4
@@ -50,7 +54,12 @@ DECK = tuple(code for code in CARD_CODES for _ in range(copies(code)))
 
 
 def colour_of(card: str) -> str:
+    """A card's suit: its colour, or poison."""
     return LETTERS[card[0]]
+
+
+def potion_colour(card: str) -> Colour:
+    return POTION_COLOURS[card[0]]
 
 
 def value_of(card: str) -> int:
@@ -61,7 +70,7 @@ def is_card(card: object) -> bool:
     return isinstance(card, str) and card in CARD_CODES
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -190,7 +199,7 @@ def check_deal(players: int, dealer: int, hands: object, set_aside: object) -> N
 # ---- scoring (rules.md, "End of a round and scoring") -----------------------------------
 
 
-def score_round(taken: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
+def score_round(taken: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[tuple[Colour, ...], ...]]:
     """Scores and discarded colours from each seat's counts (red, blue, purple, poison)."""
     if not isinstance(taken, (list, tuple)) or not 3 <= len(taken) <= 6:
         raise errors.rule_error("invalid_players", "score_round takes the piles of 3 to 6 seats")
@@ -200,7 +209,7 @@ def score_round(taken: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[
         for suit, count in enumerate(pile):
             if not is_int(count) or not 0 <= count <= (14 if suit < 3 else 8):
                 raise errors.rule_error("invalid_deal", f"seat {seat}: {count!r} cannot be a count of that suit")
-    discarded: list[list[str]] = [[] for _ in taken]
+    discarded: list[list[Colour]] = [[] for _ in taken]
     for index, colour in enumerate(COLOURS):
         counts = [pile[index] for pile in taken]
         most = max(counts)
@@ -221,7 +230,7 @@ def score_round(taken: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[
 class Pot:
     """One cauldron: its cards in order and, with fixed cauldrons, its colour for good."""
 
-    fixed_colour: str | None = None
+    fixed_colour: Colour | None = None
     cards: list[str] = field(default_factory=list)
 
     @property
@@ -229,10 +238,10 @@ class Pot:
         return sum(value_of(card) for card in self.cards)
 
     @property
-    def colour(self) -> str | None:
+    def colour(self) -> Colour | None:
         if self.fixed_colour is not None:
             return self.fixed_colour
-        potions = [colour_of(card) for card in self.cards if card != "G4"]
+        potions = [potion_colour(card) for card in self.cards if card != "G4"]
         return potions[0] if potions else None  # colourless: empty, or poison only
 
 
@@ -292,7 +301,7 @@ class Game:
         self.cauldron_rule = cauldrons
         self.seed = seed
         self.pending_deals = list(deals or ())
-        self.status = "dealing"
+        self.status: Status = "dealing"
         self.round = 1
         self.dealer = 0  # the first dealer is seat 0
         self._turn = 0
@@ -414,7 +423,7 @@ class Game:
         if not self._accepts(card, cauldron):
             fixed = self.cauldron_rule == "fixed"
             colours = [pot.colour for pot in self.pots]
-            raise errors.illegal_cauldron(card, cauldron, colour_of(card), colours, fixed)
+            raise errors.illegal_cauldron(card, cauldron, potion_colour(card), colours, fixed)
 
     def legal_moves(self) -> tuple[Move, ...]:
         if self.status != "active":
@@ -619,8 +628,8 @@ def simulate(
         game._start_round()
         rng = Random(stream_seed(game_seed, 0))
         while game.status == "active":
-            card, cauldron = game._choose(bots[game.turn], rng)
-            game.play(game.turn, card, cauldron)
+            card, cauldron = game._choose(bots[game._turn], rng)
+            game.play(game._turn, card, cauldron)
             moves += 1
         for seat, total in enumerate(game.totals):
             wins[seat] += seat in game.winners

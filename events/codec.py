@@ -32,17 +32,17 @@ class Struct(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     """Base of every event payload part: immutable, and strict about what it accepts."""
 
 
-class Event(Struct, tag_field="type"):
+class Event(Struct, frozen=True, tag_field="type"):
     """Base of every event union; the tag is the event's `type`."""
 
 
-class Player(Struct):
+class Player(Struct, frozen=True):
     seat: Seat
     name: PlayerName
     bot: BotName | None = None
 
 
-class GameFinished(Event, tag="game_finished"):
+class GameFinished(Event, frozen=True, tag="game_finished"):
     """The last event of every game, whatever its ruleset."""
 
     totals: tuple[int, ...]

@@ -43,18 +43,18 @@ RoundNumber = Annotated[int, msgspec.Meta(ge=1, le=20)]
 Colour = Literal["red", "blue", "purple"]
 
 
-class Rules(Struct):
+class Rules(Struct, frozen=True):
     cauldrons: Literal["dynamic", "fixed"] = "dynamic"
 
 
-class TakenCounts(Struct):
+class TakenCounts(Struct, frozen=True):
     red: Annotated[int, msgspec.Meta(ge=0, le=14)]
     blue: Annotated[int, msgspec.Meta(ge=0, le=14)]
     purple: Annotated[int, msgspec.Meta(ge=0, le=14)]
     poison: Annotated[int, msgspec.Meta(ge=0, le=8)]
 
 
-class GameCreated(Event, tag="game_created"):
+class GameCreated(Event, frozen=True, tag="game_created"):
     game_id: str
     players: tuple[Player, ...]
     rounds: RoundNumber
@@ -63,14 +63,14 @@ class GameCreated(Event, tag="game_created"):
     ruleset: Literal["poison"] = "poison"  # logs written before the second ruleset say none
 
 
-class RoundStarted(Event, tag="round_started"):
+class RoundStarted(Event, frozen=True, tag="round_started"):
     round: RoundNumber
     dealer: Seat
     hands: tuple[tuple[Card, ...] | None, ...]  # None: a hand the reader may not see
     set_aside: tuple[Card, ...] | None = ()  # None while hidden
 
 
-class CardPlayed(Event, tag="card_played"):
+class CardPlayed(Event, frozen=True, tag="card_played"):
     round: RoundNumber
     seat: Seat
     card: Card
@@ -78,14 +78,14 @@ class CardPlayed(Event, tag="card_played"):
     total: Annotated[int, msgspec.Meta(ge=1, le=13)]  # the cauldron's total once complete
 
 
-class CauldronOverflowed(Event, tag="cauldron_overflowed"):
+class CauldronOverflowed(Event, frozen=True, tag="cauldron_overflowed"):
     round: RoundNumber
     seat: Seat
     cauldron: CauldronIndex
     taken: tuple[Card, ...]
 
 
-class RoundScored(Event, tag="round_scored"):
+class RoundScored(Event, frozen=True, tag="round_scored"):
     round: RoundNumber
     scores: tuple[int, ...]
     taken: tuple[TakenCounts, ...]

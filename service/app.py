@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.datastructures import ResponseHeader
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
@@ -89,7 +90,7 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
     OPTIONS on a path of the API is 204 with `Allow`, every method the path takes."""
 
     async def head_options_or_any(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in ("HEAD", "OPTIONS"):
+        if scope["type"] != ScopeType.HTTP or scope["method"] not in ("HEAD", "OPTIONS"):
             await handler(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":

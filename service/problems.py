@@ -252,7 +252,7 @@ HANDLERS: ExceptionHandlersMap = {
     InvalidLog: _answer(from_invalid_log),
     IdempotencyKeyReused: _answer(from_idempotency),
     RateLimited: _answer(from_rate_limited),
-    ValidationException: _answer_validation,  # type: ignore[dict-item]
+    ValidationException: _answer_validation,
     HTTPException: _answer(from_http),
     Exception: internal_error,
 }

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from litestar import Response as LitestarResponse
 from litestar.serialization import default_serializer
-from litestar.types import Receive, Scope, Send, Serializer
+from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send, Serializer
 
 WORKER_HEADER = "x-poison-worker"
 #: Where GuardedRequest keeps a request's body in its scope's state (service.dependencies),
@@ -53,15 +53,17 @@ class JSONBytes:
     def __init__(self, status: int, body: bytes, *, media_type: bytes = b"application/json") -> None:
         self.status = status
         self.body = body = body + b"\n"
-        self.headers = [
+        self.headers: list[tuple[bytes, bytes]] = [
             (b"content-type", media_type),
             (b"content-length", str(len(body)).encode()),
             (WORKER_HEADER.encode(), worker),
         ]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-        await send({"type": "http.response.body", "body": self.body})
+        start: HTTPResponseStartEvent = {"type": "http.response.start", "status": self.status, "headers": self.headers}
+        body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": self.body, "more_body": False}
+        await send(start)
+        await send(body)
 
 
 def header(scope: Scope, name: bytes) -> str | None:

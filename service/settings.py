@@ -13,7 +13,7 @@ import os
 import typing
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -27,7 +27,8 @@ NOT_SETTINGS = frozenset({"POISON_ANNOTATE"})
 
 def _setting(description: str, *, flag: str | None = None, **bounds: float) -> msgspec.Meta:
     """A setting's bounds and description (and its `poison serve` flag, if it has one)."""
-    return msgspec.Meta(description=description, extra={"flag": flag} if flag else None, **bounds)  # type: ignore[arg-type]
+    meta: Any = msgspec.Meta  # its overloads name each combination of bounds; these are any
+    return meta(description=description, extra={"flag": flag} if flag else None, **bounds)
 
 
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeGuard, cast
 
 from core import errors
 from core.reference import Random, stream_seed
-from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation
+from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation, Status
 
 # ---- the cards and the numbers of the game ------------------------------------------------
 
@@ -47,7 +48,7 @@ def is_card(card: object) -> bool:
     return type(card) is str and card in CARD_CODES
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -171,7 +172,7 @@ class Game:
             if deal is not None:
                 raise errors.rule_error("invalid_deal", "give a seed or a deal, not both")
         self.seed = seed
-        self.status = "dealing"
+        self.status: Status = "dealing"
         self._turn = 0
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.pot_cards: list[str] = []
@@ -181,7 +182,8 @@ class Game:
         if seed is not None:
             self.deal(*_deal_from(seed, players))
         elif deal is not None:
-            self.deal(*unpack_deal(deal))
+            hands, pot, pile = unpack_deal(deal)  # of any shape: deal() refuses a bad one
+            self.deal(cast(Sequence[Sequence[str]], hands), cast(str, pot), cast(Sequence[str], pile))
 
     # -- public state --------------------------------------------------------------------
 
@@ -453,8 +455,8 @@ def simulate(
         game.deal(*_deal_from(game_seed, players))
         rng = Random(stream_seed(game_seed, 0))
         while game.status == "active":
-            card, close = game._choose(bots[game.turn], rng)
-            game.play(game.turn, card, close)
+            card, close = game._choose(bots[game._turn], rng)
+            game.play(game._turn, card, close)
             moves += 1
         for seat, total in enumerate(game.totals):
             wins[seat] += seat in game.winners

@@ -19,14 +19,14 @@ Card = Annotated[str, msgspec.Meta(pattern=POT.card_pattern)]
 Toxicity = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class PotGameCreated(Event, tag="game_created"):
+class PotGameCreated(Event, frozen=True, tag="game_created"):
     game_id: str
     ruleset: Literal["pot"]
     players: tuple[Player, ...]
     seed: Seed | None = None
 
 
-class CardsDealt(Event, tag="cards_dealt"):
+class CardsDealt(Event, frozen=True, tag="cards_dealt"):
     """The one deal of a pot game: its hands, the card that starts the first pot, and the
     draw pile's order (top first). None: a hand, or the pile, the reader may not see."""
 
@@ -35,31 +35,31 @@ class CardsDealt(Event, tag="cards_dealt"):
     draw_pile: tuple[Card, ...] | None
 
 
-class PotCardPlayed(Event, tag="card_played"):
+class PotCardPlayed(Event, frozen=True, tag="card_played"):
     seat: Seat
     card: Card
     close: bool
     toxicity: Toxicity  # the pot's toxicity right after the card went in
 
 
-class PotExploded(Event, tag="pot_exploded"):
+class PotExploded(Event, frozen=True, tag="pot_exploded"):
     seat: Seat
     cards: tuple[Card, ...]
     toxicity: Toxicity
 
 
-class PotClosed(Event, tag="pot_closed"):
+class PotClosed(Event, frozen=True, tag="pot_closed"):
     seat: Seat
     cards: tuple[Card, ...]
     toxicity: Toxicity
     points: int
 
 
-class PotStarted(Event, tag="pot_started"):
+class PotStarted(Event, frozen=True, tag="pot_started"):
     card: Card  # the draw pile's top card, which starts the new pot
 
 
-class CardsDrawn(Event, tag="cards_drawn"):
+class CardsDrawn(Event, frozen=True, tag="cards_drawn"):
     seat: Seat
     count: Annotated[int, msgspec.Meta(ge=1, le=4)]
     cards: tuple[Card, ...] | None  # None for any other reader while the game is active

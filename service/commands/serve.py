@@ -70,8 +70,8 @@ def serve(settings: Settings) -> int:
         if config.workers > 1:
             supervisor = Multiprocess(config, sockets=[sock])
             supervisor.run()
-            failed = any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes)
-            status = STARTUP_FAILURE if failed else 0
+            unstarted = any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes)
+            status = STARTUP_FAILURE if unstarted else 0
         else:
             running = uvicorn.Server(config)
             try:
@@ -203,7 +203,7 @@ def add(commands: argparse._SubParsersAction) -> None:
             options.update(action="store_true", default=None)  # None: the variable, or the default
         elif isinstance(setting.default, (int, Path)):
             options["type"] = type(setting.default)
-        run.add_argument(setting.flag, **options)  # type: ignore[arg-type]
+        run.add_argument(setting.flag, **options)
 
 
 def run(args: argparse.Namespace) -> int:
