@@ -71,7 +71,7 @@ def install_chromium() -> None:
     pytest.exit(f"tests/browser: could not install Chromium with apt-get: {last}", 1)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium() -> Iterator[Browser]:
     install_chromium()
     playwright: Playwright = sync_playwright().start()
@@ -85,9 +85,9 @@ def chromium() -> Iterator[Browser]:
     playwright.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One real `poison serve` for the browser tests (each test makes its own games)."""
+    """One real `poison serve` for the browser tests (each test makes its own games), stopped after them."""
     with serving(tmp_path_factory.mktemp("table-store")) as base:
         yield base
 
