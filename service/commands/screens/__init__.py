@@ -9,7 +9,7 @@ game ids, what a person typed) is shown as it is, never read as markup.
 
 from __future__ import annotations
 
-from service.commands.screens.base import Players, Screen, player_names
+from service.commands.screens.base import Players, Screen
 from service.commands.screens.poison import PoisonScreen
 from service.commands.screens.pot import PotScreen
 
@@ -21,4 +21,4 @@ def screen_for(ruleset: str) -> Screen:
     return SCREENS[ruleset]
 
 
-__all__ = ["SCREENS", "Players", "Screen", "player_names", "screen_for"]
+__all__ = ["SCREENS", "Players", "Screen", "screen_for"]

@@ -6,7 +6,7 @@ parsed from what a person types.
 GameView, score sheet and events), whether the game is played here or on a server, so the
 two can never look different. `poison replay` draws a whole log from the engine's state.
 Names from outside are never read as markup: play builds rich Text from them, and replay
-is given them escaped (`player_names`).
+gives them as markup that shows them exactly (service.commands.literal).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rich.console import RenderableType
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -205,11 +204,6 @@ def follows(lines: list[RenderableType], consequence: Text) -> None:
         lines[-1].append_text(Text.assemble(" — ", consequence))
     else:
         lines.append(consequence)
-
-
-def player_names(created: Any) -> list[str]:
-    """Each seat's name from a game_created event, escaped, with its bot in brackets."""
-    return [escape(player.name + (f" [{player.bot}]" if player.bot else "")) for player in created.players]
 
 
 #: A seat's name on a sheet: a rich Text (play), or markup with the name escaped (replay).

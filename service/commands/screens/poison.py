@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import RenderableType
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -14,6 +13,7 @@ from core import Game
 from core.rulesets import POISON
 from events.codec import Event
 from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
+from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, seats_table
 from service.schemas import GameView, Scores
 
@@ -42,7 +42,7 @@ class PoisonScreen(Screen):
 
     def headline(self, created: GameCreated, game: Game) -> str:
         return (
-            f"game {escape(created.game_id)}: {game.players} players, {game.rounds} rounds, "
+            f"game {literal(created.game_id)}: {game.players} players, {game.rounds} rounds, "
             f"{created.rules.cauldrons} cauldrons, seed {created.seed}"
         )
 

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import RenderableType
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from core.rulesets import POT
 from events.codec import Event
 from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotGameCreated, PotStarted
+from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, seats_table
 from service.schemas import PotGameView, PotScores
 
@@ -48,7 +48,7 @@ class PotScreen(Screen):
         return bool(game.pot_results())
 
     def headline(self, created: PotGameCreated, game: Any) -> str:
-        return f"game {escape(created.game_id)}: the pot game, {game.players} players, seed {created.seed}"
+        return f"game {literal(created.game_id)}: the pot game, {game.players} players, seed {created.seed}"
 
     def in_play(self, game: Any, names: Sequence[str]) -> list[RenderableType]:
         if game.status == "dealing":
