@@ -104,3 +104,14 @@ def test_the_lobby_fits_a_phone_screen_without_sideways_scrolling(open_page: Cal
     page.locator("section.created").wait_for()
     page.locator("table.game-list").wait_for()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_names_are_shown_as_they_were_written_never_as_markup(open_page: Callable[..., Watched], served: str) -> None:
+    hostile = ['<img src=x onerror="alert(1)">', "[b]Bo[/b] & <i>co</i>", '"><script>x=1</script>']
+    created = create(served, [{"name": name, "bot": "random"} for name in hostile], rounds=1, seed=2)
+    page = open_page(f"#/games/{created['game_id']}").page
+    page.wait_for_selector(f'{TABLE}[data-status="finished"]')
+    assert page.locator(".seat .name").all_inner_texts() == hostile
+    assert page.locator(".seat img, .seat i, .seat script").count() == 0
+    assert page.locator("img").count() == 1, "the masthead's icon only"
+    assert hostile[1] in page.locator(".feed").inner_text()

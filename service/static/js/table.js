@@ -20,6 +20,8 @@ import { seatList } from "./seats.js";
 /** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
 const CATCH_UP = 30;
 const FEED_LINES = 60;
+/** How many of the events before the page opened it tells in its feed. */
+const RECENT = 12;
 /** After a failed read, the table asks again this much later. */
 const RETRY_MS = 2000;
 const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "every event received" };
@@ -102,6 +104,12 @@ export function mountTable(root, { gameId, token }) {
     fill(parts.help, state.game.help);
     await readScores();
     state.scored = state.scores ? state.game.scoredCount(state.scores) : 0;
+    try {
+      // What happened just before: someone joining mid-game (or after it) reads the last moves.
+      for (const event of await api.events(gameId, token, Math.max(0, view.version - RECENT))) addFeed(event);
+    } catch (problem) {
+      notices.problem(problem, "The last moves could not be read.");
+    }
     addFeed(null, token ? `You sit at seat ${you() + 1} as ${state.names[you()]}.` : "You are watching: hands stay hidden.");
     render();
     focusHandIfMyTurn();
