@@ -67,7 +67,6 @@ export function mountTable(root, { gameId, token }) {
     scored: 0,
     pending: [], // events waiting to be shown, by version
     known: new Set(), // the version of every event ever queued: each is told once
-    seen: 0, // the newest version waiting or shown
     pumping: false,
     sending: false,
     selected: null, // the index in your hand of the card you picked
@@ -99,7 +98,6 @@ export function mountTable(root, { gameId, token }) {
     state.game = gameOf(view.ruleset);
     state.view = view;
     state.names = view.players.map((player) => player.name);
-    state.seen = view.version;
     screen.classList.add(`ruleset-${view.ruleset}`);
     fill(parts.help, state.game.help);
     await readScores();
@@ -144,7 +142,6 @@ export function mountTable(root, { gameId, token }) {
     state.known.add(event.version);
     state.pending.push(event);
     state.pending.sort((a, b) => a.version - b.version);
-    state.seen = Math.max(state.seen, event.version);
     pump();
   }
 
@@ -232,7 +229,6 @@ export function mountTable(root, { gameId, token }) {
     state.view = view;
     state.event = null;
     state.moment = null;
-    state.seen = Math.max(state.seen, view.version);
     render();
   }
 
