@@ -76,6 +76,10 @@ def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> l
         settings = Settings.from_environment(redis_url=redis_url, data_dir=data_dir)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    if settings.redis_url is None and not settings.data_dir.is_dir():
+        # Starting an embedded store there would create an empty one, to find nothing in it.
+        where = f"no store in {settings.data_dir}"
+        raise CommandError(f"{where}: name the one holding the game with --data-dir or --redis-url", 1)
     try:
         return asyncio.run(_read(game_id, settings))
     except ValueError as error:  # a URL of no scheme we know

@@ -22,9 +22,7 @@ SHOWN = ("[/]", "[bold]eve", ":smile:", "zed\\", "a\\x1b[31mred", "two\\nlines",
 
 
 def poison(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, timeout=120)
 
 
 def finished_game(ruleset: str, names: tuple[str, ...], bots: tuple[str | None, ...], game_id: str, **options):
@@ -137,3 +135,13 @@ def test_replay_refuses_a_url_of_no_known_scheme_in_one_line():
     assert error.startswith("poison replay: ")
     assert "redis://" in error
     assert len(error.splitlines()) == 1
+
+
+def test_replay_of_a_stored_game_in_a_store_that_is_not_there_creates_none(tmp_path):
+    absent = tmp_path / "no-store-here"
+    result = poison("replay", "--game", "g1", "--data-dir", str(absent))
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        f"poison replay: no store in {absent}: name the one holding the game with --data-dir or --redis-url\n"
+    )
+    assert not absent.exists()
