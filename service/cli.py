@@ -58,7 +58,9 @@ def parser() -> argparse.ArgumentParser:
         "and its tools.",
         epilog="Run 'poison COMMAND --help' for a command's options.",
     )
-    top.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
+    top.add_argument(
+        "--version", action="version", version=f"%(prog)s {installed_version()}", help="show poison's version and exit"
+    )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     for command in COMMANDS.values():
         command.add(commands)
