@@ -40,6 +40,8 @@ def test_a_poison_game_made_in_the_lobby_is_played_to_the_end_by_clicking_with_t
     page.get_by_role("link", name="Play as Ana").click()
     moves = 0
     while my_turn_or_over(page) == "active":
+        # Whenever the table waits for Ana, its sheet has every round scored so far.
+        assert page.locator(".sheet tbody tr[data-round]").count() == len(scores(served, game_id)["rounds"])
         card = page.locator('.hand-card[data-legal="true"]').first
         code = card.get_attribute("data-card")
         card.click()
@@ -74,6 +76,12 @@ def test_a_pot_game_made_in_the_lobby_is_played_to_the_end_by_clicking_with_the_
     page.get_by_role("link", name="Play as Ana").click()
     moves = closings = 0
     while my_turn_or_over(page) == "active":
+        # Whenever the table waits for Ana, its sheet has every pot ended so far, and so has its chart.
+        ended = len(scores(served, game_id)["pots"])
+        assert page.locator(".sheet.pots tbody tr[data-pot]").count() == ended
+        if ended:
+            points = page.locator('svg.chart polyline.series-line[data-seat="0"]').get_attribute("points") or ""
+            assert len(points.split()) == ended + 1
         page.locator('.hand-card[data-legal="true"]').first.click()
         close = page.locator("button.action-close:not([disabled])")
         # Close whenever the pot holds at least two cards and closing is allowed: some good, some bad.

@@ -14,7 +14,8 @@ function ticks(low, high) {
   const span = Math.max(high - low, 1);
   const raw = span / 5;
   const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw);
+  // Whole points only: a total is never a fraction.
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw));
   const values = [];
   for (let value = Math.floor(low / step) * step; ; value += step) {
     values.push(value);

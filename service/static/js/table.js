@@ -201,9 +201,11 @@ export function mountTable(root, { gameId, token }) {
     }
     const view = await viewAt(event.version);
     if (state.stopped) return;
-    if (state.game.scoringEvents.includes(event.type) || event.type === "game_finished") await readScores();
-    state.moment = null;
     note(event);
+    // The sheet is read again once it has a line more than the one held (this event's, or
+    // one told in passing at the "instant" pace), and at the end.
+    if (!state.scores || state.game.scoredCount(state.scores) < state.scored || event.type === "game_finished") await readScores();
+    state.moment = null;
     state.view = view;
     state.event = event;
     render();
