@@ -1,7 +1,7 @@
 """`python -m core`: play one seeded game of random legal moves and print it round by round.
 
-A demonstration of the engine until the service exists; it shows only what the rules
-engine computes (taken piles, discards, scores, totals, winners).
+The engine alone, without the event log or the service: it shows only what the rules
+compute (taken piles, discards, scores, totals, winners).
 """
 
 from __future__ import annotations
@@ -10,16 +10,18 @@ import argparse
 import sys
 
 from core import derive_seed, engine
-from core.errors import RuleError
+from core.errors import SEED_LIMIT, RuleError
 from core.reference import Random
+from core.results import CauldronRule
 
 
-def play(players: int, rounds: int | None, cauldrons: str, seed: int) -> engine.Game:
+def play(players: int, rounds: int | None, cauldrons: CauldronRule, seed: int) -> engine.Game:
     """Play the game `simulate` would play for this game seed."""
     game = engine.Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     rng = Random(derive_seed(seed, 0))
     while game.status != "finished":
         legal = game.legal_moves()
+        assert game.turn is not None  # an active game always has a seat to play
         game.play(game.turn, *legal[rng.below(len(legal))])
     return game
 
@@ -48,8 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4, help="3 to 6 (default 4)")
     parser.add_argument("--rounds", type=int, default=None, help="1 to 20 (default: one per player)")
-    parser.add_argument("--cauldrons", default="dynamic", help="dynamic (default) or fixed")
-    parser.add_argument("--seed", type=int, default=2026, help="0 to 2**64 - 1 (default 2026)")
+    parser.add_argument(
+        "--cauldrons", default="dynamic", choices=engine.CAULDRON_RULES, help="dynamic (default) or fixed"
+    )
+    parser.add_argument("--seed", type=int, default=2026, help=f"0 to {SEED_LIMIT:,} (default 2026)")
     args = parser.parse_args(argv)
     try:
         game = play(args.players, args.rounds, args.cauldrons, args.seed)

@@ -70,7 +70,7 @@ class Game:
         deals: Sequence[_DealLike] | None = None,
     ) -> None:
         """A new game of 3 to 6 `players` and `rounds` rounds (1 to 20, default one per
-        player) with the `cauldrons` rule. With a `seed` (0 to 2**64 - 1) every round is
+        player) with the `cauldrons` rule. With a `seed` (0 to 2**63 - 1, core.errors.SEED_LIMIT) every round is
         dealt from it; with `deals` (at most one per round, all checked at once, each
         against the dealer the rules name for its round) the first rounds are dealt from
         them; otherwise the game waits for `deal`."""

@@ -79,7 +79,7 @@ class PotService(ServiceRules):
             totals=list(game.totals),
             winners=list(game.winners),
             pots=[
-                PotLine(seat=r.seat, outcome=r.outcome, cards=list(r.cards), toxicity=r.toxicity, points=r.points)  # type: ignore[arg-type]
+                PotLine(seat=r.seat, outcome=r.outcome, cards=list(r.cards), toxicity=r.toxicity, points=r.points)
                 for r in game.pot_results()
             ],
         )

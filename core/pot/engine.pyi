@@ -57,7 +57,7 @@ _DealLike = PotDeal | tuple[Sequence[Sequence[str]], str, Sequence[str]]
 @disjoint_base  # an extension type: no class can inherit from it and another such type
 class Game:
     def __init__(self, players: int, *, seed: int | None = None, deal: _DealLike | None = None) -> None:
-        """A new game of 2 to 6 `players`. With a `seed` (0 to 2**64 - 1) it is dealt
+        """A new game of 2 to 6 `players`. With a `seed` (0 to 2**63 - 1, core.errors.SEED_LIMIT) it is dealt
         `seeded_deal(seed, players)`; with a `deal` (fully checked) it is dealt that; with
         neither it waits for `deal`. Both together is `invalid_deal`."""
 

@@ -19,7 +19,7 @@ from litestar import Controller, Request, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter, QueryParameter
-from litestar.response import Response, ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp
 
 from core import RuleError
@@ -31,7 +31,7 @@ from events.store import GameSummary, Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, create_body, games_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
-from service.responses import JSONBytes, header
+from service.responses import JSONBytes, Response, header
 from service.rulesets import service_rules
 from service.schemas import (
     AnyGameView,

@@ -15,6 +15,7 @@ from pathlib import Path
 from litestar import MediaType, Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
 
 #: The page's files, installed with the package (package data `static/**/*`).
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -52,4 +53,4 @@ static_files = create_static_files_router(
     cache_control=CacheControlHeader(no_cache=True),
 )
 
-routes = [table, static_files]
+routes: list[ControllerRouterHandler] = [table, static_files]

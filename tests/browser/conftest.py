@@ -10,10 +10,7 @@ tests/browser/screenshots/<test name>.png (the second page of a test: <test name
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,45 +27,14 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from tests.browser.chromium import CHROMIUM, LAUNCH_ARGS, install_chromium
 from tests.service.served import serving
 
-CHROMIUM = Path("/usr/bin/chromium")
-#: Without the background-networking flags Chromium keeps knocking at hosts a closed network refuses.
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 DESKTOP = ViewportSize(width=1280, height=900)
 PHONE = ViewportSize(width=390, height=844)
 #: The table's pace setting (service/static/js/pace.js), kept in the browser's localStorage.
 PACE_KEY = "poison-table.pace"
-
-
-def install_chromium() -> None:
-    """Debian's Chromium, installed when missing; one line and the end of the run when it cannot be."""
-    if CHROMIUM.exists() and os.access(CHROMIUM, os.X_OK):
-        return
-    if os.geteuid() != 0:
-        pytest.exit(f"tests/browser: {CHROMIUM} is missing and only root can install it (apt-get install chromium)", 1)
-    if shutil.which("apt-get") is None:
-        pytest.exit(f"tests/browser: {CHROMIUM} is missing and there is no apt-get to install it with", 1)
-    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "chromium"]
-    # The package lists may be missing or stale: read them again once if the install fails.
-    said = "no output"
-    for command in (install, ["apt-get", "update", "-q"], install):
-        done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=900, check=False)
-        if command is install and done.returncode == 0 and CHROMIUM.exists():
-            return
-        said = done.stderr.strip() or done.stdout.strip() or said
-    last = said.splitlines()[-1]
-    pytest.exit(f"tests/browser: could not install Chromium with apt-get: {last}", 1)
 
 
 @pytest.fixture(scope="package")

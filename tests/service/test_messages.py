@@ -432,9 +432,8 @@ async def test_rate_limits_and_an_unreachable_store_are_rendered_alike(settings)
 
 
 async def test_every_json_answer_ends_with_a_newline(client):
-    # (The 201 of a new game is built by its handler as litestar's own Response: not yet here.)
-    answers = []
     created = await client.post("/v1/games", json={"players": THREE, "seed": 4})
+    answers = [created]
     game_id = created.json()["game_id"]
     tokens = {p["seat"]: p["token"] for p in created.json()["players"]}
     for path in ("/v1/games", f"/v1/games/{game_id}", f"/v1/games/{game_id}?version=1", f"/v1/games/{game_id}/scores"):

@@ -503,7 +503,7 @@ async def test_the_examples_are_real_games_the_service_replays(client):
 def test_the_swagger_page_renders_from_the_service_alone_and_plays_a_move_with_a_token(tmp_path: Path):
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, LAUNCH_ARGS, install_chromium
+    from tests.browser.chromium import CHROMIUM, LAUNCH_ARGS, install_chromium
     from tests.service.served import serving
 
     install_chromium()
