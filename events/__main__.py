@@ -107,13 +107,21 @@ async def demo(ruleset_name: str, players: int, seed: int, redis_url: str | None
     print(f"  totals: {totals}; {winners} won ({best} total)")
 
 
+def whole_number(text: str) -> int:
+    """An argparse type that says what it wants in words (argparse: "invalid int value")."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not '{text}'") from None
+
+
 def parser() -> argparse.ArgumentParser:
     command = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "))
     command.add_argument(
         "--ruleset", default=DEFAULT_RULESET, help=f"the game: {', '.join(RULESETS)} (default {DEFAULT_RULESET})"
     )
-    command.add_argument("--players", type=int, default=4, help="how many seats (default 4)")
-    command.add_argument("--seed", type=int, default=2026, help="the deal and the moves (default 2026)")
+    command.add_argument("--players", type=whole_number, default=4, help="how many seats (default 4)")
+    command.add_argument("--seed", type=whole_number, default=2026, help="the deal and the moves (default 2026)")
     where = command.add_mutually_exclusive_group()
     where.add_argument("--data-dir", type=Path, help="an embedded store in this directory (default: a temporary one)")
     where.add_argument("--redis-url", help=f"a server of yours: redis://, rediss:// or unix:// ({DEMO_NAMESPACE} keys)")

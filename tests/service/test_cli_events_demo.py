@@ -96,6 +96,13 @@ def test_the_demo_refuses_what_it_cannot_play_in_one_line(args, says):
     assert len(result.stderr.splitlines()) == 1
 
 
+def test_the_demo_asks_for_numbers_in_words():
+    result = demo("--players", "four")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: python -m events ")
+    assert result.stderr.endswith("python -m events: error: argument --players: a whole number, not 'four'\n")
+
+
 def test_a_demo_whose_store_cannot_be_reached_says_so_in_one_line():
     result = demo("--redis-url", "redis://127.0.0.1:1/0")
     assert result.returncode == 1
