@@ -25,7 +25,8 @@ class CommandError(Exception):
 
 
 def fail(command: str, error: Exception | str, code: int) -> int:
-    print(f"poison {command}: {error}", file=sys.stderr)
+    # The message may carry text from outside (a server's detail, a log's names): seen, not obeyed.
+    print(f"poison {command}: {visible(str(error))}", file=sys.stderr)
     return code
 
 

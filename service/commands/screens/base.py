@@ -211,7 +211,7 @@ Name = str | Text
 
 
 def as_text(name: Name) -> Text:
-    return name if isinstance(name, Text) else Text.from_markup(name)
+    return name if isinstance(name, Text) else Text.from_markup(name, emoji=False)
 
 
 def seats_table(columns: Sequence[str], title: str | None = None) -> Table:

@@ -42,7 +42,8 @@ class PoisonScreen(Screen):
 
     def headline(self, created: GameCreated, game: Game) -> str:
         return (
-            f"game {literal(created.game_id)}: {game.players} players, {game.rounds} rounds, "
+            f"game {literal(created.game_id)}: {game.players} players, "
+            f"{game.rounds} round{'' if game.rounds == 1 else 's'}, "
             f"{created.rules.cauldrons} cauldrons, seed {created.seed}"
         )
 
