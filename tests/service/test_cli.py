@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from events.schema import encode_public, to_public
 from tests.events.logs import game_log
-
-
-def poison(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=120, env=env
-    )
+from tests.service.command import poison
 
 
 @pytest.fixture(scope="module")

@@ -19,22 +19,7 @@ from events.codec import Player
 from events.play import LoggedGame, create_game, play_move
 from events.pot.schema import PotCardPlayed, PotClosed
 from events.schema import CardPlayed
-from tests.service.test_cli_common import Terminal, shown_lines
-
-
-def poison(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=120
-    )
-
-
-def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, says: str) -> None:
-    assert result.returncode == 2, result.stderr
-    assert result.stdout == ""
-    assert "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert result.stderr.startswith(f"poison {command}: ")
-    assert says in result.stderr
+from tests.service.command import Terminal, assert_one_line_refusal, poison, shown_lines
 
 
 def names_of(bots: list[str], you: int = 0) -> list[str]:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,21 +17,7 @@ from events.play import LoggedGame, create_game, play_move
 from service import cli
 from service.commands import simulate
 from service.commands.screens import SCREENS
-
-
-def poison(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=120
-    )
-
-
-def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, says: str) -> None:
-    assert result.returncode == 2, result.stderr
-    assert result.stdout == ""
-    assert "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert result.stderr.startswith(f"poison {command}: ")
-    assert says in result.stderr
+from tests.service.command import assert_one_line_refusal, poison
 
 
 def expected_figures(report: dict, simulation) -> None:

@@ -114,7 +114,7 @@ def play_seat(server: str, game_id: str, token: str, stop: threading.Event) -> N
             if view["status"] == "finished":
                 return
             if view["turn"] == view["you"]["seat"]:
-                time.sleep(0.2)  # long enough for the terminal to be seen waiting
+                time.sleep(0.4)  # long enough for the terminal to be seen waiting, even on a busy machine
                 move = view["you"]["legal_moves"][0]
                 assert http.post(f"/v1/games/{game_id}/moves", json=move).status_code == 201
             else:
