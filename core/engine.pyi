@@ -8,7 +8,8 @@ card code (`R1 R2 R4 R5 R7`, `B…`, `P…`, `G4` for poison) and a cauldron 0..
 Every refusal raises a `core.errors.RuleError` whose `code` names the reason (an
 `IllegalMove` or an `InvalidArgument`), and leaves the game exactly as it was:
 
-- `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`, `invalid_games`
+- `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`, `invalid_games`,
+  `invalid_threads`
 - `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`
 - `invalid_deal` (wrong number or size of hands, cards missing or doubled),
   `invalid_move` (a malformed entry of a recorded game)
@@ -53,6 +54,8 @@ STATUSES: tuple[Status, ...]
 #: The fewest and the most players of a game, and rounds.
 PLAYER_BOUNDS: tuple[int, int]
 ROUND_BOUNDS: tuple[int, int]
+#: The fewest and the most threads one `simulate` call plays its games on.
+THREAD_BOUNDS: tuple[int, int]
 
 # A deal as `Deal` or as plain sequences (recorded hands). A name of the stub only: the
 # compiled module has no such object.
@@ -188,9 +191,13 @@ def simulate(
     cauldrons: CauldronRule = "dynamic",
     bots: Sequence[Bot] | None = None,
     first: int = 0,
+    threads: int = 1,
 ) -> Simulation:
     """Play `games` complete games in C, each seat played by its bot in `bots` (default:
     every seat `random`, choosing uniformly among its legal moves; they share one random
     stream). Game g (numbered from `first`) is dealt from the seed `stream_seed(seed, g)`,
     so a long run can be split into chunks that add up to exactly the same figures; the
-    same arguments give the same result here and in core.reference."""
+    same arguments give the same result here and in core.reference. `threads` (1 to 64,
+    THREAD_BOUNDS) plays the games on that many threads at once, without the GIL, each
+    a contiguous run of game numbers: the figures are the same for any number of threads;
+    anything else raises `invalid_threads`."""

@@ -8,7 +8,7 @@ the pot is closed after the card went in (a bool).
 Every refusal raises a `core.errors.RuleError` whose `code` names the reason, and leaves
 the game exactly as it was:
 
-- `invalid_players`, `invalid_seed`, `invalid_games`, `invalid_bot`
+- `invalid_players`, `invalid_seed`, `invalid_games`, `invalid_bot`, `invalid_threads`
 - `seat_out_of_range`, `unknown_card`, `invalid_move` (`close` is not a bool, or a
   malformed entry of a recorded game), `invalid_deal` (wrong sizes, cards missing or
   doubled; a seed and a deal together)
@@ -36,6 +36,7 @@ from collections.abc import Sequence
 
 from typing_extensions import disjoint_base
 
+from core.engine import THREAD_BOUNDS as THREAD_BOUNDS
 from core.results import Bot, PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation, Status
 
 #: Every card code (kind k is toxicity k), in the canonical order of hands and legal moves.
@@ -150,9 +151,13 @@ def simulate(
     seed: int = 0,
     bots: Sequence[Bot] | None = None,
     first: int = 0,
+    threads: int = 1,
 ) -> Simulation:
     """Play `games` complete games in C, each seat played by its bot in `bots` (default:
     every seat `random`; they share one random stream). Game g (numbered from `first`) is
     dealt from the seed `stream_seed(seed, g)` and its bots draw from
     `stream_seed(game seed, 0)`; the highest total wins (a shared win counts for each).
-    The same arguments give the same result here and in core.pot.reference."""
+    The same arguments give the same result here and in core.pot.reference. `threads` (1 to
+    64, core.engine.THREAD_BOUNDS) plays the games on that many threads at once, without
+    the GIL: the figures are the same for any number of threads; anything else raises
+    `invalid_threads`."""

@@ -25,7 +25,10 @@ from core.pot.rules cimport (
 )
 from core.splitmix cimport stream_seed
 
+import threading
+
 from core import errors
+from core.engine import THREAD_BOUNDS
 from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation
 
 #: Card codes by kind (kind k is toxicity k): the canonical order of hands and legal moves.
@@ -507,22 +510,78 @@ def replay(players, moves, *, seed=None, deal=None):
     return replayed(game, applied, stop)
 
 
-def simulate(players, games, *, seed=0, bots=None, first=0):
-    """Play `games` complete games of bot moves in C; see core/pot/engine.pyi."""
+cdef struct Tally:
+    # One share's figures: summed over shares, they are the whole run's (integer sums,
+    # so the order the shares finish in does not matter).
+    int64_t moves
+    int64_t wins[rules.MAX_PLAYERS]
+    int64_t score_sum[rules.MAX_PLAYERS]
+    int64_t score_squares[rules.MAX_PLAYERS]
+
+
+cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
+                     const uint8_t* policies, Tally* tally) noexcept nogil:
+    """Play games start .. start + count - 1 of a simulation and add them to `tally`. Each
+    game draws only from its own stream, so any split of the games gives the same sums."""
     cdef PotState state
-    cdef int n = parse_players(players)
-    cdef uint64_t master = parse_seed(seed)
-    cdef int64_t n_games, g, start, moves = 0
-    cdef uint8_t policies[rules.MAX_PLAYERS]
-    cdef int64_t wins[rules.MAX_PLAYERS]
-    cdef int64_t score_sum[rules.MAX_PLAYERS]
-    cdef int64_t score_squares[rules.MAX_PLAYERS]
+    cdef int64_t g
     cdef uint64_t game_seed_value, rng
     cdef int s, best
+    for g in range(start, start + count):
+        game_init(&state, n)
+        game_seed_value = stream_seed(master, <uint64_t>g)
+        game_seed(&state, game_seed_value)
+        rng = stream_seed(game_seed_value, 0)
+        tally.moves += play_out(&state, policies, &rng)
+        best = state.total[0]
+        for s in range(n):
+            if state.total[s] > best:
+                best = state.total[s]
+        for s in range(n):
+            tally.wins[s] += state.total[s] == best
+            tally.score_sum[s] += state.total[s]
+            tally.score_squares[s] += state.total[s] * state.total[s]
+
+
+cdef class _Share:
+    """The games one thread of a `simulate` call plays, and their tally."""
+
+    cdef int n
+    cdef uint64_t master
+    cdef int64_t start, count
+    cdef uint8_t policies[rules.MAX_PLAYERS]
+    cdef Tally tally
+
+    def run(self):
+        # The whole share runs without the GIL: the threads of one call play at once.
+        with nogil:
+            play_games(self.n, self.master, self.start, self.count, self.policies, &self.tally)
+
+
+cdef int parse_threads(object threads) except -1:
+    if not is_int(threads) or not THREAD_BOUNDS[0] <= threads <= THREAD_BOUNDS[1]:
+        raise errors.rule_error(
+            "invalid_threads",
+            f"threads must be a whole number from {THREAD_BOUNDS[0]} to {THREAD_BOUNDS[1]}, not {threads!r}",
+        )
+    return threads
+
+
+def simulate(players, games, *, seed=0, bots=None, first=0, threads=1):
+    """Play `games` complete games of bot moves in C; see core/pot/engine.pyi."""
+    cdef int n = parse_players(players)
+    cdef uint64_t master = parse_seed(seed)
+    cdef int64_t n_games, start
+    cdef uint8_t policies[rules.MAX_PLAYERS]
+    cdef Tally total
+    cdef _Share share
+    cdef list shares
+    cdef int s, t, n_threads
     if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
         raise errors.invalid_games(games)
     if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
         raise errors.invalid_first(first)
+    n_threads = parse_threads(threads)
     n_games = games
     start = first
     memset(policies, POLICY_RANDOM, sizeof(policies))
@@ -531,27 +590,38 @@ def simulate(players, games, *, seed=0, bots=None, first=0):
             raise errors.bots_per_seat(n)
         for s in range(n):
             policies[s] = parse_bot(bots[s])
-    memset(wins, 0, sizeof(wins))
-    memset(score_sum, 0, sizeof(score_sum))
-    memset(score_squares, 0, sizeof(score_squares))
-    with nogil:
-        for g in range(n_games):
-            game_init(&state, n)
-            game_seed_value = stream_seed(master, <uint64_t>(start + g))
-            game_seed(&state, game_seed_value)
-            rng = stream_seed(game_seed_value, 0)
-            moves += play_out(&state, policies, &rng)
-            best = state.total[0]
-            for s in range(n):
-                if state.total[s] > best:
-                    best = state.total[s]
-            for s in range(n):
-                wins[s] += state.total[s] == best
-                score_sum[s] += state.total[s]
-                score_squares[s] += state.total[s] * state.total[s]
+    shares = []
+    for t in range(n_threads):
+        # Contiguous runs of game numbers, as even as whole games allow.
+        share = _Share()
+        share.n, share.master = n, master
+        share.start = start + n_games * t // n_threads
+        share.count = start + n_games * (t + 1) // n_threads - share.start
+        memcpy(share.policies, policies, sizeof(policies))
+        memset(&share.tally, 0, sizeof(Tally))
+        shares.append(share)
+    run_shares(shares)
+    memset(&total, 0, sizeof(Tally))
+    for share in shares:
+        total.moves += share.tally.moves
+        for s in range(n):
+            total.wins[s] += share.tally.wins[s]
+            total.score_sum[s] += share.tally.score_sum[s]
+            total.score_squares[s] += share.tally.score_squares[s]
     return Simulation(
-        n_games, moves,
-        tuple([wins[s] for s in range(n)]),
-        tuple([score_sum[s] for s in range(n)]),
-        tuple([score_squares[s] for s in range(n)]),
+        n_games, total.moves,
+        tuple([total.wins[s] for s in range(n)]),
+        tuple([total.score_sum[s] for s in range(n)]),
+        tuple([total.score_squares[s] for s in range(n)]),
     )
+
+
+cdef run_shares(list shares):
+    """Run every share, each but the first on a thread of its own and the first on the
+    caller's, and wait for all of them."""
+    helpers = [threading.Thread(target=share.run, name="pot-simulate") for share in shares[1:]]
+    for helper in helpers:
+        helper.start()
+    shares[0].run()
+    for helper in helpers:
+        helper.join()
