@@ -20,6 +20,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from core import RuleError, Simulation
+from core.engine import THREAD_BOUNDS
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, arguments, console, fail, literal
 from service.commands.arguments import (
@@ -34,6 +35,7 @@ from service.commands.arguments import (
 
 CHUNK = 20_000  # games per C call: small enough for a live progress bar
 GAMES = (1, 1_000_000_000)  # the bounds of --games
+JOBS = THREAD_BOUNDS  # the bounds of --jobs: the threads one simulate call plays on
 
 
 def add(commands: argparse._SubParsersAction) -> None:
@@ -58,6 +60,12 @@ def add(commands: argparse._SubParsersAction) -> None:
         default=0,
         help=f"{arguments.SEED_RANGE} (default 0): the same seed, the same games",
     )
+    command.add_argument(
+        "--jobs",
+        type=arguments.whole_number,
+        default=1,
+        help=f"threads to play the games on at once, {JOBS[0]} to {JOBS[1]} (default 1): the figures do not change",
+    )
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -80,7 +88,9 @@ def run_chunks(
         for first in range(0, args.games, CHUNK):
             count = min(CHUNK, args.games - first)
             totals.append(
-                ruleset.engine.simulate(args.players, count, seed=args.seed, bots=bots, first=first, **options)
+                ruleset.engine.simulate(
+                    args.players, count, seed=args.seed, bots=bots, first=first, threads=args.jobs, **options
+                )
             )
             progress.advance(task, count)
     elapsed = time.perf_counter() - started
@@ -140,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not GAMES[0] <= args.games <= GAMES[1]:
             raise CommandError(f"--games is {GAMES[0]:,} to {GAMES[1]:,}, not {args.games:,}")
+        if not JOBS[0] <= args.jobs <= JOBS[1]:
+            raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {args.jobs:,}")
         ruleset = ruleset_of(args)
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)

@@ -82,3 +82,30 @@ def test_the_header_echoes_every_option(args, header):
     result = poison("simulate", "--games", "1000", *args)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == header
+
+
+@pytest.mark.parametrize("ruleset", ["poison", "pot"])
+def test_jobs_play_the_games_on_several_threads_with_the_same_figures(ruleset):
+    # 45,000 games: more than one chunk of the command, so chunks and threads both split them.
+    args = ("simulate", "--ruleset", ruleset, "--players", "4", "--games", "45000", "--seed", "9", "--json")
+    alone, together = poison(*args), poison(*args, "--jobs", "3")
+    assert alone.returncode == together.returncode == 0, together.stderr
+    figures = [json.loads(run.stdout) for run in (alone, together)]
+    for report in figures:
+        del report["seconds"], report["games_per_s"]
+    assert figures[0] == figures[1]
+    assert figures[0]["games"] == 45_000
+
+
+@pytest.mark.parametrize(("jobs", "said"), [("0", "--jobs is 1 to 64, not 0"), ("65", "--jobs is 1 to 64, not 65")])
+def test_jobs_out_of_bounds_are_refused_in_words(jobs, said):
+    refused = poison("simulate", "--games", "10", "--jobs", jobs)
+    assert refused.returncode == 2
+    assert said in refused.stderr
+    assert refused.stdout == ""
+
+
+def test_jobs_that_are_not_a_whole_number_are_refused_in_words():
+    refused = poison("simulate", "--games", "10", "--jobs", "two")
+    assert refused.returncode == 2
+    assert "a whole number, not 'two'" in refused.stderr
