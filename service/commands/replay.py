@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import msgspec
 from rich.console import Console
 
+from core.engine import THREAD_BOUNDS
 from events.codec import Event
 from events.connect import connect
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
@@ -23,7 +25,7 @@ from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from events.server import DataDirInUse, ServerFailed, ServerNotFound
 from events.store import StoreUnavailable, UnknownGame
-from service.commands import CommandError, console, fail, literal, visible
+from service.commands import CommandError, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
 from service.settings import Settings
 
@@ -40,13 +42,30 @@ def add(commands: argparse._SubParsersAction) -> None:
     source = command.add_mutually_exclusive_group(required=True)
     source.add_argument("log", nargs="?", help="the exported log (NDJSON or JSON); - for standard input")
     source.add_argument("--game", metavar="GAME_ID", help="replay a game from the store instead")
+    command.add_argument(
+        "more",
+        nargs="*",
+        metavar="LOG",
+        help="more logs: with several logs, or a directory as LOG (its *.ndjson and *.json files), each is "
+        "checked and named on one line, valid or invalid with the reason",
+    )
     command.add_argument("--version", type=int, metavar="N", help="stop after event N")
+    command.add_argument(
+        "--jobs",
+        type=arguments.whole_number,
+        default=1,
+        help=f"with several logs: how many to check at once, in as many processes, {JOBS[0]} to {JOBS[1]} (default 1)",
+    )
     command.add_argument("--redis-url", help="the store for --game (POISON_REDIS_URL; default: embedded)")
     command.add_argument("--data-dir", type=Path, help="the embedded store's data for --game (default ./poison-data)")
 
 
 #: How the log given as `-` is named in messages.
 STDIN = "standard input"
+#: The bounds of --jobs (as simulate's --jobs).
+JOBS = THREAD_BOUNDS
+#: What a directory's logs are named: the two forms `poison replay` reads.
+LOG_SUFFIXES = (".ndjson", ".json")
 
 
 def read_log(source: str) -> list[tuple[int, Event]]:
@@ -124,9 +143,68 @@ def show(logged: LoggedGame, console: Console) -> None:
             console.print(renderable)
 
 
+def logs_of(args: argparse.Namespace) -> list[str] | None:
+    """The logs to check one line each (several given, or a directory's), or None for the
+    one log (or stored game) to show."""
+    given = [args.log, *args.more] if args.log is not None else list(args.more)
+    if args.more and args.game is not None:
+        raise CommandError("--game replays one stored game: give it no log files")
+    if len(given) == 1 and not Path(given[0]).is_dir():
+        return None
+    if not given:
+        return None
+    if args.version is not None:
+        raise CommandError("--version stops one log: give a single file")
+    logs: list[str] = []
+    for source in given:
+        if source == "-":
+            raise CommandError("standard input (-) is one log: with several, give files or directories")
+        path = Path(source)
+        if path.is_dir():
+            found = sorted(str(child) for child in path.iterdir() if child.is_file() and child.suffix in LOG_SUFFIXES)
+            if not found:
+                raise CommandError(f"no logs ({', '.join('*' + suffix for suffix in LOG_SUFFIXES)}) in {source}", 1)
+            logs += found
+        else:
+            logs.append(source)
+    return logs
+
+
+def check_log(source: str) -> str | None:
+    """Why the log at `source` is not a valid complete game, or None if it is one. Runs in
+    a worker process with --jobs, so it takes and gives only plain strings."""
+    try:
+        require_complete(rebuild(read_log(source)))
+    except InvalidLog as error:
+        return str(error)
+    except CommandError as error:  # the line already says `invalid:`
+        return str(error).removeprefix("invalid log: ")
+    return None
+
+
+def check_all(logs: list[str], jobs: int, out: Console) -> int:
+    """One line per log, in the order given: `valid`, or `invalid:` and why; 1 if any is
+    invalid. Checking is Python (decoding and the rules), so --jobs uses processes."""
+    if jobs == 1:
+        verdicts = [check_log(source) for source in logs]
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(logs))) as pool:
+            verdicts = list(pool.map(check_log, logs, chunksize=max(1, len(logs) // (4 * jobs))))
+    for source, why in zip(logs, verdicts, strict=True):
+        out.print(literal(f"{source}: valid" if why is None else f"{source}: invalid: {why}"))
+    invalid = sum(why is not None for why in verdicts)
+    out.print(f"{len(logs) - invalid} of {len(logs)} logs valid")
+    return 1 if invalid else 0
+
+
 def run(args: argparse.Namespace) -> int:
     out = console()
     try:
+        if not JOBS[0] <= args.jobs <= JOBS[1]:
+            raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {args.jobs:,}")
+        logs = logs_of(args)
+        if logs is not None:
+            return check_all(logs, args.jobs, out)
         if args.version is not None and args.version < 1:
             raise CommandError("--version is an event number from 1")
         stored = args.game is not None

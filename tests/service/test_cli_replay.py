@@ -145,3 +145,82 @@ def test_replay_of_a_stored_game_in_a_store_that_is_not_there_creates_none(tmp_p
         f"poison replay: no store in {absent}: name the one holding the game with --data-dir or --redis-url\n"
     )
     assert not absent.exists()
+
+
+@pytest.fixture(scope="module")
+def log_directory(tmp_path_factory) -> Path:
+    """Five logs: three valid (both games), one with an event twice, one not a log at all."""
+    folder = tmp_path_factory.mktemp("logs")
+    for number, ruleset in enumerate(("poison", "pot", "poison")):
+        log, _ = finished_game(
+            ruleset,
+            ("ann", "bob", "cy"),
+            (None, None, None),
+            f"g{number}",
+            **({} if ruleset == "pot" else {"rounds": 1}),
+        )
+        (folder / f"{number}-{ruleset}.ndjson").write_bytes(ndjson(log))
+    log, _ = finished_game("poison", ("ann", "bob", "cy"), (None, None, None), "bad", rounds=1)
+    lines = ndjson(log).splitlines(keepends=True)
+    (folder / "3-repeated.ndjson").write_bytes(b"".join([*lines[:4], lines[3], *lines[4:]]))  # an event twice
+    (folder / "4-nothing.json").write_bytes(b'{"no": "events"}')
+    (folder / "notes.txt").write_bytes(b"not a log, and not named like one")
+    return folder
+
+
+def verdict_lines(stdout: bytes) -> list[str]:
+    return [line for line in stdout.decode().splitlines() if ": valid" in line or ": invalid" in line]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_replay_of_a_directory_checks_every_log_in_it_one_line_each(log_directory, jobs):
+    result = poison("replay", str(log_directory), "--jobs", jobs)
+    assert result.returncode == 1, result.stderr  # two of the five are invalid
+    lines = verdict_lines(result.stdout)
+    assert [line.split(": ")[0] for line in lines] == [
+        str(log_directory / name)
+        for name in ("0-poison.ndjson", "1-pot.ndjson", "2-poison.ndjson", "3-repeated.ndjson", "4-nothing.json")
+    ]
+    assert [line.split(": ")[1] for line in lines] == ["valid"] * 3 + ["invalid"] * 2
+    assert lines[3].startswith(f"{log_directory / '3-repeated.ndjson'}: invalid: event ")
+    not_an_event = "event 1: line 1 is not an event: no is not a field: it has only version, type and data"
+    assert lines[4] == f"{log_directory / '4-nothing.json'}: invalid: {not_an_event}"
+    assert "3 of 5 logs valid" in result.stdout.decode()
+
+
+def test_replay_of_several_valid_files_exits_0_and_names_each(log_directory):
+    files = [str(log_directory / name) for name in ("2-poison.ndjson", "1-pot.ndjson")]
+    result = poison("replay", *files, "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    assert verdict_lines(result.stdout) == [f"{files[0]}: valid", f"{files[1]}: valid"]
+
+
+def test_replay_of_several_logs_with_one_missing_names_it_invalid_and_checks_the_rest(log_directory, tmp_path):
+    missing = str(tmp_path / "gone.ndjson")
+    result = poison("replay", str(log_directory / "0-poison.ndjson"), missing)
+    assert result.returncode == 1
+    lines = verdict_lines(result.stdout)
+    assert lines[0].endswith(": valid")
+    assert lines[1].startswith(f"{missing}: invalid: cannot read")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--jobs", "0"), "--jobs is 1 to 64, not 0"),
+        (("-", "--jobs", "2"), "standard input (-) is one log"),
+        (("--version", "3"), "--version stops one log"),
+    ],
+)
+def test_replay_of_several_logs_refuses_what_only_one_log_can_take(log_directory, args, said):
+    result = poison("replay", str(log_directory), *args)
+    assert result.returncode == 2
+    assert said in result.stderr.decode()
+    assert result.stdout == b""
+
+
+def test_replay_of_a_directory_without_logs_says_so(tmp_path):
+    (tmp_path / "notes.txt").write_text("no log here")
+    result = poison("replay", str(tmp_path))
+    assert result.returncode == 1
+    assert f"no logs (*.ndjson, *.json) in {tmp_path}" in result.stderr.decode()
