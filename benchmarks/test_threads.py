@@ -14,23 +14,26 @@ from core.pot import engine as pot
 
 THREADS = pytest.mark.parametrize("threads", [1, 2], ids=["1", "2"])
 
-# Enough games per call that starting a thread (tens of microseconds) is lost in the work.
-SIMULATED_GAMES = 4000
-EXPECTED_POISON = engine.simulate(4, SIMULATED_GAMES, seed=7)
-EXPECTED_POT = pot.simulate(4, SIMULATED_GAMES, seed=7)
+# Enough games per call (about 70 ms on one thread here) that starting a thread, and a
+# stray slow millisecond on a shared machine, are lost in the work: a pot game is about six
+# times quicker than a game of Poison.
+POISON_GAMES = 4000
+POT_GAMES = 24000
+EXPECTED_POISON = engine.simulate(4, POISON_GAMES, seed=7)
+EXPECTED_POT = pot.simulate(4, POT_GAMES, seed=7)
 
 
 @pytest.mark.benchmark(group="threads")
 @THREADS
 def test_poison_simulate_threads(benchmark: BenchmarkFixture, threads: int) -> None:
-    result = benchmark(engine.simulate, 4, SIMULATED_GAMES, seed=7, threads=threads)
+    result = benchmark(engine.simulate, 4, POISON_GAMES, seed=7, threads=threads)
     assert result == EXPECTED_POISON
-    assert result.moves == SIMULATED_GAMES * 4 * 50
+    assert result.moves == POISON_GAMES * 4 * 50
 
 
 @pytest.mark.benchmark(group="pot-threads")
 @THREADS
 def test_pot_simulate_threads(benchmark: BenchmarkFixture, threads: int) -> None:
-    result = benchmark(pot.simulate, 4, SIMULATED_GAMES, seed=7, threads=threads)
+    result = benchmark(pot.simulate, 4, POT_GAMES, seed=7, threads=threads)
     assert result == EXPECTED_POT
-    assert result.games == SIMULATED_GAMES
+    assert result.games == POT_GAMES

@@ -271,9 +271,16 @@ cdef void end_round(GameState* game) noexcept nogil:
 
 cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil:
     cdef int error = check_move(game, seat, kind, cauldron)
-    cdef int i, n, value
     if error != OK:
         return error
+    apply_move(game, seat, kind, cauldron, outcome)
+    return OK
+
+
+cdef void apply_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil:
+    # A move check_move allows (or legal_moves listed): play_out's moves skip the check,
+    # which asked again what legal_moves had just worked out.
+    cdef int i, n, value
     value = kind_value(kind)
     game.hand[seat][kind] -= 1
     game.hand_size[seat] -= 1
@@ -308,7 +315,6 @@ cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* o
     if outcome.round_over:
         end_round(game)
         outcome.game_over = game.phase == PHASE_OVER
-    return OK
 
 
 cdef int legal_moves(const GameState* game, uint8_t* kinds, uint8_t* cauldrons) noexcept nogil:
@@ -447,6 +453,6 @@ cdef int64_t play_out(GameState* game, const uint8_t* policies, uint64_t* rng) n
     while game.phase == PHASE_PLAY:
         if choose_move(game, policies[game.turn], rng, &kind, &cauldron) != OK:
             break
-        play_move(game, game.turn, kind, cauldron, &outcome)
+        apply_move(game, game.turn, kind, cauldron, &outcome)   # a legal move: no need to check
         moves += 1
     return moves
