@@ -643,8 +643,8 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     return Replayed(game, applied, stop)
 
 
-#: The fewest and the most threads one `simulate` call plays its games on.
-THREAD_BOUNDS = (1, 64)
+#: The fewest and the most threads one `simulate` call plays its games on (core.errors').
+THREAD_BOUNDS = errors.THREAD_BOUNDS
 
 
 cdef struct Tally:
@@ -710,10 +710,7 @@ cdef class _Share:
 
 cdef int parse_threads(object threads) except -1:
     if not is_int(threads) or not THREAD_BOUNDS[0] <= threads <= THREAD_BOUNDS[1]:
-        raise errors.rule_error(
-            "invalid_threads",
-            f"threads must be a whole number from {THREAD_BOUNDS[0]} to {THREAD_BOUNDS[1]}, not {threads!r}",
-        )
+        raise errors.invalid_threads(threads)
     return threads
 
 

@@ -45,7 +45,8 @@ class InvalidArgument(RuleError):
 
     Codes: `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`,
     `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`, `invalid_deal`,
-    `invalid_move`, `invalid_games`, `invalid_bot`, `unknown_ruleset`, `invalid_option`.
+    `invalid_move`, `invalid_games`, `invalid_bot`, `unknown_ruleset`, `invalid_option`,
+    `invalid_threads`.
     """
 
 
@@ -186,6 +187,15 @@ def invalid_draw(seed: object) -> RuleError:
     return rule_error(
         "invalid_seed", f"a bot's draw is a whole number from 0 to {DRAW_LIMIT:,} (2**64 - 1), not {seed!r}"
     )
+
+
+#: The fewest and the most threads one `simulate` call plays its games on.
+THREAD_BOUNDS = (1, 64)
+
+
+def invalid_threads(threads: object) -> RuleError:
+    fewest, most = THREAD_BOUNDS
+    return rule_error("invalid_threads", f"threads must be a whole number from {fewest} to {most}, not {threads!r}")
 
 
 def unknown_bot(bot: object, bots: tuple[str, ...]) -> RuleError:
