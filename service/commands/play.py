@@ -32,7 +32,6 @@ from service.commands import CommandError, arguments, console, fail, visible
 from service.commands.arguments import add_ruleset, add_seats, bots_for, check_players, options_of, ruleset_of
 from service.commands.screens import SCREENS, Players, Screen, screen_for
 from service.commands.screens.seat import Refused, Seat, refusal
-from service.views import game_view, scores
 
 #: What a person types to leave the game (the end of input leaves it too).
 QUIT = frozenset({"q", "quit", "exit"})
@@ -107,6 +106,10 @@ class LocalSeat:
 
     @property
     def view(self) -> Any:
+        # The service's views bring Litestar (through its problems): imported when a game is
+        # drawn, not whenever `poison` starts (`poison --version`, `poison simulate`).
+        from service.views import game_view
+
         return game_view(self.logged, seat=self.you)
 
     def _visible(self, events: Iterable[Event]) -> list[Event]:
@@ -131,6 +134,8 @@ class LocalSeat:
         return []  # nothing plays this game but this command
 
     def scores(self) -> Any:
+        from service.views import scores
+
         return scores(self.logged)
 
     def where(self) -> Text:
