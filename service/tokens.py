@@ -12,8 +12,22 @@ from collections.abc import Mapping
 BEARER = re.compile(r"^(?i:bearer) +([A-Za-z0-9_-]{20,128})$")  # the scheme is case-insensitive
 
 
+def url_safe(nbytes: int) -> str:
+    """`nbytes` random bytes as URL-safe text that never begins with '-': ids and tokens are
+    given on command lines (`poison play --game ID --token T`), where a value beginning with
+    '-' reads as an option and is refused. (Redrawing keeps every other text equally likely.)"""
+    while True:
+        text = secrets.token_urlsafe(nbytes)
+        if not text.startswith("-"):
+            return text
+
+
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    return url_safe(32)
+
+
+def new_game_id() -> str:
+    return url_safe(12)
 
 
 def token_hash(token: str) -> str:

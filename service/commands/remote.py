@@ -134,7 +134,7 @@ class RemoteSeat:
         return Text(f"; game {self.game_id} at {self.client.base_url}{seed}")
 
     def come_back(self) -> str | None:
-        return f"to come back: poison play --server {self.client.base_url} --game {self.game_id} --token {self.token}"
+        return f"to come back: poison play --server {self.client.base_url} --game={self.game_id} --token={self.token}"
 
 
 def run(args: argparse.Namespace, out: Console) -> int:

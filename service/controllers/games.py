@@ -44,7 +44,7 @@ from service.schemas import (
     PlayCard,
     SeatToken,
 )
-from service.tokens import new_token, token_hash
+from service.tokens import new_game_id, new_token, token_hash
 from service.views import game_view, move_played, public_events, scores
 
 #: Versions beyond any log (and beyond what a stream id can hold).
@@ -105,7 +105,7 @@ class GamesController(Controller):
         names = [player.name for player in data.players]
         if len(set(names)) != len(names):
             raise ApiError(400, "invalid_request", "player names must be unique in a game")
-        game_id = secrets.token_urlsafe(12)
+        game_id = new_game_id()
         unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(rules.ruleset.bots)
         if unknown_bots:
             raise ApiError(400, "invalid_request", f"{rules.ruleset.title} has no bot {sorted(unknown_bots)[0]!r}")

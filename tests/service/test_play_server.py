@@ -169,7 +169,7 @@ def test_leaving_a_game_on_a_server_says_how_to_come_back_and_coming_back_finish
     first = poison("play", "--server", server, *GAMES["poison"], stdin="1\nq\n")
     assert first.returncode == 0, first.stderr
     left = re.search(
-        r"^you left the game at version (\d+); to come back: poison play --server (\S+) --game (\S+) --token (\S+)$",
+        r"^you left the game at version (\d+); to come back: poison play --server (\S+) --game=(\S+) --token=(\S+)$",
         first.stdout,
         re.MULTILINE,
     )
@@ -363,7 +363,7 @@ def test_a_move_chosen_on_a_board_the_game_has_left_is_refused_and_the_board_bro
     assert rest.startswith(f"you play {elsewhere['card']} into cauldron {elsewhere['cauldron']}: ")
     assert text.endswith(
         f"your move: q\nyou left the game at version {now}; to come back: "
-        f"poison play --server {server} --game {game_id} --token {token}\n"
+        f"poison play --server {server} --game={game_id} --token={token}\n"
     )
 
 
@@ -391,5 +391,5 @@ def test_ctrl_c_while_waiting_for_another_player_says_how_to_come_back_and_ends_
             process.communicate()
     assert process.returncode == 130
     assert err == b"poison play: interrupted\n"
-    come_back = f"to come back: poison play --server {server} --game {game_id} --token {token}\n"
+    come_back = f"to come back: poison play --server {server} --game={game_id} --token={token}\n"
     assert (seen + out).decode().endswith(come_back)
