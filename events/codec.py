@@ -37,9 +37,41 @@ class Event(Struct, frozen=True, tag_field="type"):
 
 
 class Player(Struct, frozen=True):
+    """A seat at the table: its player's name, and the bot that plays it, if any. A seat
+    left open for someone to join (the lobby) has no name yet, and is never a bot's."""
+
+    seat: Seat
+    name: PlayerName | None = None
+    bot: BotName | None = None
+
+
+class SeatJoined(Event, frozen=True, tag="seat_joined"):
+    """Someone took an open seat of a waiting game (the lobby; every ruleset)."""
+
     seat: Seat
     name: PlayerName
-    bot: BotName | None = None
+
+
+class SeatLeft(Event, frozen=True, tag="seat_left"):
+    """A joined or named seat of a waiting game opened again: its player left."""
+
+    seat: Seat
+
+
+class GameStarted(Event, frozen=True, tag="game_started"):
+    """The last open seat was taken: the first deal follows at once. Only a game created
+    with open seats logs it (a fully seated game starts with its creation, as always)."""
+
+
+class RematchCreated(Event, frozen=True, tag="rematch_created"):
+    """The next game of the same table (same ruleset, options and players, a new seed);
+    logged right after game_finished, at most once."""
+
+    game_id: str
+
+
+#: The lobby's events, which every ruleset's codec carries.
+LOBBY_EVENTS: tuple[type[Event], ...] = (SeatJoined, SeatLeft, GameStarted, RematchCreated)
 
 
 class GameFinished(Event, frozen=True, tag="game_finished"):
