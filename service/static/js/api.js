@@ -90,6 +90,27 @@ export const api = {
     }
   },
 
+  /** Take open seat `seat` of a waiting game under `name`: {seat, name, token, game}. The key
+   * makes a retry (after a dropped answer) get the first answer, never a second seat. */
+  async join(gameId, seat, name) {
+    const key = idempotencyKey();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call("POST", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}`, { key, json: { name } });
+      } catch (problem) {
+        if (attempt >= MOVE_ATTEMPTS || !(problem.status === 0 || problem.status === 503)) throw problem;
+        await new Promise((resolve) => setTimeout(resolve, 400 * attempt));
+      }
+    }
+  },
+
+  /** Leave the token's seat of a waiting game: it is open again, and the token no longer works. */
+  leave: (gameId, seat, token) => call("DELETE", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}`, { token, key: idempotencyKey() }),
+
+  /** "Play again": the token's seat in the finished game's next game (the first call creates
+   * it, the other seats' calls join it): {seat, name, token, game}. */
+  rematch: (gameId, token) => call("POST", `/v1/games/${encodeURIComponent(gameId)}/rematch`, { token, key: idempotencyKey() }),
+
   scores: (gameId) => call("GET", `/v1/games/${encodeURIComponent(gameId)}/scores`),
 
   /** The log after version `after` (the whole log by default), page by page. */

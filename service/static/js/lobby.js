@@ -1,5 +1,6 @@
-// The lobby: start a game of either ruleset (seats, people or bots, options, a seed), hand
-// each person their seat's link, list the games (active and finished, page by page), and
+// The lobby: start a game of either ruleset (seats, people or bots or left open for anyone
+// to join, options, a seed), hand each person their seat's link, list the games (waiting,
+// active and finished, page by page; a waiting game's open seat joined with a name), and
 // take an exported log to replay. The form offers what the API document says the service
 // accepts (schema.js); the service still checks everything and its refusals are shown.
 
@@ -10,11 +11,15 @@ import { noticeBoard } from "./notices.js";
 import { replayLater } from "./replay.js";
 import { links } from "./route.js";
 import { newGameForms } from "./schema.js";
+import { isOpen, openSeats, seatName } from "./seating.js";
 
 const NAMES = ["Ana", "Bob", "Cy", "Dee", "Eve", "Fay"];
 const PAGE = 10;
+/** The seat editor's choice of a seat left open (docs/http-api.md, "Lobby"). */
+const OPEN = "open";
 const STATUSES = [
   ["", "All"],
+  ["waiting", "Waiting"],
   ["active", "Active"],
   ["finished", "Finished"],
 ];
@@ -90,6 +95,11 @@ export function mountLobby(root, { status }) {
       submit,
     );
 
+    function pick(seat, kind) {
+      seat.open = kind === OPEN;
+      seat.bot = kind && kind !== OPEN ? kind : null;
+    }
+
     function newSeat(index) {
       return { name: NAMES[index] ?? `Seat ${index + 1}`, bot: index === 0 ? null : form.bots[(index - 1) % form.bots.length] ?? null };
     }
@@ -104,7 +114,9 @@ export function mountLobby(root, { status }) {
             h("input", {
               type: "text",
               class: "seat-name-input",
-              value: seat.name,
+              value: seat.open ? "" : seat.name,
+              placeholder: seat.open ? "whoever joins" : "",
+              disabled: seat.open,
               "aria-label": `Seat ${index + 1}: name`,
               minLength: form.nameLength.min,
               maxLength: form.nameLength.max,
@@ -113,8 +125,10 @@ export function mountLobby(root, { status }) {
             }),
             h(
               "select",
-              { class: "seat-kind", "aria-label": `Seat ${index + 1}: who plays`, on: { change: (event) => (seat.bot = event.target.value || null) } },
-              h("option", { value: "", selected: seat.bot === null }, "a person"),
+              { class: "seat-kind", "aria-label": `Seat ${index + 1}: who plays`, on: { change: (event) => (pick(seat, event.target.value), drawSeats()) } },
+              h("option", { value: "", selected: seat.bot === null && !seat.open }, "a person"),
+              // Never the first seat: its creator sits there (and an open seat is never a bot's).
+              index > 0 ? h("option", { value: OPEN, selected: seat.open }, "open: anyone may join") : null,
               form.bots.map((bot) => h("option", { value: bot, selected: seat.bot === bot }, `bot: ${bot}`)),
             ),
             h("button", { type: "button", class: "remove-seat", "aria-label": `Remove seat ${index + 1}`, disabled: seats.length <= form.seats.min, on: { click: () => (seats.splice(index, 1), drawSeats()) } }, "×"),
@@ -152,7 +166,7 @@ export function mountLobby(root, { status }) {
 
     /** The request's JSON text: a seed is written as the digits typed (it may exceed 2⁵³). */
     function body() {
-      const request = { ruleset: form.ruleset, players: seats.map((seat) => (seat.bot ? { name: seat.name.trim(), bot: seat.bot } : { name: seat.name.trim() })) };
+      const request = { ruleset: form.ruleset, players: seats.map((seat) => (seat.open ? { open: true } : seat.bot ? { name: seat.name.trim(), bot: seat.bot } : { name: seat.name.trim() })) };
       for (const input of options.querySelectorAll(".option")) {
         if (input.value === "") continue;
         const path = input.dataset.path.split(".");
@@ -228,7 +242,8 @@ export function mountLobby(root, { status }) {
   function showCreated(answer) {
     const game = gameOf(answer.game.ruleset);
     const people = answer.players.filter((player) => player.token);
-    const bots = answer.players.filter((player) => !player.token);
+    const open = openSeats(answer.game);
+    const bots = answer.game.players.filter((player) => player.bot);
     fill(
       created,
       h(
@@ -252,10 +267,73 @@ export function mountLobby(root, { status }) {
           ),
         ),
         bots.length ? h("p", { class: "hint" }, `Played by bots: ${listing(bots.map((player) => player.name))}.`) : null,
+        open.length
+          ? h(
+              "p",
+              { class: "open-seats-note" },
+              `${open.length === 1 ? "Seat" : "Seats"} ${listing(open.map((seat) => String(seat + 1)))} ${open.length === 1 ? "is" : "are"} open: anyone may join from the lobby's `,
+              h("a", { href: "#/?status=waiting" }, "waiting games"),
+              ". Nothing is dealt until every seat is taken; your seat's page shows who joins as they arrive.",
+            )
+          : null,
         h("div", { class: "watch-link" }, h("span", null, "Anyone may watch: "), ...copyable(links.absolute(links.watch(answer.game_id)), "Watch link"), h("a", { class: "button", href: links.watch(answer.game_id) }, "Watch")),
       ),
     );
     created.scrollIntoView({ block: "nearest" });
+  }
+
+  // ---- joining a waiting game -------------------------------------------------------------------
+
+  /** Under the game's row: a name, the open seat to take (the first by default), and the button. */
+  async function joinForm(entry, row) {
+    row.nextElementSibling?.classList.contains("join-row") && row.nextElementSibling.remove();
+    const problems = noticeBoard();
+    let view;
+    try {
+      view = await api.view(entry.game_id);
+    } catch (problem) {
+      notices.problem(problem, "The game could not be read.");
+      return;
+    }
+    const open = openSeats(view);
+    const name = h("input", { type: "text", class: "join-name", "aria-label": "Your name", placeholder: "your name", minLength: 1, maxLength: 32, required: true, autocomplete: "nickname" });
+    const seat = h(
+      "select",
+      { class: "join-seat", "aria-label": "Seat" },
+      open.map((number) => h("option", { value: number }, `seat ${number + 1}`)),
+    );
+    const take = h("button", { type: "submit", class: "primary take" }, "Take the seat");
+    const form = h(
+      "form",
+      { class: "join-form", "data-game": entry.game_id, on: { submit: (event) => (event.preventDefault(), send()) } },
+      view.status !== "waiting" || !open.length
+        ? h("p", { class: "empty" }, "This game no longer waits for anyone.")
+        : [
+            h("span", null, `${gameOf(view.ruleset).title} with ${listing(view.players.filter((player) => !isOpen(player)).map(seatName))}: `),
+            name,
+            open.length > 1 ? seat : h("span", { class: "hint" }, `seat ${open[0] + 1}`),
+            take,
+          ],
+      problems.element,
+    );
+    row.after(h("tr", { class: "join-row" }, h("td", { colspan: 5 }, form)));
+    name.focus();
+
+    async function send() {
+      problems.clear();
+      if (!name.value.trim()) {
+        problems.show("refused", "Your name, please", "the other players see it at the table.");
+        return;
+      }
+      take.disabled = true;
+      try {
+        const joined = await api.join(entry.game_id, open.length > 1 ? Number(seat.value) : open[0], name.value.trim());
+        location.hash = links.seat(entry.game_id, joined.token);
+      } catch (problem) {
+        problems.problem(problem, problem.status === 409 ? "Refresh the list to see the games still waiting." : "");
+        take.disabled = false;
+      }
+    }
   }
 
   // ---- the games ---------------------------------------------------------------------------
@@ -285,10 +363,20 @@ export function mountLobby(root, { status }) {
         "tr",
         { "data-game": entry.game_id, "data-status": entry.status },
         h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id" }, entry.game_id)),
-        h("td", null, entry.players.join(", ")),
+        h("td", null, entry.players.map((name) => name ?? "(open)").join(", ")),
         h("td", null, h("span", { class: ["status", `status-${entry.status}`] }, entry.status)),
         h("td", null, entry.rounds ? `round ${entry.round} of ${entry.rounds}` : `event ${entry.version}`),
-        h("td", null, h("div", { class: "actions" }, h("a", { href: links.watch(entry.game_id) }, "Watch"), entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, "Step through") : null)),
+        h(
+          "td",
+          null,
+          h(
+            "div",
+            { class: "actions" },
+            entry.status === "waiting" ? h("button", { type: "button", class: "primary join", on: { click: (event) => joinForm(entry, event.currentTarget.closest("tr")) } }, "Join") : null,
+            h("a", { href: links.watch(entry.game_id) }, "Watch"),
+            entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, "Step through") : null,
+          ),
+        ),
       );
     });
     fill(

@@ -3,6 +3,7 @@
 // from the view's `legal_moves`; this module only draws the game and names its moves.
 
 import { cardBack, cardFace } from "./cards.js";
+import { createdNames } from "./seating.js";
 import { h, listing } from "./dom.js";
 
 export const name = "poison";
@@ -142,7 +143,7 @@ export function describe(event, names) {
   const d = event.data;
   switch (event.type) {
     case "game_created":
-      return `A game for ${listing(d.players.map((p) => p.name))}: ${d.rounds} round${d.rounds === 1 ? "" : "s"}, ${d.rules.cauldrons} cauldrons.`;
+      return `A game for ${createdNames(d.players)}: ${d.rounds} round${d.rounds === 1 ? "" : "s"}, ${d.rules.cauldrons} cauldrons.`;
     case "round_started":
       return `Round ${d.round}: ${names[d.dealer]} deals.`;
     case "card_played":

@@ -3,6 +3,7 @@
 // played, and whether it may close the pot, comes from the view's `legal_moves`.
 
 import { cardBack, cardFace } from "./cards.js";
+import { createdNames } from "./seating.js";
 import { h, listing, signed } from "./dom.js";
 
 export const name = "pot";
@@ -124,7 +125,7 @@ export function describe(event, names) {
   const d = event.data;
   switch (event.type) {
     case "game_created":
-      return `A pot game for ${listing(d.players.map((p) => p.name))}.`;
+      return `A pot game for ${createdNames(d.players)}.`;
     case "cards_dealt":
       return `Four cards each; ${d.pot} starts the pot.`;
     case "card_played":

@@ -9,6 +9,7 @@ import { fill, h } from "./dom.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { seatList } from "./seats.js";
+import { describeLobby } from "./seating.js";
 
 /**
  * `events`: the whole log; `viewAt(n)`: the game right after event n; `scores`: the final
@@ -16,7 +17,9 @@ import { seatList } from "./seats.js";
  */
 export function stepper(root, { game, heading, events, start, viewAt, scores, everything = false, onStep, extra }) {
   const last = events.length;
-  const names = events[0].data.players.map((player) => player.name);
+  // The names the table ends with: an open seat is named by whoever joined it last.
+  const names = events[0].data.players.map((player) => player.name ?? `open seat ${player.seat + 1}`);
+  for (const event of events) if (event.type === "seat_joined") names[event.data.seat] = event.data.name;
   const notices = noticeBoard();
   const slider = h("input", { type: "range", class: "step-slider", min: 1, max: last, value: start, "aria-label": "Event" });
   const position = h("output", { class: "step-position", "aria-live": "polite" });
@@ -86,7 +89,7 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     position.value = `event ${at} of ${last}`;
     fill(
       parts.said,
-      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), game.describe(e, names))),
+      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), describeLobby(e, names) ?? game.describe(e, names))),
     );
     // An overflow (or a pot's end) reached by stepping forward shows first as it happened.
     const moment = before && game.moment(event, before);

@@ -16,6 +16,7 @@ import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { links } from "./route.js";
 import { seatList } from "./seats.js";
+import { describeLobby, LOBBY_EVENTS, namesOf, openSeats, waitingRoom } from "./seating.js";
 
 /** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
 const CATCH_UP = 30;
@@ -75,9 +76,12 @@ export function mountTable(root, { gameId, token }) {
     connection: "connecting",
     stream: null,
     stopped: false,
+    leaving: false, // the person asked to leave their seat of the waiting game
+    rematching: false, // "play again" was asked, its answer not yet in
   };
 
   const you = () => state.view?.you?.seat ?? null;
+  const waitingForPlayers = () => state.view?.status === "waiting";
   const waiting = () => state.pumping || state.pending.length > 0;
   const myTurn = () => state.view?.status === "active" && state.view.turn !== null && state.view.turn === you();
   const canPlay = () => myTurn() && !waiting() && !state.sending;
@@ -97,10 +101,11 @@ export function mountTable(root, { gameId, token }) {
     if (state.stopped) return;
     state.game = gameOf(view.ruleset);
     state.view = view;
-    state.names = view.players.map((player) => player.name);
+    state.names = namesOf(view);
     screen.classList.add(`ruleset-${view.ruleset}`);
     fill(parts.help, state.game.help);
-    await readScores();
+    // A waiting game has nothing scored yet: its sheet is read once it starts.
+    if (view.status !== "waiting") await readScores();
     state.scored = state.scores ? state.game.scoredCount(state.scores) : 0;
     try {
       // What happened just before: someone joining mid-game (or after it) reads the last moves.
@@ -111,8 +116,9 @@ export function mountTable(root, { gameId, token }) {
     addFeed(null, token ? `You sit at seat ${you() + 1} as ${state.names[you()]}.` : "You are watching: hands stay hidden.");
     render();
     focusHandIfMyTurn();
-    if (view.status === "active") {
-      state.stream = follow(gameId, view.version, state.game.eventTypes, { onEvent: enqueue, onState: connection });
+    if (view.status === "active" || view.status === "waiting") {
+      // While the game waits, the lobby's events come down the same stream: who joins, who leaves, the start.
+      state.stream = follow(gameId, view.version, [...LOBBY_EVENTS, ...state.game.eventTypes], { onEvent: enqueue, onState: connection });
     } else {
       connection("ended");
     }
@@ -204,9 +210,11 @@ export function mountTable(root, { gameId, token }) {
     note(event);
     // The sheet is read again once it has a line more than the one held (this event's, or
     // one told in passing at the "instant" pace), and at the end.
-    if (!state.scores || state.game.scoredCount(state.scores) < state.scored || event.type === "game_finished") await readScores();
+    const started = view.status !== "waiting";
+    if (started && (!state.scores || state.game.scoredCount(state.scores) < state.scored || event.type === "game_finished")) await readScores();
     state.moment = null;
     state.view = view;
+    state.names = namesOf(view);
     state.event = event;
     render();
     if (state.pending.length) await pause(others ? 1 : 0.4);
@@ -226,9 +234,10 @@ export function mountTable(root, { gameId, token }) {
       addFeed(event);
     }
     state.pending = state.pending.filter((event) => event.version > view.version);
-    await readScores();
+    if (view.status !== "waiting") await readScores();
     if (state.scores) state.scored = state.game.scoredCount(state.scores);
     state.view = view;
+    state.names = namesOf(view);
     state.event = null;
     state.moment = null;
     render();
@@ -255,6 +264,40 @@ export function mountTable(root, { gameId, token }) {
     } finally {
       state.sending = false;
       render();
+    }
+  }
+
+  // ---- the lobby: leaving a waiting game, playing again ------------------------------------
+
+  /** Give the seat back while the game waits: it is open again for someone else. */
+  async function leave() {
+    if (state.leaving || !waitingForPlayers()) return;
+    state.leaving = true;
+    render();
+    try {
+      await api.leave(gameId, you(), token);
+      state.stopped = true;
+      state.stream?.stop();
+      location.hash = links.lobby();
+    } catch (problem) {
+      notices.problem(problem, problem.code === "game_started" ? "The game started first: you keep your seat." : "");
+      state.leaving = false;
+      catchUp().catch((again) => notices.problem(again));
+    }
+  }
+
+  /** "Play again": this seat in the finished game's next game, created by the first seat to ask. */
+  async function playAgain() {
+    if (state.rematching) return;
+    state.rematching = true;
+    renderTop();
+    try {
+      const next = await api.rematch(gameId, token);
+      location.hash = links.seat(next.game.game_id, next.token);
+    } catch (problem) {
+      notices.problem(problem, "No next game was made.");
+      state.rematching = false;
+      renderTop();
     }
   }
 
@@ -307,7 +350,7 @@ export function mountTable(root, { gameId, token }) {
   // ---- drawing -------------------------------------------------------------------------------
 
   function addFeed(event, text) {
-    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? state.game.describe(event, state.names));
+    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? describeLobby(event, state.names) ?? state.game.describe(event, state.names));
     parts.feed.prepend(line);
     while (parts.feed.children.length > FEED_LINES) parts.feed.lastChild.remove();
   }
@@ -319,7 +362,7 @@ export function mountTable(root, { gameId, token }) {
     fill(
       parts.top,
       h("h1", null, game.title),
-      h("ul", { class: "facts" }, game.status(view).map((fact) => h("li", null, fact)), h("li", { class: "version" }, `event ${view.version}`)),
+      h("ul", { class: "facts" }, (waitingForPlayers() ? ["Waiting for players"] : game.status(view)).map((fact) => h("li", null, fact)), h("li", { class: "version" }, `event ${view.version}`)),
       h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, finished ? "game over" : CONNECTION_WORDS[state.connection]),
       paceControl(),
       h(
@@ -328,6 +371,10 @@ export function mountTable(root, { gameId, token }) {
         token ? h("a", { href: links.watch(gameId), title: "the public view: send this link to anyone" }, "Watch link") : null,
         finished ? h("a", { href: links.steps(gameId), class: "button" }, "Step through the game") : null,
         finished ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, "Download the log") : null,
+        finished && token
+          ? h("button", { type: "button", class: "primary play-again", disabled: state.rematching, title: "the same players, a new deal: the first to ask makes the game, the others join it", on: { click: playAgain } }, view.next_game ? "Join the rematch" : "Play again")
+          : null,
+        finished && !token && view.next_game ? h("a", { href: links.watch(view.next_game), class: "next-game" }, "Watch the next game") : null,
         finished ? h("a", { href: links.lobby() }, "New game") : null,
       ),
     );
@@ -335,6 +382,10 @@ export function mountTable(root, { gameId, token }) {
 
   function turnText() {
     const { view, game, names } = state;
+    if (waitingForPlayers()) {
+      const open = openSeats(view).length;
+      return `Waiting for ${open === 1 ? "one more player" : `${open} more players`} to join…`;
+    }
     if (view.status === "finished") return h("span", { class: "game-over" }, `Game over: ${game.winnersText(view.winners, view.totals, names)}.`);
     // While the table shows what others did, the banner says it: the move, the overflow, the round's scores.
     if (state.moment) return `${names[state.moment.seat]} plays…`;
@@ -415,9 +466,16 @@ export function mountTable(root, { gameId, token }) {
     renderTop();
     fill(parts.turn, turnText());
     parts.turn.classList.toggle("yours", myTurn() && !waiting());
-    fill(parts.seats, seatList(view, game, { you: you(), event: state.event }));
-    fill(parts.board, game.board(view, { moment: state.moment, event: state.event, targets: targetsOfSelected(), play, names: state.names, selected: state.selected === null ? null : view.you?.hand[state.selected] }));
-    renderHand();
+    if (waitingForPlayers()) {
+      // Nothing is dealt yet: the seats, who has joined, and the way out.
+      fill(parts.seats, waitingRoom(view, { you: you(), leave: token ? leave : null, leaving: state.leaving }));
+      fill(parts.board);
+      fill(parts.hand);
+    } else {
+      fill(parts.seats, seatList(view, game, { you: you(), event: state.event }));
+      fill(parts.board, game.board(view, { moment: state.moment, event: state.event, targets: targetsOfSelected(), play, names: state.names, selected: state.selected === null ? null : view.you?.hand[state.selected] }));
+      renderHand();
+    }
     renderSide();
     document.title = `${myTurn() && !waiting() ? "● Your turn · " : ""}${game.title} · the table`;
     if (focused) screen.querySelector(`[data-focus="${focused}"]:not([disabled])`)?.focus({ preventScroll: true });
