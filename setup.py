@@ -1,4 +1,4 @@
-"""Builds the compiled rules (core/rules.pyx, core/engine.pyx, core/pot/*.pyx) with Cython.
+"""Builds the compiled rules (core/rules.pyx, core/mcts.pyx, core/engine.pyx, core/pot/*.pyx) with Cython.
 
 Project metadata lives in pyproject.toml; this file only describes the extensions, which
 pyproject.toml cannot. Compiler warnings are errors, so a sloppy cast fails the build.
@@ -25,8 +25,8 @@ else:
     # Cython's generated helpers trip -Wunused-function; everything else fails the build.
     COMPILE_ARGS = ["-O3", "-Wall", "-Wno-unused-function", "-Werror"]
 
-#: Every compiled module: Poison's rules and face, then the pot game's (core/pot/).
-MODULES = ("core.rules", "core.engine", "core.pot.rules", "core.pot.engine")
+#: Every compiled module: Poison's rules, search bot and face, then the pot game's (core/pot/).
+MODULES = ("core.rules", "core.mcts", "core.engine", "core.pot.rules", "core.pot.mcts", "core.pot.engine")
 
 extensions = [Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS) for name in MODULES]
 

@@ -35,10 +35,12 @@ from core.results import (
     CauldronRule,
     Colour,
     Deal,
+    EngineBot,
     Move,
     Played,
     Replayed,
     RoundResult,
+    Searched,
     Simulation,
     Status,
     Taken,
@@ -48,8 +50,15 @@ from core.results import (
 #: Every card code, in the canonical order of hands, legal moves and the deck.
 CARD_CODES: tuple[str, ...]
 CAULDRON_RULES: tuple[CauldronRule, ...]
-#: The bots `Game.choose` and `simulate` can play a seat with.
+#: The bots a seat can be played by wherever bots are offered (the service too).
 BOTS: tuple[Bot, ...]
+#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/mcts.pyx).
+ENGINE_BOTS: tuple[EngineBot, ...]
+#: The playouts of one `mcts` decision when none are given.
+DEFAULT_PLAYOUTS: int
+#: The fewest and the most playouts, and milliseconds, one `mcts` decision may be given.
+PLAYOUT_BOUNDS: tuple[int, int]
+MILLISECOND_BOUNDS: tuple[int, int]
 STATUSES: tuple[Status, ...]
 #: The fewest and the most players of a game, and rounds.
 PLAYER_BOUNDS: tuple[int, int]
@@ -133,10 +142,21 @@ class Game:
     def play(self, seat: int, card: str, cauldron: int) -> Played:
         """Play a card. An overflow is reported in `Played.taken`; the move that empties
         the last hand scores the round (and, seeded or with deals left, deals the next)."""
-    def choose(self, bot: Bot, seed: int = 0) -> Move:
+    def choose(
+        self, bot: EngineBot, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None
+    ) -> Move:
         """The move `bot` would play for the seat to move: `random` draws from `seed`'s
         stream, `greedy` avoids overflowing and, when forced, takes the cheapest pile
-        (poison 2, a potion 1, a colour it already leads in 0). Raises `invalid_bot`,
+        (poison 2, a potion 1, a colour it already leads in 0), `mcts` is `search(seed,
+        ...)`'s move. Raises `invalid_bot`, `invalid_budget` (a budget out of range, or
+        given to a bot that does not search), `game_finished` or `awaiting_deal`."""
+    def search(self, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None) -> Searched[Move]:
+        """The `mcts` bot's information-set Monte Carlo tree search for the seat to move,
+        from what that seat may see alone (core/mcts.pyx): `playouts` (PLAYOUT_BOUNDS,
+        default DEFAULT_PLAYOUTS), stopping sooner when `milliseconds` (MILLISECOND_BOUNDS)
+        run out. The same position, seed and playouts (without milliseconds) always give
+        the same result. It runs without the GIL on a copy of the seat's view, so another
+        thread may search, or play, meanwhile. Raises `invalid_budget`, `invalid_seed`,
         `game_finished` or `awaiting_deal`."""
     def deal(self, hands: Sequence[Sequence[str]], set_aside: Sequence[str] = ()) -> None:
         """Deal the round that waits: one hand per seat, each exactly the size the deal
@@ -189,9 +209,10 @@ def simulate(
     seed: int = 0,
     rounds: int | None = None,
     cauldrons: CauldronRule = "dynamic",
-    bots: Sequence[Bot] | None = None,
+    bots: Sequence[EngineBot] | None = None,
     first: int = 0,
     threads: int = 1,
+    playouts: int | Sequence[int | None] | None = None,
 ) -> Simulation:
     """Play `games` complete games in C, each seat played by its bot in `bots` (default:
     every seat `random`, choosing uniformly among its legal moves; they share one random
@@ -200,4 +221,7 @@ def simulate(
     same arguments give the same result here and in core.reference. `threads` (1 to 64,
     THREAD_BOUNDS) plays the games on that many threads at once, without the GIL, each
     a contiguous run of game numbers: the figures are the same for any number of threads;
-    anything else raises `invalid_threads`."""
+    anything else raises `invalid_threads`. An `mcts` seat searches `playouts` playouts a
+    move (one number for every seat, or one per seat; None: DEFAULT_PLAYOUTS), its seeds
+    drawn from its game's stream; anything else raises `invalid_budget`. (core.reference
+    has no `mcts`.)"""

@@ -13,9 +13,13 @@ the rules becomes an exception, never a read past the end of a list. Facts the r
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport int16_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
+from core.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
+from core.mcts cimport ERR_NO_MEMORY, POLICY_MCTS, SeatView, observe, play_out_searching
+from core.mcts cimport search as search_view
+from core.search cimport Budget
 from core.rules cimport (
     CAULDRONS_DYNAMIC, CAULDRONS_FIXED, DEAL_SIZE, DECK_SIZE, ERR_AWAITING_DEAL,
     ERR_CARD_NOT_IN_HAND, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_ILLEGAL_CAULDRON,
@@ -32,7 +36,7 @@ import threading
 
 from core import errors
 from core.results import (
-    COLOURS, Cauldron, Deal, Move, Played, Replayed, RoundResult, Simulation, Taken, View,
+    COLOURS, Cauldron, Deal, Move, Played, Replayed, RoundResult, Searched, Simulation, Taken, View,
 )
 
 # Card codes by kind: the canonical order of hands, legal moves and decks everywhere.
@@ -43,8 +47,17 @@ CARD_CODES = (
     "G4",
 )
 CAULDRON_RULES = ("dynamic", "fixed")
-#: The bots the engine can play a seat with, by name (index = policy code in rules.pxd).
+#: The bots a seat can be played by wherever bots are offered, the service too (index = policy
+#: code in rules.pxd).
 BOTS = ("random", "greedy")
+#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/mcts.pyx), whose
+#: policy code follows theirs. The service does not offer `mcts` yet, so BOTS leaves it out.
+ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
+#: The playouts of one `mcts` decision when none are given.
+DEFAULT_PLAYOUTS = MCTS_PLAYOUTS
+#: The fewest and the most playouts, and milliseconds, of one decision (core.errors').
+PLAYOUT_BOUNDS = errors.PLAYOUT_BOUNDS
+MILLISECOND_BOUNDS = errors.MILLISECOND_BOUNDS
 STATUSES = ("dealing", "active", "finished")
 #: The fewest and the most players, and rounds, as the rules declare them (core/rules.pxd).
 PLAYER_BOUNDS = (MIN_PLAYERS, MAX_PLAYERS)
@@ -125,9 +138,41 @@ cdef str hand_owner(int seat, int players):
 
 
 cdef int parse_bot(object bot) except -1:
-    if type(bot) is str and bot in BOTS:
-        return BOTS.index(bot)
-    raise errors.unknown_bot(bot, BOTS)
+    if type(bot) is str and bot in ENGINE_BOTS:
+        return ENGINE_BOTS.index(bot)
+    raise errors.unknown_bot(bot, ENGINE_BOTS)
+
+
+cdef int64_t parse_playouts(object playouts) except -1:
+    if playouts is None:
+        return DEFAULT_PLAYOUTS
+    if not is_int(playouts) or not PLAYOUT_BOUNDS[0] <= playouts <= PLAYOUT_BOUNDS[1]:
+        raise errors.invalid_playouts(playouts)
+    return playouts
+
+
+cdef int64_t parse_milliseconds(object milliseconds) except -1:
+    """0 for none: the playouts alone bound the search."""
+    if milliseconds is None:
+        return 0
+    if not is_int(milliseconds) or not MILLISECOND_BOUNDS[0] <= milliseconds <= MILLISECOND_BOUNDS[1]:
+        raise errors.invalid_milliseconds(milliseconds)
+    return milliseconds
+
+
+cdef int parse_budgets(object playouts, int players, int64_t* budgets) except -1:
+    """Each seat's playouts for `simulate`: one number (or None, the default) for every seat,
+    or one per seat."""
+    cdef int s
+    if playouts is None or is_int(playouts):
+        for s in range(players):
+            budgets[s] = parse_playouts(playouts)
+        return 0
+    if not isinstance(playouts, (list, tuple)) or len(playouts) != players:
+        raise errors.playouts_per_seat(players)
+    for s in range(players):
+        budgets[s] = parse_playouts(playouts[s])
+    return 0
 
 
 cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t* deal):
@@ -455,11 +500,16 @@ cdef class Game:
             bool(outcome.round_over), bool(outcome.game_over),
         )
 
-    def choose(self, bot, seed=0):
-        """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
+    def choose(self, bot, seed=0, *, playouts=None, milliseconds=None):
+        """The move `bot` plays for the seat to move (`seed` drives the random bot and the
+        search; `playouts` and `milliseconds` are the search's budget)."""
         cdef int policy = parse_bot(bot)
         cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
         cdef uint8_t kind, cauldron
+        if policy == POLICY_MCTS:
+            return self.search(seed, playouts=playouts, milliseconds=milliseconds).move
+        if playouts is not None or milliseconds is not None:
+            raise errors.budget_without_search(bot)
         if self.state.phase == PHASE_OVER:
             raise errors.game_finished()
         if self.state.phase != PHASE_PLAY:
@@ -467,6 +517,34 @@ cdef class Game:
         if choose_move(&self.state, policy, &rng, &kind, &cauldron) != OK:  # the phase says not: a bug of ours
             raise errors.rule_error("invalid_move", "the rules found no move to choose")
         return Move(CODES[kind], cauldron)
+
+    def search(self, seed=0, *, playouts=None, milliseconds=None):
+        """The `mcts` bot's search for the seat to move, from that seat's view alone, run
+        without the GIL on a copy of the view (the game may change meanwhile)."""
+        cdef SeatView view
+        cdef Budget budget
+        cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
+        cdef uint32_t visits[MAX_LEGAL_MOVES]
+        cdef uint8_t kind, cauldron
+        cdef int64_t done = 0
+        cdef int error
+        budget.playouts = parse_playouts(playouts)
+        budget.milliseconds = parse_milliseconds(milliseconds)
+        if self.state.phase == PHASE_OVER:
+            raise errors.game_finished()
+        if self.state.phase != PHASE_PLAY:
+            raise errors.awaiting_deal(self.state.round + 1)
+        observe(&self.state, &view)
+        with nogil:
+            error = search_view(&view, rng, &budget, &kind, &cauldron, visits, &done)
+        if error == ERR_NO_MEMORY:
+            raise MemoryError("no memory for the search tree")
+        if error != OK:     # the phase says there is a move: a bug of ours
+            raise errors.rule_error("invalid_move", "the search found no move to choose")
+        moves = self.legal_moves()
+        return Searched(
+            Move(CODES[kind], cauldron), done, moves, tuple([visits[i] for i in range(len(moves))])
+        )
 
     def deal(self, hands, set_aside=()):
         cdef uint8_t deal[DEAL_SIZE]
@@ -657,7 +735,7 @@ cdef struct Tally:
 
 
 cdef void play_games(int n, int n_rounds, int rule, uint64_t master, int64_t start, int64_t count,
-                     const uint8_t* policies, Tally* tally) noexcept nogil:
+                     const uint8_t* policies, const int64_t* budgets, Tally* tally) noexcept nogil:
     """Play games start .. start + count - 1 of a simulation and add them to `tally`. Each
     game draws only from its own stream, so any split of the games gives the same sums.
     The tally is kept on this thread's stack and added once at the end: the shares of
@@ -669,14 +747,20 @@ cdef void play_games(int n, int n_rounds, int rule, uint64_t master, int64_t sta
     cdef int64_t g
     cdef uint64_t game_seed_value, rng
     cdef int s, best
+    cdef bint searching = False
     memset(&mine, 0, sizeof(Tally))
     memcpy(seats, policies, sizeof(seats))
+    for s in range(n):
+        searching = searching or seats[s] == POLICY_MCTS
     for g in range(start, start + count):
         game_init(&state, n, n_rounds, rule)
         game_seed_value = stream_seed(master, <uint64_t>g)
         game_seed(&state, game_seed_value)
         rng = stream_seed(game_seed_value, 0)
-        mine.moves += play_out(&state, seats, &rng)
+        if searching:
+            mine.moves += play_out_searching(&state, seats, budgets, &rng)
+        else:
+            mine.moves += play_out(&state, seats, &rng)
         best = state.total[0]
         for s in range(n):
             if state.total[s] < best:
@@ -699,13 +783,14 @@ cdef class _Share:
     cdef uint64_t master
     cdef int64_t start, count
     cdef uint8_t policies[MAX_PLAYERS]
+    cdef int64_t budgets[MAX_PLAYERS]
     cdef Tally tally
 
     def run(self):
         # The whole share runs without the GIL: the threads of one call play at once.
         with nogil:
             play_games(self.n, self.n_rounds, self.rule, self.master, self.start, self.count,
-                       self.policies, &self.tally)
+                       self.policies, self.budgets, &self.tally)
 
 
 cdef int parse_threads(object threads) except -1:
@@ -714,7 +799,8 @@ cdef int parse_threads(object threads) except -1:
     return threads
 
 
-def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None, first=0, threads=1):
+def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None, first=0, threads=1,
+             playouts=None):
     """Play `games` complete games of bot moves in C; see core/engine.pyi."""
     cdef int n = parse_players(players)
     cdef int n_rounds = parse_rounds(rounds, n)
@@ -722,6 +808,7 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=N
     cdef uint64_t master = parse_seed(seed)
     cdef int64_t n_games, start
     cdef uint8_t policies[MAX_PLAYERS]
+    cdef int64_t budgets[MAX_PLAYERS]
     cdef Tally total
     cdef _Share share
     cdef list shares
@@ -739,6 +826,7 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=N
             raise errors.bots_per_seat(n)
         for s in range(n):
             policies[s] = parse_bot(bots[s])
+    parse_budgets(playouts, n, budgets)
     shares = []
     for t in range(n_threads):
         # Contiguous runs of game numbers, as even as whole games allow.
@@ -747,6 +835,7 @@ def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=N
         share.start = start + n_games * t // n_threads
         share.count = start + n_games * (t + 1) // n_threads - share.start
         memcpy(share.policies, policies, sizeof(policies))
+        memcpy(share.budgets, budgets, sizeof(budgets))
         memset(&share.tally, 0, sizeof(Tally))
         shares.append(share)
     run_shares(shares)

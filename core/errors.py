@@ -46,7 +46,7 @@ class InvalidArgument(RuleError):
     Codes: `invalid_players`, `invalid_rounds`, `invalid_rule`, `invalid_seed`,
     `seat_out_of_range`, `unknown_card`, `cauldron_out_of_range`, `invalid_deal`,
     `invalid_move`, `invalid_games`, `invalid_bot`, `unknown_ruleset`, `invalid_option`,
-    `invalid_threads`.
+    `invalid_threads`, `invalid_budget`.
     """
 
 
@@ -212,3 +212,43 @@ def invalid_games(games: object) -> RuleError:
 
 def invalid_first(first: object) -> RuleError:
     return rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
+
+
+# ---- the search bot's budget (core/mcts.pyx, core/pot/mcts.pyx) ----------------------------
+
+#: The search bot's name: the compiled engines play it (after their other bots); the plain
+#: references do not.
+SEARCH_BOT = "mcts"
+#: The fewest and the most playouts one decision of the `mcts` bot may make.
+PLAYOUT_BOUNDS = (1, 200_000)
+#: The fewest and the most milliseconds one decision of the `mcts` bot may be given.
+MILLISECOND_BOUNDS = (1, 60_000)
+
+
+def invalid_playouts(playouts: object) -> RuleError:
+    fewest, most = PLAYOUT_BOUNDS
+    return rule_error("invalid_budget", f"playouts must be a whole number from {fewest} to {most:,}, not {playouts!r}")
+
+
+def invalid_milliseconds(milliseconds: object) -> RuleError:
+    fewest, most = MILLISECOND_BOUNDS
+    return rule_error(
+        "invalid_budget",
+        f"milliseconds must be a whole number from {fewest} to {most:,} (or None), not {milliseconds!r}",
+    )
+
+
+def refused_bot(bot: object, bots: tuple[str, ...]) -> RuleError:
+    """A plain reference's refusal of a bot outside `bots`: every bot is named, and the
+    search bot is said to be the compiled engine's alone."""
+    if bot == SEARCH_BOT and type(bot) is str:
+        return rule_error("invalid_bot", f"{bot!r} is played by the compiled engine only, not by the reference")
+    return unknown_bot(bot, (*bots, SEARCH_BOT))
+
+
+def budget_without_search(bot: object) -> RuleError:
+    return rule_error("invalid_budget", f"playouts and milliseconds are the mcts bot's budget; {bot!r} takes none")
+
+
+def playouts_per_seat(players: int) -> RuleError:
+    return rule_error("invalid_budget", f"playouts must be one number, or one per seat ({players})")

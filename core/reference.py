@@ -466,7 +466,7 @@ class Game:
 
     def _choose(self, bot: str, rng: Random) -> Move:
         if not (type(bot) is str and bot in BOTS):
-            raise errors.unknown_bot(bot, BOTS)
+            raise errors.refused_bot(bot, BOTS)
         if self.status == "finished":
             raise errors.game_finished()
         if self.status == "dealing":
@@ -614,7 +614,7 @@ def simulate(
         raise errors.bots_per_seat(players)
     for bot in bots:
         if not (type(bot) is str and bot in BOTS):
-            raise errors.unknown_bot(bot, BOTS)
+            raise errors.refused_bot(bot, BOTS)
     wins = [0] * players
     score_sum = [0] * players
     score_squares = [0] * players

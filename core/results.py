@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 Colour = Literal["red", "blue", "purple"]
 #: How Poison's cauldrons get their colour: from their potions, or red, blue, purple all game.
 CauldronRule = Literal["dynamic", "fixed"]
-#: The bots that can play a seat, in either game.
+#: The bots that can play a seat, in either game, wherever a bot is offered (the service too).
 Bot = Literal["random", "greedy"]
+#: Every bot the engines play: those, and the search bot `mcts` (its `Game.choose`, `Game.search`
+#: and `simulate`; not yet offered by the service).
+EngineBot = Literal["random", "greedy", "mcts"]
 #: Where a game is: waiting for its cards, being played, or over (either game).
 Status = Literal["dealing", "active", "finished"]
 #: Colour names in their index order; poison is the fourth suit of a taken pile.
@@ -24,6 +27,7 @@ COLOURS: tuple[Colour, Colour, Colour] = ("red", "blue", "purple")
 SUITS = (*COLOURS, "poison")
 
 G = TypeVar("G")
+M = TypeVar("M")
 
 
 class Move(NamedTuple):
@@ -108,6 +112,15 @@ class Simulation(NamedTuple):
     wins: tuple[int, ...]  # per seat; a shared win counts for every winner
     score_sum: tuple[int, ...]  # per seat, sum of final totals
     score_squares: tuple[int, ...]  # per seat, sum of squared final totals (for spread)
+
+
+class Searched(NamedTuple, Generic[M]):
+    """What one search of the `mcts` bot found, for the seat to move."""
+
+    move: M  # the move chosen: the one tried most often
+    playouts: int  # the playouts made (fewer than the budget when milliseconds ran out; 0 if forced)
+    moves: tuple[M, ...]  # every legal move, in canonical order
+    visits: tuple[int, ...]  # the playouts that began with each of them
 
 
 class Replayed(NamedTuple, Generic[G]):

@@ -86,6 +86,7 @@ cdef struct GameState:
     uint8_t cauldron_total[N_CAULDRONS]
     int8_t cauldron_colour[N_CAULDRONS]   # a colour, or NO_COLOUR
     uint8_t taken[MAX_PLAYERS][N_SUITS]   # the face-down piles of this round, by suit
+    uint8_t played[N_KINDS]               # cards of each kind played face up this round (public)
     uint8_t round_taken[MAX_ROUNDS][MAX_PLAYERS][N_SUITS]
     uint8_t discarded[MAX_ROUNDS][MAX_PLAYERS]          # one bit per colour discarded
     uint8_t scored_dealer[MAX_ROUNDS]                   # who dealt each scored round
@@ -127,6 +128,7 @@ cdef void game_seed(GameState* game, uint64_t seed) noexcept nogil
 cdef int game_deal(GameState* game, const uint8_t* deal) noexcept nogil
 cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil
 cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil
+cdef void apply_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil   # unchecked
 cdef int legal_moves(const GameState* game, uint8_t* kinds, uint8_t* cauldrons) noexcept nogil
 cdef void score_taken(int n_players, const uint8_t* taken,
                       int16_t* scores, uint8_t* discarded) noexcept nogil   # taken: n × N_SUITS

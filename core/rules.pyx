@@ -178,6 +178,7 @@ cdef int game_deal(GameState* game, const uint8_t* deal) noexcept nogil:
     for hand in range(MAX_HANDS):
         game.hand_size[hand] = <uint8_t>dealt_hand_size(game.n_players, game.dealer, hand)
     memset(game.taken, 0, sizeof(game.taken))
+    memset(game.played, 0, sizeof(game.played))
     clear_cauldrons(game)
     game.turn = (game.dealer + 1) % game.n_players
     game.phase = PHASE_PLAY
@@ -284,6 +285,7 @@ cdef void apply_move(GameState* game, int seat, int kind, int cauldron, Outcome*
     value = kind_value(kind)
     game.hand[seat][kind] -= 1
     game.hand_size[seat] -= 1
+    game.played[kind] += 1                # face up for all to see: what a search may count as gone
     outcome.seat = <uint8_t>seat
     outcome.kind = <uint8_t>kind
     outcome.cauldron = <uint8_t>cauldron

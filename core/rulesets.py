@@ -38,7 +38,13 @@ class Ruleset:
     players: tuple[int, int]  # the fewest and the most seats
     card_codes: tuple[str, ...]  # canonical order
     card_pattern: str  # a regular expression matching exactly the card codes
+    #: The bots offered wherever a seat may be played by a bot (the service, `poison play`).
     bots: tuple[str, ...]
+    #: Every bot the engine plays (`Game.choose`, `simulate`, `poison simulate` and `ladder`):
+    #: `bots` and the search bot, which the service does not offer yet.
+    engine_bots: tuple[str, ...]
+    #: The playouts of one decision of the search bot when none are given.
+    default_playouts: int
     options: tuple[Option, ...]
     lowest_wins: bool
     #: The codes of moves the rules refuse (core.errors.MoveRefused) in this game.
@@ -61,6 +67,8 @@ POISON = Ruleset(
     card_codes=engine.CARD_CODES,
     card_pattern=r"^([RBP][12457]|G4)$",
     bots=engine.BOTS,
+    engine_bots=engine.ENGINE_BOTS,
+    default_playouts=engine.DEFAULT_PLAYOUTS,
     options=(
         Option(
             "rounds",
@@ -89,6 +97,8 @@ POT = Ruleset(
     card_codes=pot_engine.CARD_CODES,
     card_pattern=r"^T[0-6]$",
     bots=pot_engine.BOTS,
+    engine_bots=pot_engine.ENGINE_BOTS,
+    default_playouts=pot_engine.DEFAULT_PLAYOUTS,
     options=(),
     lowest_wins=False,
     refusals=("card_not_in_hand", "cannot_close"),

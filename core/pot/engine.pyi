@@ -37,12 +37,31 @@ from collections.abc import Sequence
 from typing_extensions import disjoint_base
 
 from core.engine import THREAD_BOUNDS as THREAD_BOUNDS
-from core.results import Bot, PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation, Status
+from core.results import (
+    Bot,
+    EngineBot,
+    PotDeal,
+    PotMove,
+    PotPlayed,
+    PotResult,
+    PotView,
+    Replayed,
+    Searched,
+    Simulation,
+    Status,
+)
 
 #: Every card code (kind k is toxicity k), in the canonical order of hands and legal moves.
 CARD_CODES: tuple[str, ...]
 #: The bots `Game.choose` and `simulate` can play a seat with.
 BOTS: tuple[Bot, ...]
+#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/pot/mcts.pyx).
+ENGINE_BOTS: tuple[EngineBot, ...]
+#: The playouts of one `mcts` decision when none are given.
+DEFAULT_PLAYOUTS: int
+#: The fewest and the most playouts, and milliseconds, one `mcts` decision may be given.
+PLAYOUT_BOUNDS: tuple[int, int]
+MILLISECOND_BOUNDS: tuple[int, int]
 STATUSES: tuple[Status, ...]
 MIN_PLAYERS: int
 MAX_PLAYERS: int
@@ -110,10 +129,24 @@ class Game:
         """Play a card into the pot, and close it if `close`. Reports, in the order they
         happened, the pot it exploded or closed, the card that started the next pot, the
         cards drawn, and the last pot closed when every hand is empty."""
-    def choose(self, bot: Bot, seed: int = 0) -> PotMove:
+    def choose(
+        self, bot: EngineBot, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None
+    ) -> PotMove:
         """The move `bot` would play for the seat to move: `random` draws from `seed`'s
-        stream, `greedy` follows the rule in this module's docstring. Raises
-        `invalid_bot`, `invalid_seed`, `game_finished` or `awaiting_deal`."""
+        stream, `greedy` follows the rule in this module's docstring, `mcts` is
+        `search(seed, ...)`'s move. Raises `invalid_bot`, `invalid_budget` (a budget out
+        of range, or given to a bot that does not search), `invalid_seed`,
+        `game_finished` or `awaiting_deal`."""
+    def search(
+        self, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None
+    ) -> Searched[PotMove]:
+        """The `mcts` bot's information-set Monte Carlo tree search for the seat to move,
+        from what that seat may see alone (core/pot/mcts.pyx: the other hands and the draw
+        pile's order unknown): `playouts` (PLAYOUT_BOUNDS, default DEFAULT_PLAYOUTS),
+        stopping sooner when `milliseconds` (MILLISECOND_BOUNDS) run out. The same
+        position, seed and playouts (without milliseconds) always give the same result.
+        It runs without the GIL on a copy of the seat's view. Raises `invalid_budget`,
+        `invalid_seed`, `game_finished` or `awaiting_deal`."""
     def deal(self, hands: Sequence[Sequence[str]], pot: str, draw_pile: Sequence[str]) -> None:
         """Deal the game that waits: four cards per seat, the pot's first card and the
         draw pile (top first), the whole deck once."""
@@ -149,9 +182,10 @@ def simulate(
     games: int,
     *,
     seed: int = 0,
-    bots: Sequence[Bot] | None = None,
+    bots: Sequence[EngineBot] | None = None,
     first: int = 0,
     threads: int = 1,
+    playouts: int | Sequence[int | None] | None = None,
 ) -> Simulation:
     """Play `games` complete games in C, each seat played by its bot in `bots` (default:
     every seat `random`; they share one random stream). Game g (numbered from `first`) is
@@ -160,4 +194,6 @@ def simulate(
     The same arguments give the same result here and in core.pot.reference. `threads` (1 to
     64, core.engine.THREAD_BOUNDS) plays the games on that many threads at once, without
     the GIL: the figures are the same for any number of threads; anything else raises
-    `invalid_threads`."""
+    `invalid_threads`. An `mcts` seat searches `playouts` playouts a move (one number for
+    every seat, or one per seat; None: DEFAULT_PLAYOUTS), its seeds drawn from its game's
+    stream; anything else raises `invalid_budget`. (core.pot.reference has no `mcts`.)"""

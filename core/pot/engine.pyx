@@ -11,10 +11,14 @@ inside the rule functions): a wrong answer from the rules must never become a cr
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from core.pot cimport rules
+from core.pot.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
+from core.pot.mcts cimport ERR_NO_MEMORY, POLICY_MCTS, SeatView, observe, play_out_searching
+from core.pot.mcts cimport search as search_view
+from core.search cimport Budget
 from core.pot.rules cimport (
     COPIES, ERR_AWAITING_DEAL, ERR_CARD_NOT_IN_HAND, ERR_CLOSE_ENDGAME, ERR_CLOSE_EXPLODES,
     ERR_GAME_FINISHED, ERR_INVALID_MOVE, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
@@ -29,12 +33,21 @@ import threading
 
 from core import errors
 from core.engine import THREAD_BOUNDS
-from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation
+from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Searched, Simulation
 
 #: Card codes by kind (kind k is toxicity k): the canonical order of hands and legal moves.
 CARD_CODES = tuple([f"T{kind}" for kind in range(N_TOXICITIES)])
-#: The bots the engine can play a seat with, by name (index = policy code in rules.pxd).
+#: The bots a seat can be played by wherever bots are offered, the service too (index = policy
+#: code in rules.pxd).
 BOTS = ("random", "greedy")
+#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/pot/mcts.pyx),
+#: whose policy code follows theirs. The service does not offer `mcts` yet, so BOTS leaves it out.
+ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
+#: The playouts of one `mcts` decision when none are given.
+DEFAULT_PLAYOUTS = MCTS_PLAYOUTS
+#: The fewest and the most playouts, and milliseconds, of one decision (core.errors').
+PLAYOUT_BOUNDS = errors.PLAYOUT_BOUNDS
+MILLISECOND_BOUNDS = errors.MILLISECOND_BOUNDS
 STATUSES = ("dealing", "active", "finished")
 #: The numbers of the game, as rules.pxd names them.
 MIN_PLAYERS = rules.MIN_PLAYERS
@@ -107,9 +120,41 @@ cdef uint64_t parse_draw(object seed) except? 0:
 
 
 cdef int parse_bot(object bot) except -1:
-    if type(bot) is str and bot in BOTS:
-        return BOTS.index(bot)
-    raise errors.unknown_bot(bot, BOTS)
+    if type(bot) is str and bot in ENGINE_BOTS:
+        return ENGINE_BOTS.index(bot)
+    raise errors.unknown_bot(bot, ENGINE_BOTS)
+
+
+cdef int64_t parse_playouts(object playouts) except -1:
+    if playouts is None:
+        return DEFAULT_PLAYOUTS
+    if not is_int(playouts) or not PLAYOUT_BOUNDS[0] <= playouts <= PLAYOUT_BOUNDS[1]:
+        raise errors.invalid_playouts(playouts)
+    return playouts
+
+
+cdef int64_t parse_milliseconds(object milliseconds) except -1:
+    """0 for none: the playouts alone bound the search."""
+    if milliseconds is None:
+        return 0
+    if not is_int(milliseconds) or not MILLISECOND_BOUNDS[0] <= milliseconds <= MILLISECOND_BOUNDS[1]:
+        raise errors.invalid_milliseconds(milliseconds)
+    return milliseconds
+
+
+cdef int parse_budgets(object playouts, int players, int64_t* budgets) except -1:
+    """Each seat's playouts for `simulate`: one number (or None, the default) for every seat,
+    or one per seat."""
+    cdef int s
+    if playouts is None or is_int(playouts):
+        for s in range(players):
+            budgets[s] = parse_playouts(playouts)
+        return 0
+    if not isinstance(playouts, (list, tuple)) or len(playouts) != players:
+        raise errors.playouts_per_seat(players)
+    for s in range(players):
+        budgets[s] = parse_playouts(playouts[s])
+    return 0
 
 
 cdef tuple unpack_deal(object deal):
@@ -379,11 +424,16 @@ cdef class Game:
             outcome.game_over == 1,
         )
 
-    def choose(self, bot, seed=0):
-        """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
+    def choose(self, bot, seed=0, *, playouts=None, milliseconds=None):
+        """The move `bot` plays for the seat to move (`seed` drives the random bot and the
+        search; `playouts` and `milliseconds` are the search's budget)."""
         cdef int policy = parse_bot(bot)
         cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
         cdef uint8_t kind, close
+        if policy == POLICY_MCTS:
+            return self.search(seed, playouts=playouts, milliseconds=milliseconds).move
+        if playouts is not None or milliseconds is not None:
+            raise errors.budget_without_search(bot)
         if self.state.phase == PHASE_OVER:
             raise errors.pot_game_finished()
         if self.state.phase != PHASE_PLAY:
@@ -391,6 +441,34 @@ cdef class Game:
         if choose_move(&self.state, policy, &rng, &kind, &close) != OK:  # the phase says not: a bug of ours
             raise errors.rule_error("invalid_move", "the rules found no move to choose")
         return PotMove(CODES[kind], close == 1)
+
+    def search(self, seed=0, *, playouts=None, milliseconds=None):
+        """The `mcts` bot's search for the seat to move, from that seat's view alone, run
+        without the GIL on a copy of the view (the game may change meanwhile)."""
+        cdef SeatView view
+        cdef Budget budget
+        cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
+        cdef uint32_t visits[MAX_LEGAL_MOVES]
+        cdef uint8_t kind, close
+        cdef int64_t done = 0
+        cdef int error
+        budget.playouts = parse_playouts(playouts)
+        budget.milliseconds = parse_milliseconds(milliseconds)
+        if self.state.phase == PHASE_OVER:
+            raise errors.pot_game_finished()
+        if self.state.phase != PHASE_PLAY:
+            raise errors.pot_awaiting_deal()
+        observe(&self.state, &view)
+        with nogil:
+            error = search_view(&view, rng, &budget, &kind, &close, visits, &done)
+        if error == ERR_NO_MEMORY:
+            raise MemoryError("no memory for the search tree")
+        if error != OK:     # the phase says there is a move: a bug of ours
+            raise errors.rule_error("invalid_move", "the search found no move to choose")
+        moves = self.legal_moves()
+        return Searched(
+            PotMove(CODES[kind], close == 1), done, moves, tuple([visits[i] for i in range(len(moves))])
+        )
 
     def deal(self, hands, pot, draw_pile):
         cdef uint8_t deck[rules.DECK_SIZE]
@@ -520,7 +598,7 @@ cdef struct Tally:
 
 
 cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
-                     const uint8_t* policies, Tally* tally) noexcept nogil:
+                     const uint8_t* policies, const int64_t* budgets, Tally* tally) noexcept nogil:
     """Play games start .. start + count - 1 of a simulation and add them to `tally`. Each
     game draws only from its own stream, so any split of the games gives the same sums.
     The tally is kept on this thread's stack and added once at the end: the shares of
@@ -532,14 +610,20 @@ cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
     cdef int64_t g
     cdef uint64_t game_seed_value, rng
     cdef int s, best
+    cdef bint searching = False
     memset(&mine, 0, sizeof(Tally))
     memcpy(seats, policies, sizeof(seats))
+    for s in range(n):
+        searching = searching or seats[s] == POLICY_MCTS
     for g in range(start, start + count):
         game_init(&state, n)
         game_seed_value = stream_seed(master, <uint64_t>g)
         game_seed(&state, game_seed_value)
         rng = stream_seed(game_seed_value, 0)
-        mine.moves += play_out(&state, seats, &rng)
+        if searching:
+            mine.moves += play_out_searching(&state, seats, budgets, &rng)
+        else:
+            mine.moves += play_out(&state, seats, &rng)
         best = state.total[0]
         for s in range(n):
             if state.total[s] > best:
@@ -562,12 +646,13 @@ cdef class _Share:
     cdef uint64_t master
     cdef int64_t start, count
     cdef uint8_t policies[rules.MAX_PLAYERS]
+    cdef int64_t budgets[rules.MAX_PLAYERS]
     cdef Tally tally
 
     def run(self):
         # The whole share runs without the GIL: the threads of one call play at once.
         with nogil:
-            play_games(self.n, self.master, self.start, self.count, self.policies, &self.tally)
+            play_games(self.n, self.master, self.start, self.count, self.policies, self.budgets, &self.tally)
 
 
 cdef int parse_threads(object threads) except -1:
@@ -576,12 +661,13 @@ cdef int parse_threads(object threads) except -1:
     return threads
 
 
-def simulate(players, games, *, seed=0, bots=None, first=0, threads=1):
+def simulate(players, games, *, seed=0, bots=None, first=0, threads=1, playouts=None):
     """Play `games` complete games of bot moves in C; see core/pot/engine.pyi."""
     cdef int n = parse_players(players)
     cdef uint64_t master = parse_seed(seed)
     cdef int64_t n_games, start
     cdef uint8_t policies[rules.MAX_PLAYERS]
+    cdef int64_t budgets[rules.MAX_PLAYERS]
     cdef Tally total
     cdef _Share share
     cdef list shares
@@ -599,6 +685,7 @@ def simulate(players, games, *, seed=0, bots=None, first=0, threads=1):
             raise errors.bots_per_seat(n)
         for s in range(n):
             policies[s] = parse_bot(bots[s])
+    parse_budgets(playouts, n, budgets)
     shares = []
     for t in range(n_threads):
         # Contiguous runs of game numbers, as even as whole games allow.
@@ -607,6 +694,7 @@ def simulate(players, games, *, seed=0, bots=None, first=0, threads=1):
         share.start = start + n_games * t // n_threads
         share.count = start + n_games * (t + 1) // n_threads - share.start
         memcpy(share.policies, policies, sizeof(policies))
+        memcpy(share.budgets, budgets, sizeof(budgets))
         memset(&share.tally, 0, sizeof(Tally))
         shares.append(share)
     run_shares(shares)

@@ -87,7 +87,7 @@ def check_draw(seed: object) -> int:
 
 def check_bot(bot: object) -> str:
     if not (type(bot) is str and bot in BOTS):
-        raise errors.unknown_bot(bot, BOTS)
+        raise errors.refused_bot(bot, BOTS)
     return bot
 
 
