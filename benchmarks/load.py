@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
@@ -30,9 +31,12 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import msgspec
 
+from benchmarks.probes import LATENCY_THRESHOLD_MS
 from events.server import free_port
 
 HOST = "127.0.0.1"
@@ -74,11 +78,13 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     moves: int = 0
+    cpu: float = 0.0  # the clients' process's CPU seconds
 
     def absorb(self, other: Tally) -> None:
         self.latencies += other.latencies
         self.errors += other.errors
         self.moves += other.moves
+        self.cpu += other.cpu
 
     async def timed(
         self, connection: Connection, method: str, path: str, body: bytes = b"", token: str | None = None
@@ -168,7 +174,20 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=1000)[int(q * 1000) - 1] * 1000 if len(values) > 1 else 0.0
+    """The q-quantile of `values` (seconds), in ms."""
+    if len(values) < 2:
+        return values[0] * 1000 if values else 0.0
+    return statistics.quantiles(values, n=10_000, method="inclusive")[round(q * 10_000) - 1] * 1000
+
+
+#: The quantiles the benchmark reports, and how it names them.
+QUANTILES = ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99.9"))
+
+
+def spread(values: list[float]) -> str:
+    """p50, p90, p99, p99.9 and the maximum of latencies (seconds), in ms."""
+    shown = [f"{name} {percentile(values, q):.2f}" for q, name in QUANTILES]
+    return ", ".join([*shown, f"max {max(values, default=0) * 1000:.2f} ms"])
 
 
 #: Client n of a phase, adding what it measured to the phase's tally.
@@ -187,9 +206,43 @@ def bare_clients(port: int, requests: int) -> Client:
 
 async def phase(runner: Client, clients: int) -> tuple[Tally, float]:
     tally = Tally()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(runner(tally, n) for n in range(clients)))
+    tally.cpu = time.process_time() - cpu
     return tally, time.perf_counter() - started
+
+
+def server_command(args: argparse.Namespace, port: int, data: str, report: str | None) -> list[str]:
+    """`poison serve` on `port`, its store in `data`; with a report path, under the probes."""
+    serve = ["serve", "--port", str(port), "--workers", str(args.workers), "--data-dir", data]
+    if report is not None:
+        return [sys.executable, "-m", "benchmarks.probes", report, *serve]
+    return [sys.executable, "-m", "service.cli", *serve]
+
+
+def print_probes(report: dict[str, Any], seconds: float) -> None:
+    """What the probes saw inside the worker (benchmarks/probes.py), over its whole run."""
+    print(f"inside the worker ({report['loop']}; probes on: their own cost is in these figures):")
+    served = sum(len(times) for times in report["app"].values())
+    cpu = report["cpu"]
+    print(f"  CPU: {cpu:.1f} s for {served:,} requests, {cpu / served * 1e6:.0f} µs a request")
+    for generation, pauses in report["gc"].items():
+        if pauses:
+            gc_cpu = report["gc_cpu"][generation]
+            print(
+                f"  gc generation {generation}: {len(pauses)} collections, {gc_cpu * 1000:.0f} ms of CPU "
+                f"({gc_cpu / cpu:.1%} of the worker's); pauses {spread(pauses)}"
+            )
+    print(f"  loop lag ({len(report['lag'])} probes): {spread(report['lag'])}")
+    for name, times in sorted(report["app"].items()):
+        print(f"  app, {name} ({len(times)}): {spread(times)}")
+    for name, times in sorted(report["store"].items()):
+        print(f"  store, {name} ({len(times)}): {spread(times)}")
+    fsyncs = [ms for _, ms in report["fsync"]]
+    print(
+        f"  store fsync over {LATENCY_THRESHOLD_MS} ms (the server's latency monitor keeps the last 160): "
+        f"{len(fsyncs)}, max {max(fsyncs, default=0)} ms"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,34 +252,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=1000, help="moves per client, over all rounds")
     parser.add_argument("--rounds", type=int, default=4, help="alternations of game and bare traffic")
     parser.add_argument("--bar", type=float, default=0.4)
+    parser.add_argument(
+        "--probe", action="store_true", help="time gc, loop lag, the app and the store inside the (one) worker"
+    )
     args = parser.parse_args(argv)
-    env_python = sys.executable
+    if args.probe and args.workers != 1:
+        parser.error("--probe watches one worker: --workers 1")
     game_port, bare_port = free_port(), free_port()
     games, baseline = Tally(), Tally()
     game_seconds = bare_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="poison-load-") as data:
+        report = os.path.join(data, "probes.json") if args.probe else None
         env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
         os.environ.clear()
         os.environ.update(env)
-        game = start(
-            [
-                env_python,
-                "-m",
-                "service.cli",
-                "serve",
-                "--port",
-                str(game_port),
-                "--workers",
-                str(args.workers),
-                "--data-dir",
-                data,
-            ],
-            game_port,
-            "/health",
-        )
+        game = start(server_command(args, game_port, os.path.join(data, "store"), report), game_port, "/health")
         bare = start(
             [
-                env_python,
+                sys.executable,
                 "-m",
                 "uvicorn",
                 "benchmarks.bare:app",
@@ -255,7 +298,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"round {round_ + 1}: game {len(played.latencies) / seconds:,.0f} requests/s, "
                     f"bare {len(hit.latencies) / bare_round_seconds:,.0f}/s, "
-                    f"ratio {len(played.latencies) / seconds / (len(hit.latencies) / bare_round_seconds):.3f}"
+                    f"ratio {len(played.latencies) / seconds / (len(hit.latencies) / bare_round_seconds):.3f}; "
+                    f"game p99 {percentile(played.latencies, 0.99):.2f} ms; "
+                    f"clients' CPU {played.cpu / seconds:.0%} of a core (game), "
+                    f"{hit.cpu / bare_round_seconds:.0%} (bare)"
                 )
                 games.absorb(played)
                 baseline.absorb(hit)
@@ -264,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             stop(game)
             stop(bare)
+        probed = json.loads(Path(report).read_text()) if report is not None and os.path.exists(report) else None
     errors = len(games.errors) + len(baseline.errors)
     requests_per_s = len(games.latencies) / game_seconds
     bare_per_s = len(baseline.latencies) / bare_seconds
@@ -271,16 +318,27 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"workers={args.workers} clients={args.clients} moves={games.moves} requests={len(games.latencies)} "
         f"in {game_seconds:.1f} s; bare: {len(baseline.latencies)} requests in {bare_seconds:.1f} s "
-        f"({bare_per_s:,.0f}/s, p50 {percentile(baseline.latencies, 0.5):.2f} ms)"
+        f"({bare_per_s:,.0f}/s)"
     )
-    p50, p95, p99 = (percentile(games.latencies, q) for q in (0.5, 0.95, 0.99))
-    print(f"game latency: p50 {p50:.2f} ms, p95 {p95:.2f} ms, p99 {p99:.2f} ms")
+    print(f"game latency: {spread(games.latencies)}")
+    print(f"bare latency: {spread(baseline.latencies)}")
+    print(
+        f"clients' CPU: {games.cpu / game_seconds:.0%} of a core in the game rounds, "
+        f"{baseline.cpu / bare_seconds:.0%} in the bare rounds"
+    )
+    if args.probe:
+        if probed is None:
+            print("error: the probes wrote no report")
+            errors += 1
+        else:
+            print_probes(probed, game_seconds)
     for error in (games.errors + baseline.errors)[:5]:
         print(f"error: {error}")
     # A client stops at the first answer it did not expect, so every move must have been made.
     owed = args.clients * moves_each * args.rounds
     if games.moves != owed:
         print(f"error: {games.moves:,} of the {owed:,} moves were made")
+    p50, p99 = percentile(games.latencies, 0.5), percentile(games.latencies, 0.99)
     print(
         f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "
         f"p50_ms={p50:.2f} p99_ms={p99:.2f} errors={errors} ratio={ratio:.3f}"
