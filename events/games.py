@@ -8,6 +8,7 @@ depends on it (every load asks the store what is new, so processes sharing a sto
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,7 +18,7 @@ import msgspec
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
 from events.limits import Limit, RateLimits
-from events.play import LoggedGame, create_game, play_move
+from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game
 from events.replay import InvalidLog, advance, rebuild
 from events.ruleset import EventRules
 from events.schema import Event, Player, Rules
@@ -26,6 +27,13 @@ from events.store import Appended, EventStore, Idempotency, UnknownGame, Version
 #: How often a move without an expected version is recomputed after losing a race.
 RACE_RETRIES = 5
 
+#: How often a lobby request (join, leave, rematch) is judged again after losing a race:
+#: every lost race is another request's success, and a table has at most six seats.
+LOBBY_RETRIES = 16
+
+#: What a left seat's token hash becomes: no token hashes to it, so the old token is refused.
+LEFT = "left"
+
 #: Makes a caller's response from the game after a move, its first new version and its events.
 Answer = Callable[[LoggedGame, int, list[Event]], bytes]
 
@@ -33,9 +41,9 @@ Answer = Callable[[LoggedGame, int, list[Event]], bytes]
 def summary_of(logged: LoggedGame) -> dict[str, str | int]:
     """The listing's fields of a game, written with every append."""
     return {
-        "status": "finished" if logged.finished else "active",
+        "status": logged.status,
         "ruleset": logged.rules.name,
-        "players": msgspec.json.encode([player.name for player in logged.created.players]).decode(),
+        "players": msgspec.json.encode([player.name for player in logged.players]).decode(),
         **logged.rules.summary(logged.game),
         "version": logged.version,
     }
@@ -197,18 +205,149 @@ class Games:
             self._remember(game_id, after)
             return Appended(appended.version, appended.count, result=result), after
 
+    async def join(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        *,
+        token_hash: str,
+        idempotency: Idempotency | None = None,
+        answer: Answer | None = None,
+        client: str | None = None,
+    ) -> tuple[Appended, LoggedGame]:
+        """`name` takes open seat `seat`, whose token's hash is written in the same step;
+        the last open seat taken starts the game (game_started, the first deal and the bot
+        moves that follow, all in the same append). core.RuleError when the lobby refuses
+        (`seat_taken`, `game_started`, `name_taken`); a race lost to another join is judged
+        again on the new log, so of two joins of one seat exactly one succeeds."""
+        return await self._lobby_step(
+            game_id, lambda logged: join(logged, seat, name), {seat: token_hash}, seat, idempotency, answer, client
+        )
+
+    async def leave(
+        self, game_id: str, seat: int, *, idempotency: Idempotency | None = None, client: str | None = None
+    ) -> tuple[Appended, LoggedGame]:
+        """The person at `seat` leaves a waiting game: seat_left, and the seat's token
+        hash overwritten in the same step (the token is refused from then on)."""
+        return await self._lobby_step(
+            game_id, lambda logged: leave(logged, seat), {seat: LEFT}, seat, idempotency, None, client
+        )
+
+    async def rematch(
+        self,
+        game_id: str,
+        next_id: str,
+        *,
+        seat: int,
+        seed: int,
+        token_hashes: Callable[[Mapping[int, str]], Mapping[int, str]],
+        created_ms: int,
+        client: str | None = None,
+    ) -> tuple[str, LoggedGame]:
+        """The next game of finished game `game_id`, created by the first call and found by
+        every later one: its id (the finished game's rematch_created names it) and state.
+        `next_id` must be the same for every call about one game (the service derives it
+        from `game_id`): two racing first calls then write one game, whose creation at
+        version 0 only one of them wins, and one rematch_created. `token_hashes(old)` gives
+        the next game's token hashes from the finished game's, seat by seat."""
+        if self.limits.seat_move is not None or (self.limits.move is not None and client is not None):
+            await self.store.limit(self._move_limits(game_id, seat, client), "requests")
+        for _ in range(LOBBY_RETRIES):
+            finished = await self.load(game_id)
+            if finished.next_game is not None:
+                return finished.next_game, await self.load(finished.next_game)
+            rematch_created(finished, next_id)  # refuses before anything is written
+            if await self.store.version(next_id) == 0:
+                events, logged = rematch_game(finished, next_id, seed)
+                # Another call may create it first: it is the same game (same id), and its
+                # creation at version 0 is refused to every call but one.
+                with contextlib.suppress(VersionConflict):
+                    await self.store.append(
+                        next_id,
+                        events,
+                        0,
+                        summary={**summary_of(logged), "listed": listing_member(next_id, created_ms)},
+                        tokens=token_hashes(await self.store.token_hashes(game_id)),
+                        codec=logged.rules.codec,
+                    )
+            events, after = rematch_created(finished, next_id)
+            try:
+                await self.store.append(
+                    game_id, events, finished.version, summary=summary_of(after), codec=finished.rules.codec
+                )
+            except VersionConflict:
+                continue  # someone else named it first: read again
+            self._remember(game_id, after)
+            return next_id, await self.load(next_id)
+        raise VersionConflict(0, await self.store.version(game_id))
+
+    async def _lobby_step(
+        self,
+        game_id: str,
+        step: Callable[[LoggedGame], tuple[list[Event], LoggedGame]],
+        tokens: Mapping[int, str],
+        seat: int,
+        idempotency: Idempotency | None,
+        answer: Answer | None,
+        client: str | None,
+    ) -> tuple[Appended, LoggedGame]:
+        """Judge `step` on the game as its log is now and append its events with `tokens`,
+        again on a newer log whenever another request appended first. Limits as a move's."""
+        if idempotency is not None:
+            earlier = await self.store.recall(game_id, idempotency)
+            if earlier is not None:
+                return earlier, await self.load(game_id)
+        limits = self._move_limits(game_id, seat, client)
+        conflict: VersionConflict | None = None
+        for _ in range(LOBBY_RETRIES):
+            logged = await self.load(game_id)
+            try:
+                events, after = step(logged)
+            except RuleError:
+                if limits:  # not taken by an append: a refused request counts as much as another
+                    await self.store.limit(limits, "requests")
+                raise
+            result = answer(after, logged.version + 1, events) if answer is not None else b""
+            try:
+                appended = await self.store.append(
+                    game_id,
+                    events,
+                    logged.version,
+                    idempotency=idempotency._replace(result=result) if idempotency else None,
+                    summary=summary_of(after),
+                    tokens=tokens,
+                    codec=logged.rules.codec,
+                    limits=tuple(limits),
+                    limited="requests",
+                )
+            except VersionConflict as lost:
+                limits.clear()  # the script took the tokens before it checked the version
+                conflict = lost
+                continue
+            self._tokens.pop(game_id, None)
+            if appended.replayed:  # a retry with the same key raced the first attempt
+                return appended, await self.load(game_id)
+            self._remember(game_id, after)
+            return Appended(appended.version, appended.count, result=result), after
+        assert conflict is not None
+        raise conflict
+
     async def rules_of(self, game_id: str) -> EventRules:
         """The ruleset of a game: it never changes, so a cached game answers without the store."""
         cached = self._cache.get(game_id)
         return (cached if cached is not None else await self.load(game_id)).rules
 
     async def token_hashes(self, game_id: str) -> dict[int, str]:
-        """Seat -> token hash. Tokens never change once a game is created, so they are
-        kept after the first read."""
+        """Seat -> token hash. A game's tokens never change once it has started (joins and
+        leaves change them only while it waits), so a started game's are kept after the
+        first read; a waiting game's are read afresh every time, since another process may
+        have changed them."""
         hashes = self._tokens.get(game_id)
         if hashes is None:
             hashes = await self.store.token_hashes(game_id)
-            if hashes:
+            cached = self._cache.get(game_id)
+            if hashes and cached is not None and not cached.waiting:
                 self._tokens[game_id] = hashes
                 if len(self._tokens) > self.cache_size:
                     self._tokens.pop(next(iter(self._tokens)))

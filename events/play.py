@@ -12,9 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from core import Move
+from core.errors import MoveConflict
 from core.rulesets import POISON, bot_seed
-from events.codec import Event, Player
+from events.codec import Event, GameStarted, Player, RematchCreated, SeatJoined, SeatLeft
+from events.lobby import Lobby, joined, left, lobby_of, rematched, started
 from events.poison import CannotDeal, consequences, deal_next_round, round_started
 from events.ruleset import EventRules
 from events.rulesets import rules_for, rules_of
@@ -24,7 +28,9 @@ from events.schema import GameCreated, Rules
 @dataclass
 class LoggedGame:
     """A game as its log makes it: the creation facts, the engine's state, the version
-    (number of events) and the events the log still owes after the last move.
+    (number of events) and the events the log still owes after the last move; for a game
+    created with open seats, its `lobby` (who sits where, whether it still waits); once a
+    rematch is created, `next_game`.
 
     Once made, a LoggedGame is never changed (moves and replay work on a copy), so readers
     may keep what they derive from it in `memo` (the service keeps its public view there)."""
@@ -33,6 +39,8 @@ class LoggedGame:
     game: Any  # the ruleset's engine Game
     version: int
     pending: tuple[Event, ...] = field(default=())
+    lobby: Lobby | None = None
+    next_game: str | None = None
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -43,8 +51,27 @@ class LoggedGame:
     def finished(self) -> bool:
         return self.game.status == "finished"
 
+    @property
+    def waiting(self) -> bool:
+        """Still waiting for an open seat to be taken (abandoned games included)."""
+        return self.lobby is not None and self.lobby.waiting
+
+    @property
+    def status(self) -> str:
+        """`waiting`, `abandoned` (a waiting game every person left), `active` (between
+        rounds too, seen only by time travel) or `finished`."""
+        if self.lobby is not None and self.lobby.waiting:
+            return "abandoned" if self.lobby.abandoned else "waiting"
+        return "finished" if self.finished else "active"
+
+    @property
+    def players(self) -> tuple[Player, ...]:
+        """Who sits where now: game_created's players, with the lobby's joins and leaves."""
+        players: tuple[Player, ...] = self.created.players if self.lobby is None else self.lobby.players
+        return players
+
     def copy(self) -> LoggedGame:
-        return LoggedGame(self.created, self.game.copy(), self.version, self.pending)
+        return LoggedGame(self.created, self.game.copy(), self.version, self.pending, self.lobby, self.next_game)
 
 
 def create_game(
@@ -55,10 +82,59 @@ def create_game(
     options it refuses."""
     rules = rules_for(ruleset)
     created, game = rules.create(game_id, players, seed, options)
+    lobby = lobby_of(players)
+    if lobby is not None:  # it waits for its open seats: nothing is dealt yet
+        return [created], LoggedGame(created, game, 1, lobby=lobby)
     first_deal = rules.deal(game, seed)
     logged = LoggedGame(created, game, 2)
     bot_events, logged = bots_play(logged)
     return [created, first_deal, *bot_events], logged
+
+
+def rematch_game(finished: LoggedGame, game_id: str, seed: int) -> tuple[list[Event], LoggedGame]:
+    """The first events of the next game of a finished one: the same ruleset, options,
+    players and bots (as they sat when it finished), a new id and seed."""
+    created = msgspec.structs.replace(finished.created, game_id=game_id, players=finished.players, seed=seed)
+    rules = finished.rules
+    game = rules.start(created)
+    first_deal = rules.deal(game, seed)
+    bot_events, logged = bots_play(LoggedGame(created, game, 2))
+    return [created, first_deal, *bot_events], logged
+
+
+def join(logged: LoggedGame, seat: int, name: str) -> tuple[list[Event], LoggedGame]:
+    """The events of `name` taking open seat `seat`, and the game after them; the last
+    open seat taken starts the game: game_started, the first deal and the moves of bots
+    whose turn it is follow in the same step. core.RuleError when the lobby refuses."""
+    lobby = joined(logged.lobby, seat, name)
+    after = logged.copy()
+    after.lobby = lobby
+    caused: list[Event] = [SeatJoined(seat=seat, name=name)]
+    after.version += 1
+    if lobby.open_seats:
+        return caused, after
+    after.lobby = started(lobby)
+    caused += [GameStarted(), after.rules.deal(after.game, after.created.seed)]
+    after.version += 2
+    bot_events, after = bots_play(after)
+    return caused + bot_events, after
+
+
+def leave(logged: LoggedGame, seat: int) -> tuple[list[Event], LoggedGame]:
+    """The event of the person at `seat` leaving a waiting game, and the game after it."""
+    after = logged.copy()
+    after.lobby = left(logged.lobby, seat)
+    after.version += 1
+    return [SeatLeft(seat=seat)], after
+
+
+def rematch_created(logged: LoggedGame, next_game: str) -> tuple[list[Event], LoggedGame]:
+    """The event that names a finished game's next game, and the game after it."""
+    rematched(logged.finished and not logged.pending, logged.next_game)
+    after = logged.copy()
+    after.next_game = next_game
+    after.version += 1
+    return [RematchCreated(game_id=next_game)], after
 
 
 def new_game(
@@ -101,6 +177,9 @@ def play_move(logged: LoggedGame, seat: int, move: tuple[Any, ...]) -> tuple[lis
     """The events of one move (the ruleset's move: Poison's `(card, cauldron)`, the pot
     game's `(card, close)`), and of the bot moves that follow it, and the game after them;
     `logged` is left as it was. Raises core.RuleError when the rules refuse the move."""
+    if logged.waiting:
+        open_seats = ", ".join(map(str, logged.lobby.open_seats)) if logged.lobby else ""
+        raise MoveConflict("not_your_turn", f"it is nobody's turn: the game waits for seats {open_seats} to be taken")
     after = logged.copy()
     caused = _apply(after, seat, move)
     bot_events, after = bots_play(after)
@@ -122,8 +201,12 @@ __all__ = [
     "consequences",
     "create_game",
     "deal_next_round",
+    "join",
+    "leave",
     "move",
     "new_game",
     "play_move",
+    "rematch_created",
+    "rematch_game",
     "round_started",
 ]

@@ -5,7 +5,10 @@ without a gap; the game is created once, first; a deal comes only when one is du
 a seeded game, is exactly what its seed deals (Poison: with the dealer the rotation gives);
 every card is a legal move of the seat to move, and a bot's is the move that bot makes; and
 what a move causes (an overflow or an explosion, scores, the end) is exactly what the rules
-derive (the ruleset's `play`). The first broken event is named by its version.
+derive (the ruleset's `play`). A game created with open seats deals nothing until its
+last open seat is joined and game_started follows (events.lobby judges each join and
+leave); a rematch_created only follows game_finished, once. The first broken event is
+named by its version.
 """
 
 from __future__ import annotations
@@ -18,7 +21,18 @@ import msgspec
 from core import RuleError
 from core.errors import SEED_LIMIT
 from core.rulesets import bot_seed
-from events.codec import Event, MalformedEvent, PublicEvent, event_data, event_type
+from events.codec import (
+    Event,
+    GameStarted,
+    MalformedEvent,
+    PublicEvent,
+    RematchCreated,
+    SeatJoined,
+    SeatLeft,
+    event_data,
+    event_type,
+)
+from events.lobby import check_seating, joined, left, lobby_of, rematched, started
 from events.play import LoggedGame
 from events.ruleset import InvalidDeal
 from events.rulesets import codec_of_log, rules_of
@@ -48,14 +62,14 @@ def start(version: int, event: Event) -> LoggedGame:
     for player in created.players:
         if player.bot is not None and player.bot not in rules.ruleset.bots:
             raise InvalidLog(1, f"seat {player.seat} is played by {player.bot!r}, which is no bot of ours")
-    names = [player.name for player in created.players]
-    if len(set(names)) != len(names):
-        raise InvalidLog(1, "player names must be unique in a game")
+    wrong = check_seating(created.players)
+    if wrong is not None:
+        raise InvalidLog(1, wrong)
     try:
         game = rules.start(created)
     except RuleError as refused:
         raise InvalidLog(1, f"game_created: {refused}") from None
-    return LoggedGame(created, game, 1)
+    return LoggedGame(created, game, 1, lobby=lobby_of(created.players))
 
 
 def apply(logged: LoggedGame, version: int, event: Event) -> None:
@@ -71,6 +85,12 @@ def apply(logged: LoggedGame, version: int, event: Event) -> None:
                 version, f"the rules derive {event_type(owed)} {_show(owed)} here, not {kind} {_show(event)}"
             )
         logged.pending = logged.pending[1:]
+    elif isinstance(event, SeatJoined | SeatLeft | GameStarted | RematchCreated):
+        _lobby(logged, version, event)
+    elif _start_due(logged):
+        raise InvalidLog(version, f"every seat is taken: the lobby derives game_started here, not {kind}")
+    elif logged.waiting:
+        raise InvalidLog(version, f"{kind} while the game waits for seats {_open(logged)} to be taken")
     elif isinstance(event, rules.deal_type):
         _deal(logged, version, event)
     elif isinstance(event, rules.played_type):
@@ -80,6 +100,35 @@ def apply(logged: LoggedGame, version: int, event: Event) -> None:
     else:
         raise InvalidLog(version, f"{kind} does not follow from the events before it")
     logged.version = version
+
+
+def _start_due(logged: LoggedGame) -> bool:
+    """The last open seat is taken and game_started is not logged yet."""
+    return logged.lobby is not None and logged.lobby.waiting and not logged.lobby.open_seats
+
+
+def _open(logged: LoggedGame) -> str:
+    return ", ".join(map(str, logged.lobby.open_seats)) if logged.lobby is not None else ""
+
+
+def _lobby(logged: LoggedGame, version: int, event: Event) -> None:
+    """A lobby event, judged by the lobby's rules; the last open seat joined owes
+    game_started next."""
+    kind = event_type(event)
+    if _start_due(logged) and not isinstance(event, GameStarted):
+        raise InvalidLog(version, f"every seat is taken: the lobby derives game_started here, not {kind}")
+    try:
+        if isinstance(event, SeatJoined):
+            logged.lobby = joined(logged.lobby, event.seat, event.name)
+        elif isinstance(event, SeatLeft):
+            logged.lobby = left(logged.lobby, event.seat)
+        elif isinstance(event, GameStarted):
+            logged.lobby = started(logged.lobby)
+        elif isinstance(event, RematchCreated):
+            rematched(logged.finished, logged.next_game)
+            logged.next_game = event.game_id
+    except RuleError as refused:
+        raise InvalidLog(version, f"{kind}: {refused} ({refused.code})") from None
 
 
 def _deal(logged: LoggedGame, version: int, event: Event) -> None:
@@ -142,7 +191,9 @@ def require_complete(logged: LoggedGame) -> None:
     if logged.pending:
         owed = event_type(logged.pending[0])
         raise InvalidLog(logged.version + 1, f"the log ends where the rules derive {owed} {_show(logged.pending[0])}")
-    if logged.rules.deal_due(logged.game):
+    if _start_due(logged):
+        raise InvalidLog(logged.version + 1, "the log ends where the lobby derives game_started")
+    if not logged.waiting and logged.rules.deal_due(logged.game):
         raise InvalidLog(logged.version + 1, f"the log ends before {logged.rules.stage(logged.game)} is dealt")
 
 

@@ -18,6 +18,7 @@ import msgspec
 
 from core.rulesets import POISON
 from events.codec import (
+    LOBBY_EVENTS,
     BotName,
     Codec,
     Event,
@@ -108,7 +109,7 @@ def upcast_round_scored_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
 #: Poison's events, stored under their bare type names (as every log before the pot game).
 CODEC = Codec(
     "poison",
-    (GameCreated, RoundStarted, CardPlayed, CauldronOverflowed, RoundScored, GameFinished),
+    (GameCreated, RoundStarted, CardPlayed, CauldronOverflowed, RoundScored, GameFinished, *LOBBY_EVENTS),
     prefix="",
     schema_versions={"round_scored": 2},
     upcasters={("round_scored", 1): upcast_round_scored_v1_v2},

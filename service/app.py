@@ -25,6 +25,7 @@ from service import openapi, problems, responses
 from service.controllers import health, table
 from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
+from service.controllers.seats import SeatsController
 from service.dependencies import GuardedRequest
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
@@ -45,7 +46,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             yield
 
     app = Litestar(
-        route_handlers=[GamesController, replay_log, *health.routes, *table.routes],
+        route_handlers=[GamesController, SeatsController, replay_log, *health.routes, *table.routes],
         # A static header, not an after_request hook: the hook doubled the framework's cost
         # per request. (The hot routes' own responses carry it too.)
         response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],

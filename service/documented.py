@@ -15,15 +15,17 @@ service's own views, and problems made by the service's own constructors (`examp
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
 from core import errors
+from events import lobby
 from events.codec import Player, to_public
 from events.limits import RateLimited
-from events.play import create_game, play_move
+from events.play import create_game, join, play_move
 from events.replay import InvalidLog
 from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from service.problems import (
@@ -37,7 +39,7 @@ from service.problems import (
     from_version_conflict,
     problem_body,
 )
-from service.schemas import EventLog, GameCreatedOut, Problem, Replayed, SeatToken
+from service.schemas import EventLog, GameCreatedOut, Problem, Replayed, SeatTakenOut, SeatToken
 from service.views import game_view, move_played, public_events, scores
 
 #: Every problem code the API answers: its status, and when (as http-api.md's table says).
@@ -51,7 +53,12 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "not_your_turn": (409, "a valid token of a seat that is not to move"),
     "game_finished": (409, "a move in a finished game"),
     "version_conflict": (409, "`expected_version` is not the game's version (`current_version` says which is)"),
-    "game_active": (409, "the export of a game that is not finished"),
+    "game_active": (409, "the export of a game that is not finished, or the rematch of one"),
+    "seat_taken": (
+        409,
+        "a join of a seat that is not open (taken by someone, or a bot's), or the leave of an open one",
+    ),
+    "game_started": (409, "a join or leave once the game no longer waits (it started, or was abandoned)"),
     "payload_too_large": (413, "a body over the limit the document's description states"),
     "unsupported_media_type": (415, "a body of another media type than the operation takes"),
     "card_not_in_hand": (422, "the seat holds no such card"),
@@ -91,6 +98,18 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         "idempotency_key_reused",
         "rate_limited",
     ),
+    "join_seat": (
+        *_READ[:1],
+        "game_not_found",
+        "seat_taken",
+        "game_started",
+        *_BODY,
+        "idempotency_key_reused",
+        "rate_limited",
+        "store_unavailable",
+    ),
+    "leave_seat": (*_READ, "game_started", "idempotency_key_reused", "rate_limited"),
+    "rematch": (*_READ, "game_active", "rate_limited"),
     "get_scores": _READ,
     "get_events": _READ,
     "stream_events": _READ,
@@ -115,6 +134,19 @@ TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{BEARER: []}, {}]
 #: How long an Idempotency-Key may be (games.play refuses others, 400).
 IDEMPOTENCY_KEY_LENGTH = (1, 200)
 
+
+def _idempotency_key(description: str, example: str) -> dict[str, Any]:
+    """The Idempotency-Key header of an operation that changes a game."""
+    return {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string", "minLength": IDEMPOTENCY_KEY_LENGTH[0], "maxLength": IDEMPOTENCY_KEY_LENGTH[1]},
+        "example": example,
+    }
+
+
 #: The request headers each operation reads besides Authorization (the security scheme says
 #: that one: OpenAPI ignores a header parameter named Authorization).
 HEADERS_OF: dict[str, list[dict[str, Any]]] = {
@@ -134,6 +166,27 @@ HEADERS_OF: dict[str, list[dict[str, Any]]] = {
             },
             "example": "3f0c6d1e-move-1",
         }
+    ],
+    "join_seat": [
+        _idempotency_key(
+            "Makes the join safe to retry: the same key again for this seat, with the same name, gets the first "
+            "answer (its token too: keep the key as secret as a token); with another name it is 422 "
+            "idempotency_key_reused. Keys are kept 25 hours.",
+            "3f0c6d1e-join-1",
+        )
+    ],
+    "leave_seat": [
+        _idempotency_key(
+            "Makes the leave safe to retry with the same (now refused) token: the same key again gets 204 and "
+            "changes nothing. Keys are kept 25 hours.",
+            "3f0c6d1e-leave-1",
+        )
+    ],
+    "rematch": [
+        _idempotency_key(
+            "Accepted as on every change; a rematch needs none: every call by a seat gets that seat's same token.",
+            "3f0c6d1e-rematch-1",
+        )
     ],
     "stream_events": [
         {
@@ -219,6 +272,10 @@ def examples() -> dict[str, Any]:
     played = move_played(after, created.version + 1, caused, 0)
     numbered = list(enumerate([*first, *caused], start=1))
 
+    table = (Player(seat=0, name="ana"), Player(seat=1), Player(seat=2, name="cy", bot="random"))
+    _, waiting = create_game("poison", GAME_ID, table, seed=_SEED, options={"rounds": 3, "cauldrons": "dynamic"})
+    _, started = join(waiting, 1, "bob")
+
     pot_people = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="greedy"))
     _, pot = create_game("pot", POT_GAME_ID, pot_people, seed=_SEED, options={})
     pot_card, pot_close = pot.game.legal_moves()[1]
@@ -239,6 +296,9 @@ def examples() -> dict[str, Any]:
             "rules": {"cauldrons": "dynamic"},
         },
         "create_pot": {"ruleset": "pot", "players": [{"name": "ana"}, {"name": "bob", "bot": "greedy"}]},
+        "create_open": {"players": [{"name": "ana"}, {"open": True}, {"name": "cy", "bot": "random"}], "rounds": 3},
+        "join": {"name": "bob"},
+        "joined": _json(SeatTakenOut(seat=1, name="bob", token=TOKEN, game=game_view(started, seat=1))),
         "created": _json(
             GameCreatedOut(
                 game_id=GAME_ID,
@@ -268,6 +328,19 @@ def examples() -> dict[str, Any]:
     }
 
 
+#: A waiting table: ana at seat 0, seat 1 open.
+_LOBBY = lobby.Lobby((Player(seat=0, name="ana"), Player(seat=1)))
+
+
+def _lobby_refusal(refused: Callable[[], object]) -> ApiError:
+    """The problem the service answers for a refusal of the lobby's own rules."""
+    try:
+        refused()
+    except errors.RuleError as error:
+        return from_rule_error(error)
+    raise AssertionError("the lobby accepted what this example says it refuses")
+
+
 def _problems() -> dict[str, Any]:
     """A problem of every code, as the service renders it (its own constructors, where a
     refusal has one)."""
@@ -283,6 +356,8 @@ def _problems() -> dict[str, Any]:
         "game_finished": from_rule_error(errors.game_finished()),
         "version_conflict": from_version_conflict(VersionConflict(4, 7)),
         "game_active": ApiError(409, "game_active", "a game's log is exported once the game is finished"),
+        "seat_taken": _lobby_refusal(lambda: lobby.joined(_LOBBY, 0, "bob")),
+        "game_started": _lobby_refusal(lambda: lobby.left(lobby.started(lobby.joined(_LOBBY, 1, "bob")), 0)),
         "payload_too_large": ApiError(413, "payload_too_large", "Request Entity Too Large"),
         "unsupported_media_type": ApiError(
             415, "unsupported_media_type", "this route takes a body as application/json, not text/plain"

@@ -63,10 +63,12 @@ MOVE_PATH = "/v1/games/{game_id}/moves"
 REPLAY_PATH = "/v1/replays"
 STREAM_PATH = "/v1/games/{game_id}/events/stream"
 EXPORT_PATH = "/v1/games/{game_id}/export"
+JOIN_PATH = "/v1/games/{game_id}/seats/{seat}"
 _CREATE_BODIES = (schemas.PoisonCreate, schemas.PotCreate)
-_BODIES = (*_CREATE_BODIES, schemas.PlayCard, schemas.ReplayBody)
+_BODIES = (*_CREATE_BODIES, schemas.PlayCard, schemas.ReplayBody, schemas.JoinSeat)
 _ANSWERS = (
     schemas.GameCreatedOut,
+    schemas.SeatTakenOut,
     schemas.GameList,
     schemas.AnyGameView,
     schemas.MovePlayed,
@@ -86,7 +88,11 @@ _EVENT_PARTS = {
 
 #: Enums named once in the document (a generated client makes one type of each): values, description.
 NAMED_ENUMS: dict[str, tuple[tuple[str, ...], str]] = {
-    "GameStatus": (get_args(schemas.GameStatus), "`active` until the last event, `finished` after it"),
+    "GameStatus": (
+        get_args(schemas.GameStatus),
+        "`waiting` while a seat is open, `active` until the last event, `finished` after it; `abandoned`: a waiting "
+        "game that every person left",
+    ),
     "Colour": (get_args(schemas.Colour), "a potion's colour (the field that holds it is spelt `color`)"),
     "BotName": (get_args(schemas.BotName), "a bot the service plays a seat with"),
     "CauldronRule": (get_args(schemas.CauldronRule), "Poison's cauldrons: `dynamic` or `fixed` colours"),
@@ -301,9 +307,15 @@ def _bodies(paths: dict[str, Any], shown: dict[str, Any]) -> None:
                 "examples": {
                     "poison": {"summary": "Poison: a person and two bots", "value": shown["create_poison"]},
                     "pot": {"summary": "the pot game: a person and a bot", "value": shown["create_pot"]},
+                    "open": {"summary": "Poison: a person, an open seat and a bot", "value": shown["create_open"]},
                 },
             }
         },
+    }
+    paths[JOIN_PATH]["post"]["requestBody"] = {
+        "required": True,
+        "description": "Your name at the table: 1 to 32 characters, nobody else's there.",
+        "content": {"application/json": {"schema": {"$ref": _REF.format(name="JoinSeat")}, "example": shown["join"]}},
     }
     paths[MOVE_PATH]["post"]["requestBody"] = {
         "required": True,
@@ -375,6 +387,7 @@ _ANSWER_EXAMPLES: dict[tuple[str, str], list[tuple[str, str, str]]] = {
         ("pot", "the pot game, read with ana's token", "view_pot"),
     ],
     ("play_move", "201"): [("poison", "ana's move and the two bots' after it", "played")],
+    ("join_seat", "201"): [("poison", "bob takes the last open seat: the game starts", "joined")],
     ("get_scores", "200"): [
         ("poison", "Poison, finished after one round", "scores_poison"),
         ("pot", "the pot game, finished", "scores_pot"),
@@ -479,6 +492,7 @@ def config(settings: Settings) -> OpenAPIConfig:
         ),
         tags=[
             Tag(name="games", description="Games: create, play, read, follow, export"),
+            Tag(name="lobby", description="Open seats: join, leave, and play again (rematch)"),
             Tag(name="replays", description="Replaying a log, stored nowhere"),
             Tag(name="health", description="For people and orchestrators: is the service (and its store) up?"),
         ],

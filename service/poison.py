@@ -11,7 +11,7 @@ from core import Move
 from core.rulesets import POISON
 from events.play import LoggedGame
 from service.problems import ApiError
-from service.ruleset import ServiceRules, foreign
+from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
 from service.schemas import (
     AllHands,
     CauldronView,
@@ -65,16 +65,18 @@ class PoisonService(ServiceRules):
                 PlayerView(
                     seat=player.seat,
                     name=player.name,
+                    open=open_mark(player),
                     bot=player.bot,
                     hand_size=view.hand_sizes[player.seat],
                     taken=view.taken[player.seat],
                 )
-                for player in created.players
+                for player in logged.players
             ],
             cauldrons=[CauldronView(color=c.colour, total=c.total, cards=list(c.cards)) for c in view.cauldrons],
             scores=[list(row) for row in view.scores],
             totals=list(view.totals),
             winners=list(view.winners),
+            next_game=next_game_of(logged),
         )
 
     def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:

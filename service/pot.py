@@ -10,7 +10,7 @@ from msgspec import UNSET
 from core.results import PotMove
 from core.rulesets import POT
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign
+from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
 from service.schemas import (
     PlayCard,
     PotAll,
@@ -52,15 +52,20 @@ class PotService(ServiceRules):
             turn=view.turn,
             players=[
                 PotPlayerView(
-                    seat=player.seat, name=player.name, bot=player.bot, hand_size=view.hand_sizes[player.seat]
+                    seat=player.seat,
+                    name=player.name,
+                    bot=player.bot,
+                    hand_size=view.hand_sizes[player.seat],
+                    open=open_mark(player),
                 )
-                for player in logged.created.players
+                for player in logged.players
             ],
             pot=PotOut(cards=list(view.pot), toxicity=view.toxicity),
             draw_pile=view.draw_pile,
             endgame=view.endgame,
             totals=list(view.totals),
             winners=list(view.winners),
+            next_game=next_game_of(logged),
         )
 
     def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:

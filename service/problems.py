@@ -52,6 +52,8 @@ TITLES = {
     "game_finished": "The game is finished",
     "version_conflict": "The game has moved on",
     "game_active": "The game is not finished",
+    "seat_taken": "That seat is not open",
+    "game_started": "The game no longer waits for players",
     "payload_too_large": "The request body is too large",
     "unsupported_media_type": "The body's media type is not one this route takes",
     "card_not_in_hand": "You do not hold that card",

@@ -10,7 +10,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+from msgspec import UNSET, UnsetType
+
 from core.rulesets import Ruleset
+from events.codec import Player
 from events.play import LoggedGame
 from service.problems import ApiError
 from service.schemas import AnyGameView, AnyScores, PlayCard
@@ -53,3 +56,13 @@ class ServiceRules(ABC):
 
 def foreign(field: str, ruleset: Ruleset) -> ApiError:
     return ApiError(400, "invalid_request", f"{ruleset.title} has no {field!r}: leave it out")
+
+
+def open_mark(player: Player) -> bool | UnsetType:
+    """A view's `open` of a seat: true on an open seat, absent on any other."""
+    return True if player.name is None else UNSET
+
+
+def next_game_of(logged: LoggedGame) -> str | UnsetType:
+    """A view's `next_game`: the rematch's id once one exists, absent before."""
+    return logged.next_game if logged.next_game is not None else UNSET

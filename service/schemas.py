@@ -60,7 +60,10 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEAT, description="a seat: 0 for
 Seats = Annotated[list[Seat], msgspec.Meta(description="seats, in order")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 Colour = Literal["red", "blue", "purple"]
-GameStatus = Literal["active", "finished"]
+GameStatus = Literal["waiting", "active", "finished", "abandoned"]
+#: A seat's name in a view or the listing: null while the seat is open (the lobby).
+SeatName = Annotated[Name | None, msgspec.Meta(description="the player's name; null: an open seat, nobody sits there")]
+OpenSeat = Annotated[bool, msgspec.Meta(description="present (true) only on an open seat, which anyone may join")]
 CauldronRule = Literal["dynamic", "fixed"]
 ROUNDS = POISON.option("rounds").bounds or (1, 1)
 Version = Annotated[int, msgspec.Meta(ge=1, description="the number of events in the game's log")]
@@ -81,13 +84,18 @@ class Response(msgspec.Struct, kw_only=True):
 
 
 class PlayerIn(Request):
-    """A seat of a new game: a person (who gets a token) or a bot (which the service plays)."""
+    """A seat of a new game: a person (who gets a token), a bot (which the service plays), or
+    an open seat (`{"open": true}`: anyone may join it; the game waits until none is open)."""
 
-    name: Annotated[Name, msgspec.Meta(description="1 to 32 characters, unique in the game")]
+    name: Annotated[Name | None, msgspec.Meta(description="1 to 32 characters, unique in the game")] = None
     bot: Annotated[
         BotName | None,
         msgspec.Meta(description="a bot plays this seat at once whenever it is its turn; null or absent: a person"),
     ] = None
+    open: Annotated[
+        bool,
+        msgspec.Meta(description="true: leave the seat open for someone to join (no name, never a bot)"),
+    ] = False
 
 
 class RulesIn(Request):
@@ -190,12 +198,13 @@ class PlayerView(Response):
     """A seat of a game of Poison, as anyone sees it."""
 
     seat: Seat
-    name: Name
+    name: SeatName
     bot: Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
     hand_size: Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
     taken: Annotated[
         Count, msgspec.Meta(description="how many cards the seat has taken this round (face down: never which)")
     ]
+    open: OpenSeat | UnsetType = UNSET
 
 
 class CauldronView(Response):
@@ -252,8 +261,23 @@ class GameView(Response, kw_only=True, tag_field="ruleset", tag=POISON.name):
     scores: Annotated[list[Points], msgspec.Meta(description="one row per finished round, one number per seat")]
     totals: Annotated[Points, msgspec.Meta(description="each seat's sum of `scores`")]
     winners: Annotated[Seats, msgspec.Meta(description="the seats with the lowest total once finished; empty before")]
+    next_game: (
+        Annotated[
+            GameId, msgspec.Meta(description="the rematch of this finished game, once one is created; absent before")
+        ]
+        | UnsetType
+    ) = UNSET
     you: You | UnsetType = UNSET
     all: Annotated[AllHands, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
+
+
+Token = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^[A-Za-z0-9_-]{20,128}$",
+        description="the seat's secret, shown only here, once: send it as `Authorization: Bearer <token>`",
+    ),
+]
 
 
 class SeatToken(Response):
@@ -261,17 +285,9 @@ class SeatToken(Response):
     service plays it, so nobody may send its moves."""
 
     seat: Seat
-    name: Name
-    token: (
-        Annotated[
-            str,
-            msgspec.Meta(
-                pattern="^[A-Za-z0-9_-]{20,128}$",
-                description="the seat's secret, shown only here, once: send it as `Authorization: Bearer <token>`",
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
+    name: SeatName
+    open: OpenSeat | UnsetType = UNSET
+    token: Token | UnsetType = UNSET
 
 
 class GameCreatedOut(Response):
@@ -280,6 +296,22 @@ class GameCreatedOut(Response):
 
     game_id: GameId
     players: list[SeatToken]
+    game: AnyGameView
+
+
+class JoinSeat(Request):
+    """Taking an open seat of a waiting game."""
+
+    name: Annotated[Name, msgspec.Meta(description="1 to 32 characters, unique in the game")]
+
+
+class SeatTakenOut(Response):
+    """A seat taken: by a join (the seat of a waiting game), or by a rematch (the same seat
+    in the next game). Its token is shown here; `game` is that game with your `you`."""
+
+    seat: Seat
+    name: Name
+    token: Token
     game: AnyGameView
 
 
@@ -337,9 +369,10 @@ class PotPlayerView(Response):
     """A seat of a pot game, as anyone sees it."""
 
     seat: Seat
-    name: Name
+    name: SeatName
     bot: Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
     hand_size: Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
+    open: OpenSeat | UnsetType = UNSET
 
 
 class PotOut(Response):
@@ -387,6 +420,12 @@ class PotGameView(Response, kw_only=True, tag_field="ruleset", tag=POT.name):
     endgame: Annotated[bool, msgspec.Meta(description="true once the draw pile is empty: no more closing or drawing")]
     totals: Annotated[Points, msgspec.Meta(description="running scores (may be negative)")]
     winners: Annotated[Seats, msgspec.Meta(description="the seats with the highest total once finished; empty before")]
+    next_game: (
+        Annotated[
+            GameId, msgspec.Meta(description="the rematch of this finished game, once one is created; absent before")
+        ]
+        | UnsetType
+    ) = UNSET
     you: PotYou | UnsetType = UNSET
     all: Annotated[PotAll, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
 
@@ -429,7 +468,7 @@ class GameListed(Response):
 
     game_id: GameId
     status: GameStatus
-    players: Annotated[list[Name], msgspec.Meta(description="the players' names, in seat order")]
+    players: Annotated[list[SeatName], msgspec.Meta(description="the players' names, in seat order; null: open")]
     round: Annotated[int | None, msgspec.Meta(description="the round being played; null for the pot game")]
     rounds: Annotated[int | None, msgspec.Meta(description="how many rounds; null for the pot game")]
     version: Version

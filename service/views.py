@@ -22,7 +22,7 @@ from service.schemas import AnyGameView, AnyScores, EventOut, MovePlayed
 
 def status_of(logged: LoggedGame) -> str:
     # A game between rounds (only ever seen through time travel) is still active.
-    return "finished" if logged.finished else "active"
+    return logged.status
 
 
 def game_view(logged: LoggedGame, *, seat: int | None = None, everything: bool = False) -> AnyGameView:

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from core.rulesets import POT
-from events.codec import Codec, Event, GameFinished, Player, Seat, Seed
+from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
 
 Card = Annotated[str, msgspec.Meta(pattern=POT.card_pattern)]
 Toxicity = Annotated[int, msgspec.Meta(ge=0)]
@@ -67,6 +67,16 @@ class CardsDrawn(Event, frozen=True, tag="cards_drawn"):
 
 CODEC = Codec(
     "pot",
-    (PotGameCreated, CardsDealt, PotCardPlayed, PotExploded, PotClosed, PotStarted, CardsDrawn, GameFinished),
+    (
+        PotGameCreated,
+        CardsDealt,
+        PotCardPlayed,
+        PotExploded,
+        PotClosed,
+        PotStarted,
+        CardsDrawn,
+        GameFinished,
+        *LOBBY_EVENTS,
+    ),
     prefix="pot:",
 )

@@ -12,7 +12,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Annotated, Literal, cast
+from typing import Annotated, cast
 
 import msgspec
 from litestar import Controller, Request, get, post
@@ -26,12 +26,14 @@ from core import RuleError
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player
 from events.games import Games
+from events.lobby import check_seating
 from events.play import LoggedGame
 from events.store import GameSummary, Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, create_body, games_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
+from service.ruleset import open_mark
 from service.rulesets import service_rules
 from service.schemas import (
     AnyGameView,
@@ -40,8 +42,10 @@ from service.schemas import (
     GameCreatedOut,
     GameList,
     GameListed,
+    GameStatus,
     MovePlayed,
     PlayCard,
+    PlayerIn,
     SeatToken,
 )
 from service.tokens import new_game_id, new_token, token_hash
@@ -68,6 +72,21 @@ def listed(summary: GameSummary) -> GameListed:
     if fields["ruleset"] == DEFAULT_RULESET:
         del fields["ruleset"]  # a listed game that names no ruleset is Poison's, as before the pot game
     return GameListed(**fields)
+
+
+def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
+    """The seats of a new game as its body asks: a name (and maybe a bot), or open; 400
+    for a seat that is both or neither, or a name given twice."""
+    for seat, player in enumerate(wanted):
+        if player.open and (player.name is not None or player.bot is not None):
+            raise ApiError(400, "invalid_request", f"players[{seat}] is open: an open seat has no name and no bot")
+        if not player.open and player.name is None:
+            raise ApiError(400, "invalid_request", f"players[{seat}] needs a 'name' (or 'open': true)")
+    players = tuple(Player(seat=seat, name=p.name, bot=p.bot) for seat, p in enumerate(wanted))
+    wrong = check_seating(players)
+    if wrong is not None:
+        raise ApiError(400, "invalid_request", wrong)
+    return players
 
 
 def client_address(request: Request) -> str | None:
@@ -102,16 +121,14 @@ class GamesController(Controller):
         data = await create_body(request)
         rules = service_rules(data.__struct_config__.tag)
         options = rules.options(data)
-        names = [player.name for player in data.players]
-        if len(set(names)) != len(names):
-            raise ApiError(400, "invalid_request", "player names must be unique in a game")
+        players = seated(data.players)
         game_id = new_game_id()
         unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(rules.ruleset.bots)
         if unknown_bots:
             raise ApiError(400, "invalid_request", f"{rules.ruleset.title} has no bot {sorted(unknown_bots)[0]!r}")
-        tokens = {seat: new_token() for seat, player in enumerate(data.players) if player.bot is None}
+        # A person's seat gets a token; an open seat gets one when someone joins it.
+        tokens = {p.seat: new_token() for p in players if p.bot is None and p.name is not None}
         seed = data.seed if data.seed is not None else secrets.randbits(63)
-        players = tuple(Player(seat=seat, name=p.name, bot=p.bot) for seat, p in enumerate(data.players))
         _, logged = await games.create(
             game_id,
             players,
@@ -125,7 +142,12 @@ class GamesController(Controller):
         body = GameCreatedOut(
             game_id=game_id,
             players=[
-                SeatToken(seat=p.seat, name=p.name, **({"token": tokens[p.seat]} if p.seat in tokens else {}))
+                SeatToken(
+                    seat=p.seat,
+                    name=p.name,
+                    open=open_mark(p),
+                    **({"token": tokens[p.seat]} if p.seat in tokens else {}),
+                )
                 for p in players
             ],
             game=game_view(logged),
@@ -144,9 +166,7 @@ class GamesController(Controller):
     async def list(
         self,
         request: Request,
-        status: Annotated[
-            Literal["active", "finished"] | None, QueryParameter(description="only games of this status")
-        ] = None,
+        status: Annotated[GameStatus | None, QueryParameter(description="only games of this status")] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200, description="the most games on the page")] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=100, description="`next` of the page before")] = None,
     ) -> GameList:

@@ -204,7 +204,10 @@ async def test_an_unknown_card_names_every_card_code_not_a_pattern(client):
         ({"players": THREE, "rounds": 0}, "rounds must be a whole number from 1 to 20 or null, not 0"),
         ({"players": THREE, "rounds": "3"}, "rounds must be a whole number from 1 to 20 or null, not '3'"),
         ({"players": THREE[:2]}, "players must have 3 to 6 entries, not 2"),
-        ({"players": [{"nome": "x"}, *THREE[1:]]}, "players[0].nome is not a field: players[0] has only name and bot"),
+        (
+            {"players": [{"nome": "x"}, *THREE[1:]]},
+            "players[0].nome is not a field: players[0] has only name, bot and open",
+        ),
         ({"players": [{"name": "a", "bot": "smart"}, *THREE[1:]]}, "players[0].bot: 'smart' is not one of "),
         (
             {"players": THREE, "rules": {"cauldrons": "wavy"}},
@@ -234,7 +237,10 @@ async def test_a_body_that_is_no_json_or_none_is_told_so(client):
     [
         ("limit=0", "the query parameter limit must be at least 1, not 0"),
         ("limit=many", "the query parameter limit must be a whole number, not 'many'"),
-        ("status=bogus", "the query parameter status: 'bogus' is not one of 'active', 'finished'"),
+        (
+            "status=bogus",
+            "the query parameter status: 'bogus' is not one of 'abandoned', 'active', 'finished', 'waiting'",
+        ),
     ],
 )
 async def test_a_bad_query_parameter_is_told_without_validation_failed(client, query, said):

@@ -19,11 +19,15 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from core.rulesets import POISON, RULESETS
+from events.codec import Player
+from events.games import Games
+from events.store import EventStore
 from service import problems as service_problems
 from service.app import create_app
 from service.controllers.games import GamesController
 from service.documented import CODES_OF, PROBLEMS, STATUS_OF, examples
 from service.settings import Settings
+from service.tokens import new_game_id, new_token, token_hash
 from tests.service.api import auth, create, view
 
 pytestmark = pytest.mark.anyio
@@ -223,8 +227,19 @@ class Provoker:
     """What the provocations need: the app on the real store, one whose store is down, one
     with tight rate limits, and games in the states a refusal needs."""
 
-    def __init__(self, client: Client, down: Client, limited: Client) -> None:
+    def __init__(self, client: Client, down: Client, limited: Client, limited_store: EventStore) -> None:
         self.client, self.down, self.limited = client, down, limited
+        self.limited_store = limited_store  # the tight app's store, to finish a game there without limits
+
+    async def waiting(self, client: Client | None = None) -> tuple[str, str]:
+        """A waiting game of Poison: ann at seat 0, seats 1 and 2 open; its id and ann's token."""
+        body = {"players": [{"name": "ann"}, {"open": True}, {"open": True}], "rounds": 1}
+        created = (await (client or self.client).post("/v1/games", json=body)).json()
+        return created["game_id"], created["players"][0]["token"]
+
+    async def join(self, game_id: str, seat: int, name: str, client: Client | None = None, **headers: str) -> Any:
+        path = f"/v1/games/{game_id}/seats/{seat}"
+        return await (client or self.client).post(path, json={"name": name}, headers=headers)
 
     async def poison(self, client: Client | None = None, **options: Any) -> tuple[str, dict[int, str], dict]:
         """A game of Poison: two people (seats 0 and 1) and a bot; its id, tokens and the mover's view."""
@@ -373,6 +388,83 @@ def _with_token(call: Callable[[Provoker, str, dict[str, str]], Awaitable[Any]])
     return provoke
 
 
+async def _join_taken(p: Provoker) -> Any:
+    game_id, _ = await p.waiting()
+    return await p.join(game_id, 0, "bea")  # ann's
+
+
+async def _join_started(p: Provoker) -> Any:
+    game_id, _ = await p.waiting()
+    assert (await p.join(game_id, 1, "bea")).status_code == 201
+    assert (await p.join(game_id, 2, "cal")).status_code == 201  # the last open seat: the game starts
+    return await p.join(game_id, 2, "dee")
+
+
+async def _join_key_reused(p: Provoker) -> Any:
+    game_id, _ = await p.waiting()
+    assert (await p.join(game_id, 1, "bea", **{"Idempotency-Key": "k"})).status_code == 201
+    return await p.join(game_id, 1, "cal", **{"Idempotency-Key": "k"})
+
+
+async def _join_limited(p: Provoker) -> Any:
+    game_id, _ = await p.waiting(p.limited)
+    assert (await p.join(game_id, 1, "bea", p.limited)).status_code == 201
+    return await p.join(game_id, 2, "cal", p.limited)
+
+
+def _leave(client: Client, game_id: str, seat: int, token: str, **headers: str) -> Any:
+    return client.delete(f"/v1/games/{game_id}/seats/{seat}", headers={**auth(token), **headers})
+
+
+async def _leave_unauthorized(p: Provoker) -> Any:
+    game_id, _ = await p.waiting()
+    return await p.client.delete(f"/v1/games/{game_id}/seats/0")
+
+
+async def _rematch_unauthorized(p: Provoker) -> Any:
+    game_id, _ = await p.finished()
+    return await p.client.post(f"/v1/games/{game_id}/rematch")
+
+
+async def _leave_started(p: Provoker) -> Any:
+    game_id, tokens, _ = await p.poison()
+    return await _leave(p.client, game_id, 0, tokens[0])
+
+
+async def _leave_key_reused(p: Provoker) -> Any:
+    game_id, ann = await p.waiting()
+    assert (await p.join(game_id, 1, "bea")).status_code == 201  # so that the game is not abandoned
+    assert (await _leave(p.client, game_id, 0, ann, **{"Idempotency-Key": "k"})).status_code == 204
+    cal = (await p.join(game_id, 0, "cal")).json()["token"]
+    return await _leave(p.client, game_id, 0, cal, **{"Idempotency-Key": "k"})  # another caller's leave
+
+
+async def _leave_limited(p: Provoker) -> Any:
+    game_id, ann = await p.waiting(p.limited)
+    assert (await p.join(game_id, 1, "bea", p.limited)).status_code == 201
+    return await _leave(p.limited, game_id, 0, ann)
+
+
+async def _rematch_active(p: Provoker) -> Any:
+    game_id, tokens, _ = await p.poison()
+    return await p.client.post(f"/v1/games/{game_id}/rematch", headers=auth(tokens[0]))
+
+
+async def _rematch_limited(p: Provoker) -> Any:
+    """Rematches beyond the limit of a client address (one): a game finished on the tight
+    app's store (played there without limits), then its rematch claimed twice."""
+    games, token = Games(p.limited_store), new_token()
+    players = (Player(seat=0, name="a"), Player(seat=1, name="b", bot="greedy"), Player(seat=2, name="c", bot="random"))
+    game_id = new_game_id()
+    _, logged = await games.create(
+        game_id, players, seed=5, token_hashes={0: token_hash(token)}, created_ms=1, options={"rounds": 1}
+    )
+    while not logged.finished:
+        _, logged = await games.play(game_id, 0, *logged.game.legal_moves()[0])
+    assert (await p.limited.post(f"/v1/games/{game_id}/rematch", headers=auth(token))).status_code == 201
+    return await p.limited.post(f"/v1/games/{game_id}/rematch", headers=auth(token))
+
+
 _BAD_LOG = {"events": [{"version": 2, "type": "game_created", "data": {}}]}
 PROVOKE: dict[str, dict[str, Provocation]] = {
     "create_game": {
@@ -415,6 +507,38 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "idempotency_key_reused": _idempotency_key_reused,
         "rate_limited": _move_limited,
     },
+    "join_seat": {
+        "invalid_request": lambda p: p.client.post("/v1/games/nope/seats/1", json={"name": ""}),
+        "game_not_found": lambda p: p.join("nope", 1, "bea"),
+        "store_unavailable": lambda p: p.join("nope", 1, "bea", p.down),
+        "seat_taken": _join_taken,
+        "game_started": _join_started,
+        "payload_too_large": lambda p: p.client.post(
+            "/v1/games/nope/seats/1", content=_TOO_BIG, headers={"content-type": "application/json"}
+        ),
+        "unsupported_media_type": lambda p: p.client.post(
+            "/v1/games/nope/seats/1", content=b"{}", headers={"content-type": "text/plain"}
+        ),
+        "idempotency_key_reused": _join_key_reused,
+        "rate_limited": _join_limited,
+    },
+    "leave_seat": {
+        "invalid_request": lambda p: p.client.delete("/v1/games/nope/seats/99", headers=_STRANGER),
+        "unauthorized": _leave_unauthorized,
+        "game_not_found": lambda p: p.client.delete("/v1/games/nope/seats/0", headers=_STRANGER),
+        "store_unavailable": lambda p: p.down.delete("/v1/games/nope/seats/0", headers=_STRANGER),
+        "game_started": _leave_started,
+        "idempotency_key_reused": _leave_key_reused,
+        "rate_limited": _leave_limited,
+    },
+    "rematch": {
+        "invalid_request": lambda p: p.client.post(_too_long("/rematch")("")),
+        "unauthorized": _rematch_unauthorized,
+        "game_not_found": lambda p: p.client.post("/v1/games/nope/rematch", headers=_STRANGER),
+        "store_unavailable": lambda p: p.down.post("/v1/games/nope/rematch", headers=_STRANGER),
+        "game_active": _rematch_active,
+        "rate_limited": _rematch_limited,
+    },
     "get_scores": _reads("/scores", _too_long("/scores")),
     "get_events": _reads("/events", lambda game_id: f"/v1/games/{game_id}/events?limit=0"),
     "stream_events": _reads("/events/stream", lambda game_id: f"/v1/games/{game_id}/events/stream?after=999"),
@@ -441,8 +565,10 @@ async def provoker(client: Client, settings: Settings, namespace: str) -> AsyncI
     tight = msgspec.structs.replace(
         settings, namespace=f"{namespace}-limited", create_rate=0.01, create_burst=2, move_rate=0.01, move_burst=1
     )
+    store = EventStore.from_url(settings.redis_url, namespace=tight.namespace)
     async with AsyncTestClient(create_app(down)) as unreachable, AsyncTestClient(create_app(tight)) as limited:
-        yield Provoker(client, unreachable, limited)
+        yield Provoker(client, unreachable, limited, store)
+    await store.close()
 
 
 def test_every_operation_has_a_provocation_for_each_code_it_lists_and_none_other():
