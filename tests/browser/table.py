@@ -86,3 +86,28 @@ new MutationObserver(() => {
 }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-version"], childList: true });
 """
 """An init script: every version the table shows, in order, and when (window.versionsShown)."""
+
+
+def play_out(base: str, game_id: str, tokens: dict[int, str]) -> int:
+    """Play every person's seat (`tokens`, by seat) to the end through the API, each its
+    first legal move, on one connection, reading a seat's view only when the last answer
+    was another's: the number of moves played."""
+    moves = 0
+    with httpx.Client(base_url=base, timeout=10) as http:
+
+        def view(seat: int) -> dict[str, Any]:
+            return http.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()
+
+        game = view(next(iter(tokens)))
+        while game["status"] == "active":
+            if game["you"]["seat"] != game["turn"]:
+                game = view(game["turn"])
+            answer = http.post(
+                f"/v1/games/{game_id}/moves",
+                headers={"Authorization": f"Bearer {tokens[game['turn']]}"},
+                json={**game["you"]["legal_moves"][0], "expected_version": game["version"]},
+            )
+            assert answer.status_code == 201, answer.text
+            game = answer.json()["game"]
+            moves += 1
+    return moves
