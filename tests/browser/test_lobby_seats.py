@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pytest
 
 from tests.browser.conftest import SCREENSHOTS, Watched
-from tests.browser.table import TABLE, play_out, read
+from tests.browser.table import TABLE, create, play_out, read, token_of
 
 #: Each ruleset's title in the lobby, and the fewest rounds (Poison) to keep the game short.
 GAMES = {"poison": ("Poison", "1"), "pot": ("The pot game", None)}
@@ -91,3 +91,17 @@ def test_a_seat_left_open_is_joined_from_the_lobby_the_creator_sees_it_live_and_
     assert [read(served, next_game, token)["you"]["seat"] for token in (ana_next, zoe_next)] == [0, 1]
     for page in (creator, joiner):
         page.wait_for_selector(f'{TABLE}[data-game="{next_game}"][data-mode="seat"][data-version]')
+
+
+def test_leaving_a_waiting_game_gives_the_seat_back_and_returns_to_the_lobby(
+    open_page: Callable[..., Watched], served: str
+) -> None:
+    made = create(served, [{"name": "Ana"}, {"open": True}], ruleset="pot")
+    game_id, ana = made["game_id"], token_of(made, "Ana")
+    page = open_page(f"#/games/{game_id}?token={ana}").page
+    page.locator(f'{TABLE}[data-status="waiting"] .waiting-room').wait_for()
+    page.get_by_role("button", name="Leave the seat").click()
+    page.locator(".lobby").wait_for()
+    game = read(served, game_id)
+    assert game["status"] == "abandoned"  # its only named seat left
+    assert game["players"][0]["open"] is True

@@ -117,11 +117,15 @@ export function mountTable(root, { gameId, token }) {
     render();
     focusHandIfMyTurn();
     if (view.status === "active" || view.status === "waiting") {
-      // While the game waits, the lobby's events come down the same stream: who joins, who leaves, the start.
-      state.stream = follow(gameId, view.version, [...LOBBY_EVENTS, ...state.game.eventTypes], { onEvent: enqueue, onState: connection });
+      listen(view.version);
     } else {
       connection("ended");
     }
+  }
+
+  function listen(after) {
+    // While the game waits, the lobby's events come down the same stream: who joins, who leaves, the start.
+    state.stream = follow(gameId, after, [...LOBBY_EVENTS, ...state.game.eventTypes], { onEvent: enqueue, onState: connection });
   }
 
   async function readScores() {
@@ -274,15 +278,20 @@ export function mountTable(root, { gameId, token }) {
     if (state.leaving || !waitingForPlayers()) return;
     state.leaving = true;
     render();
+    // Stop following first: once the seat is given back, its token reads nothing any more.
+    state.stopped = true;
+    state.stream?.stop();
     try {
       await api.leave(gameId, you(), token);
-      state.stopped = true;
-      state.stream?.stop();
       location.hash = links.lobby();
     } catch (problem) {
       notices.problem(problem, problem.code === "game_started" ? "The game started first: you keep your seat." : "");
       state.leaving = false;
-      catchUp().catch((again) => notices.problem(again));
+      state.stopped = false;
+      state.pending = [];
+      catchUp()
+        .then(() => listen(state.view.version))
+        .catch((again) => notices.problem(again));
     }
   }
 
