@@ -10,7 +10,8 @@ Failures come in two kinds, each one line a person can read: `ApiProblem`, the s
 problem+json (its `code` to branch on, its `detail` to show), and `Unreachable`, no answer
 or no API's answer. Reads and moves are retried on a dropped connection or a 503: a move
 always carries an `Idempotency-Key`, so its retry is answered as the first attempt was
-and never plays twice. Creating a game is not retried: the API has no key for it.
+and never plays twice; so do the lobby's requests (taking a seat, leaving it, playing
+again). Creating a game is not retried: the API has no key for it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,17 @@ import httpx
 import msgspec
 from httpx_sse import SSEError, connect_sse
 
-from service.schemas import AnyGameView, AnyScores, EventLog, EventOut, GameCreatedOut, MovePlayed, Problem
+from service.schemas import (
+    AnyGameView,
+    AnyScores,
+    EventLog,
+    EventOut,
+    GameCreatedOut,
+    GameList,
+    MovePlayed,
+    Problem,
+    SeatTakenOut,
+)
 
 T = TypeVar("T")
 
@@ -35,6 +46,8 @@ RETRY_DELAYS = (0.2, 0.5, 1.0)
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 #: The most events one read of the log asks for (the API's own bound for `limit`).
 EVENTS_PAGE = 5000
+#: How many games one read of the listing asks for (the API takes up to 200).
+LISTING_PAGE = 100
 
 
 class ClientError(Exception):
@@ -63,6 +76,8 @@ _view: msgspec.json.Decoder[AnyGameView] = msgspec.json.Decoder(AnyGameView)
 _played = msgspec.json.Decoder(MovePlayed)
 _scores: msgspec.json.Decoder[AnyScores] = msgspec.json.Decoder(AnyScores)
 _log = msgspec.json.Decoder(EventLog)
+_listed = msgspec.json.Decoder(GameList)
+_seated = msgspec.json.Decoder(SeatTakenOut)
 _JSON = {"Content-Type": "application/json"}
 
 
@@ -111,6 +126,33 @@ class Client:
         headers = {**_bearer(token), **_JSON, "Idempotency-Key": key}
         answer = self._send("POST", _path(game_id, "moves"), content=msgspec.json.encode(body), headers=headers)
         return self._read(answer, _played)
+
+    def games(self, status: str | None = None, *, limit: int = LISTING_PAGE) -> GameList:
+        """GET /v1/games: the newest games (those of one `status`, like "waiting"), one page."""
+        params: dict[str, str | int] = {"limit": limit} | ({} if status is None else {"status": status})
+        return self._read(self._send("GET", "/v1/games", params=params), _listed)
+
+    def join(self, game_id: str, seat: int, name: str, *, key: str) -> SeatTakenOut:
+        """POST /v1/games/{id}/seats/{seat}: take an open seat of a waiting game as `name`;
+        the seat's token and the game as it sees it. `key`: the same for every retry."""
+        headers = {**_JSON, "Idempotency-Key": key}
+        path = _path(game_id, "seats", str(seat))
+        answer = self._send("POST", path, content=msgspec.json.encode({"name": name}), headers=headers)
+        return self._read(answer, _seated)
+
+    def leave(self, game_id: str, seat: int, token: str, *, key: str) -> None:
+        """DELETE /v1/games/{id}/seats/{seat}: give the seat back while the game waits (it
+        opens again; the token stops working)."""
+        headers = {**_bearer(token), "Idempotency-Key": key}
+        answer = self._send("DELETE", _path(game_id, "seats", str(seat)), headers=headers)
+        if answer.status_code >= 400:
+            raise self._problem(answer)
+
+    def rematch(self, game_id: str, token: str, *, key: str) -> SeatTakenOut:
+        """POST /v1/games/{id}/rematch: the token's seat in the finished game's next game
+        (the first seat to ask makes it, the others join it)."""
+        headers = {**_bearer(token), "Idempotency-Key": key}
+        return self._read(self._send("POST", _path(game_id, "rematch"), headers=headers), _seated)
 
     def scores(self, game_id: str) -> AnyScores:
         answer = self._send("GET", _path(game_id, "scores"))

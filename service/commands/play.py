@@ -37,6 +37,8 @@ from service.commands.screens.seat import Refused, Seat, refusal
 QUIT = frozenset({"q", "quit", "exit"})
 #: The bot of every other seat, unless --bots says otherwise.
 BOTS = "greedy"
+#: The name of your seat in a game made here or on a server, unless --name gives another.
+YOUR_NAME = "you"
 #: The defaults of the options that describe a new game: a game joined with --game has its
 #: own, so there they are refused (see `check_server_options`).
 NEW_GAME_DEFAULTS = {"ruleset": DEFAULT_RULESET, "players": 4, "bots": BOTS, "seat": 0}
@@ -47,7 +49,9 @@ or type the move out. 'q' (or 'quit', or the end of the input) leaves the game, 
 which version (on a server, with how to come back to it).
 
 Exit status: 0 when the game ends or you leave it; 1 when the server cannot be reached or
-fails; 2 for a bad option, a bad token or an unknown game; 130 on Ctrl-C.
+fails; 2 for a bad option, a bad token, an unknown game or a seat the lobby refused (taken,
+or the game started); 130 on Ctrl-C. While a game waits for players, Ctrl-C gives your
+seat back.
 """
 
 
@@ -77,11 +81,33 @@ def add(commands: argparse._SubParsersAction) -> None:
     server = command.add_argument_group(
         "on a server",
         "Play over the HTTP API of a `poison serve`: without --game, a new game is created there with the "
-        "options above; with --game and --token, you take the seat of an existing game that the token names.",
+        "options above; with --game and --token, you take the seat of an existing game that the token names. "
+        "The lobby: --open leaves seats of a new game for people to join, --list shows the games waiting for "
+        "players, --join takes an open seat of one; while a game waits, you see who joins, and Ctrl-C gives "
+        "your seat back.",
     )
     server.add_argument("--server", metavar="URL", help="the service's address, like http://127.0.0.1:8000")
-    server.add_argument("--game", metavar="ID", help="the game to join (with --token)")
-    server.add_argument("--token", help="your seat's token, from the game's creation")
+    server.add_argument("--game", metavar="ID", help="the game to come back to (with --token)")
+    server.add_argument("--token", help="your seat's token, from the game's creation or from joining it")
+    server.add_argument(
+        "--open",
+        type=arguments.whole_number,
+        metavar="N",
+        help="leave N of the other seats of the new game open for people to join (the seats after yours); "
+        "bots take the rest",
+    )
+    server.add_argument(
+        "--list", action="store_true", help="list the games waiting for players (in a terminal: pick one)"
+    )
+    server.add_argument(
+        "--join",
+        metavar="ID",
+        help="take an open seat of a waiting game, as --name (--seat N: which one; default the first)",
+    )
+    server.add_argument("--name", help=f"your name at the table (with --join or --open; default '{YOUR_NAME}')")
+    server.add_argument(
+        "--rematch", action="store_true", help="with --game and --token of a finished game: play its next game"
+    )
     # None tells an option given from one left out: a game joined with --game has its own.
     command.set_defaults(**dict.fromkeys(NEW_GAME_DEFAULTS))
 
@@ -143,6 +169,9 @@ class LocalSeat:
 
     def come_back(self) -> str | None:
         return None  # the game lives in this process only
+
+    def play_again(self) -> str | None:
+        return None  # a new `poison play` is the next game
 
 
 # -- the terminal -------------------------------------------------------------------------------
@@ -285,6 +314,8 @@ class Terminal:
         self.say(self.screen.score_sheet(sheet, self.seat.players, title=self.screen.play_title))
         for line in self.screen.ending(sheet, self.seat.players):
             self.say(line)
+        if again := self.seat.play_again():
+            self.say(Text(again))
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -303,22 +334,56 @@ def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[st
         raise CommandError(
             f"--seat {args.seat} is not a seat of a {args.players}-player game: choose 0 to {args.players - 1}"
         )
-    bots = bots_for(args.bots, ruleset, args.players - 1, of="other seats", each="other seat")
+    waiting = args.open or 0
+    if not 0 <= waiting < args.players:
+        raise CommandError(
+            f"--open {waiting}: a {args.players}-player game has {args.players - 1} other seats to leave open"
+            if waiting > 0
+            else f"--open {waiting}: leave 1 seat open or more"
+        )
+    bots = bots_for(args.bots, ruleset, args.players - 1 - waiting, of="other seats", each="other seat")
     return ruleset, options, bots, args.seat
 
 
+#: The options that only play on a server, as they are written.
+SERVER_ONLY = {
+    "game": "--game",
+    "token": "--token",
+    "open": "--open",
+    "list": "--list",
+    "join": "--join",
+    "name": "--name",
+    "rematch": "--rematch",
+}
+
+
 def check_server_options(args: argparse.Namespace) -> None:
+    given_server = [flag for name, flag in SERVER_ONLY.items() if getattr(args, name) not in (None, False)]
     if args.server is None and (args.game is not None or args.token is not None):
         raise CommandError("--game and --token join a game on a server: give its --server URL too")
+    if args.server is None and given_server:
+        raise CommandError(f"{given_server[0]} plays on a server: give its --server URL too")
     if (args.game is None) != (args.token is None):
         raise CommandError("--game and --token go together: a game, and the token of your seat in it")
-    if args.game is not None:
+    if args.rematch and args.game is None:
+        raise CommandError("--rematch plays again after a finished game: give its --game and your --token")
+    # One way to a seat at a time: a game's token, an open seat, or the list to choose from.
+    ways = [flag for flag, given in (("--game", args.game), ("--join", args.join), ("--list", args.list)) if given]
+    if len(ways) > 1:
+        raise CommandError(f"{ways[0]} and {ways[1]} are two ways to a seat: give one")
+    if args.game is not None or args.join is not None or args.list:
+        way = ways[0]
         given = [name for name in NEW_GAME_DEFAULTS if getattr(args, name) is not None]
+        if way == "--join" and "seat" in given:
+            given.remove("seat")  # --join --seat N: which open seat to take
         given += [name for name, value in vars(args).items() if name.startswith("option_") and value is not None]
         given += ["seed"] if args.seed is not None else []
+        given += ["open"] if args.open is not None else []
         if given:
             flag = "--" + given[0].removeprefix("option_").replace("_", "-")
-            raise CommandError(f"{flag} is for a new game: a game joined with --game keeps its own")
+            raise CommandError(f"{flag} is for a new game: a game joined with {way} keeps its own")
+        if args.name is not None and way == "--game":
+            raise CommandError("--name is for a seat taken with --join or a new game: a token's seat keeps its name")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,8 +1,12 @@
 """`poison play --server URL`: one seat of a game on a server, over the public HTTP API.
 
 Without --game, a new game is created there (POST /v1/games: the person at their seat, bots
-in the others) and played with the token its creation returns; with --game and --token,
-the person takes that token's seat of a game that exists. Everything is read through
+in the others, or --open seats left for people to join) and played with the token its
+creation returns; with --game and --token, the person takes that token's seat of a game that
+exists. The lobby: --list shows the games waiting for players, --join takes an open seat of
+one (POST /v1/games/{id}/seats/{seat}), and --rematch plays a finished game's next game.
+While a game waits, the person sees who joins and leaves as it happens, until it starts;
+Ctrl-C then gives the seat back (DELETE), saying so. Everything is read through
 service.client, as any integrator's client reads it: the seat's GameView, its events (the
 log up to now, then the live stream while other seats move) and the score sheet. Each move
 is sent with the version it was chosen at (`expected_version`) and an Idempotency-Key, the
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import sys
 from collections.abc import Iterator
 from contextlib import closing
 from typing import Any
@@ -24,12 +29,13 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from events.codec import Event, MalformedEvent
+from events.codec import Event, GameStarted, MalformedEvent, SeatJoined, SeatLeft
 from events.rulesets import rules_for
 from service.client import ApiProblem, Client, ClientError, Unreachable
-from service.commands import CommandError, fail
-from service.commands.play import Terminal, new_game
+from service.commands import CommandError, fail, visible
+from service.commands.play import YOUR_NAME, Terminal, new_game
 from service.commands.screens import Players, Screen, screen_for
+from service.commands.screens.lobby import OPEN, is_open, room, seat_names, told, waiting_games
 from service.commands.screens.seat import refusal
 from service.schemas import EventOut
 
@@ -50,23 +56,91 @@ class RemoteSeat:
         ruleset = str(type(view).__struct_config__.tag)  # the view's `ruleset`, its tag
         self.screen: Screen = screen_for(ruleset)
         self.rules = rules_for(ruleset)
-        self.players = Players.of([player.name for player in self.view.players], self.you)
+        self.players = Players.of(seat_names(self.view.players), self.you)
+        #: Set once the person gave their seat back while the game waited: the token is void.
+        self.left = False
         # One key per move chosen at a version: retrying it (after a 503) can never play twice.
         self._keys: dict[tuple[int, tuple[Any, ...]], str] = {}
 
     @classmethod
     def create(cls, client: Client, args: argparse.Namespace) -> RemoteSeat:
         ruleset, options, bots, you = new_game(args)
-        others = iter(bots)
+        # The first --open seats after yours (round the table) wait for people; bots take the rest.
+        others = [(you + step) % args.players for step in range(1, args.players)]
+        waiting = set(others[: args.open or 0])
+        bot_of = dict(zip([seat for seat in others if seat not in waiting], bots, strict=True))
         players: list[dict[str, Any]] = []
         for seat in range(args.players):
-            bot = None if seat == you else next(others)
-            players.append({"name": "you"} if bot is None else {"name": f"{bot} bot {seat}", "bot": bot})
+            if seat == you:
+                players.append({"name": args.name or YOUR_NAME})
+            elif seat in waiting:
+                players.append({"open": True})
+            else:
+                players.append({"name": f"{bot_of[seat]} bot {seat}", "bot": bot_of[seat]})
         created = client.create_game(screen_for(ruleset.name).create_body(players, args.seed, options))
         token = created.players[you].token
         if not isinstance(token, str):
             raise Unreachable(f"{client.base_url} created a game without a token for seat {you}")
         return cls(client, created.game_id, token, seed=args.seed)
+
+    @classmethod
+    def join(cls, client: Client, game_id: str, seat: int | None, name: str) -> RemoteSeat:
+        """Take an open seat of a waiting game (`seat`, or the first one open) as `name`."""
+        if seat is None:
+            view: Any = client.game(game_id)
+            open_seats = [player.seat for player in view.players if is_open(player)]
+            if not open_seats:
+                raise ApiProblem(409, "game_started", f"game {game_id} is {view.status}: it has no open seat")
+            seat = open_seats[0]
+        taken = client.join(game_id, seat, name, key=secrets.token_urlsafe(16))
+        return cls(client, game_id, taken.token)
+
+    @classmethod
+    def rematch(cls, client: Client, game_id: str, token: str) -> RemoteSeat:
+        """The token's seat in the next game of a finished one (made by the first to ask)."""
+        next_game = client.rematch(game_id, token, key=secrets.token_urlsafe(16))
+        return cls(client, next_game.game.game_id, next_game.token)
+
+    def gather(self, out: Console) -> None:
+        """While the game waits for players: who sits where, then each join and leave as it
+        happens, until the game starts. Ctrl-C gives the seat back (it opens again) and says so."""
+        url, game = self.client.base_url, self.game_id
+        names = seat_names(self.view.players, self.you)
+        try:
+            out.print(
+                Text.assemble(f"game {visible(game)} at {url} waits for players: ", room(self.view.players, self.you))
+            )
+            out.print(Text(f"anyone may join: poison play --server {url} --join={visible(game)} --name NAME"))
+            out.print(Text("Ctrl-C leaves your seat (it opens again for someone else)"))
+            with closing(self.client.follow(game, self.token, after=self.view.version)) as stream:
+                for public in stream:
+                    event = self._event(public)
+                    if (line := told(event, names)) is not None:
+                        out.print(line)
+                    if isinstance(event, SeatJoined):
+                        names[event.seat] = visible(event.name)
+                    elif isinstance(event, SeatLeft):
+                        names[event.seat] = OPEN
+                    elif isinstance(event, GameStarted):
+                        break
+        except KeyboardInterrupt:
+            out.print()  # after the terminal's "^C"
+            self.leave(out)
+            raise
+        self.view = self.client.game(game, self.token)
+        self.players = Players.of(seat_names(self.view.players), self.you)
+
+    def leave(self, out: Console) -> None:
+        """Give the seat back while the game waits: the seat opens again, the token is void."""
+        try:
+            self.client.leave(self.game_id, self.you, self.token, key=secrets.token_urlsafe(16))
+        except ApiProblem as problem:
+            if problem.code != "game_started":
+                raise
+            out.print(Text(f"the game started before you could leave: {visible(problem.detail)}"))
+            return
+        self.left = True
+        out.print(Text(f"you left seat {self.you} of game {visible(self.game_id)}: it is open again"))
 
     def _event(self, public: EventOut) -> Event:
         try:
@@ -134,17 +208,88 @@ class RemoteSeat:
         return Text(f"; game {self.game_id} at {self.client.base_url}{seed}")
 
     def come_back(self) -> str | None:
+        if self.left:
+            return f"to join again: poison play --server {self.client.base_url} --join={self.game_id} --name NAME"
         return f"to come back: poison play --server {self.client.base_url} --game={self.game_id} --token={self.token}"
+
+    def play_again(self) -> str | None:
+        url = self.client.base_url
+        return f"to play again: poison play --server {url} --game={self.game_id} --token={self.token} --rematch"
+
+
+def take_seat(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat | None:
+    """The seat the options name: a new game's, an open one joined, a rematch's, or the one
+    a token holds. None when --list was only a list."""
+    if args.list:
+        return choose(client, args, out)
+    if args.join is not None:
+        return RemoteSeat.join(client, args.join, args.seat, args.name or ask_name(out))
+    if args.rematch:
+        return RemoteSeat.rematch(client, args.game, args.token)
+    if args.game:
+        return RemoteSeat(client, args.game, args.token)
+    return RemoteSeat.create(client, args)
+
+
+def choose(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat | None:
+    """--list: the games waiting for players; in a terminal, the person may pick one to join."""
+    games = client.games("waiting").games
+    if not games:
+        out.print(
+            Text(
+                f"no game waits for players at {client.base_url}; make one: poison play --server "
+                f"{client.base_url} --open 1"
+            )
+        )
+        return None
+    out.print(waiting_games(games))
+    if not (sys.stdin.isatty() and out.is_terminal):
+        out.print(Text(f"to join one: poison play --server {client.base_url} --join=GAME_ID --name NAME"))
+        return None
+    while True:
+        answer = out.input(f"a game to join (1 to {len(games)}; Enter: none): ").strip()
+        if not answer:
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(games):
+            return RemoteSeat.join(client, games[int(answer) - 1].game_id, None, args.name or ask_name(out))
+        out.print(Text(f"{visible(answer)!r} is none of them: type a number from 1 to {len(games)}", style="red"))
+
+
+def ask_name(out: Console) -> str:
+    """The name the other players will see, asked in a terminal (--name gives it otherwise)."""
+    if not sys.stdin.isatty():
+        raise CommandError("--join needs --name: the name the other players see at the table")
+    while not (name := out.input("your name at the table: ").strip()):
+        pass
+    return name
+
+
+def again(out: Console) -> bool:
+    """In a terminal, at a game's end: whether the person plays the next game (the rematch)."""
+    if not (sys.stdin.isatty() and out.is_terminal):
+        return False
+    try:
+        answer = out.input("play again with the same players? (y/N): ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in {"y", "yes"}
 
 
 def run(args: argparse.Namespace, out: Console) -> int:
-    """The game on the server --server names: created, or joined with --game and --token."""
+    """The game on the server --server names: created, joined, or the lobby's list."""
     url = args.server if "://" in args.server else f"http://{args.server}"
     seat: RemoteSeat | None = None
     with Client(url) as client:
         try:
-            seat = RemoteSeat(client, args.game, args.token) if args.game else RemoteSeat.create(client, args)
-            return Terminal(seat, seat.screen, out, seat.screen.ruleset.title).play()
+            seat = take_seat(client, args, out)
+            while seat is not None:
+                if seat.view.status == "waiting":
+                    seat.gather(out)
+                status = Terminal(seat, seat.screen, out, seat.screen.ruleset.title).play()
+                if seat.view.status != "finished" or not again(out):
+                    return status
+                seat = RemoteSeat.rematch(client, seat.game_id, seat.token)
+            return 0
         except CommandError as error:
             return fail("play", error, error.code)
         except ClientError as error:

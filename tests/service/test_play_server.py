@@ -98,7 +98,11 @@ def test_a_game_on_a_server_reads_exactly_as_the_same_game_played_here(created, 
     remote_head, remote_rest = remote.stdout.split("\n", 1)
     here_head, here_rest = here.stdout.split("\n", 1)
     assert remote_head == here_head.replace("; seed 8.", f"; game {game_id} at {server}, seed 8.")
-    assert remote_rest == here_rest  # refusals included: "you hold no ..." from the server's 422 too
+    # On a server, one line more at the end: how to play the next game with the same table.
+    remote_rest, again = remote_rest.rstrip("\n").rsplit("\n", 1)
+    assert again.startswith(f"to play again: poison play --server {server} --game={game_id} --token=")
+    assert again.endswith(" --rematch")
+    assert remote_rest + "\n" == here_rest  # refusals included: "you hold no ..." from the server's 422 too
     card = first_answers(ruleset).split()[0]
     assert f"you hold no {card} — " in remote_rest
 

@@ -77,3 +77,7 @@ class Seat(Protocol):
 
     def come_back(self) -> str | None:
         """How to take the seat again after leaving it, if the game outlives the command."""
+
+    def play_again(self) -> str | None:
+        """How to play the next game with the same players, once this one is over (on a
+        server: the rematch), if there is a way."""

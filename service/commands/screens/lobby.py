@@ -1,0 +1,75 @@
+"""The lobby in the terminal, the same for every ruleset: the games waiting for players (the
+table `poison play --list` prints), the seats of a waiting game, and what the lobby's events
+say while it waits (who joins, who leaves, the start). Names come from outside: they are
+built into rich Text, shown as they are, never read as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from core.rulesets import RULESETS
+from events.codec import Event, GameStarted, RematchCreated, SeatJoined, SeatLeft
+from service.commands import visible
+from service.commands.screens.base import YOU, seats_table
+
+#: How an open seat is shown where a name would be.
+OPEN = "(open)"
+
+
+def is_open(player: Any) -> bool:
+    """A seat of a view or a listing that nobody has taken yet (the API shows no name)."""
+    return getattr(player, "open", False) is True or getattr(player, "name", player) is None
+
+
+def seat_names(players: Sequence[Any], you: int | None = None) -> list[str]:
+    """Each seat as the waiting room shows it: its name, "you", or open."""
+    return [
+        YOU if seat == you else OPEN if is_open(player) else visible(player.name) for seat, player in enumerate(players)
+    ]
+
+
+def waiting_games(games: Sequence[Any]) -> Table:
+    """`poison play --list`: each waiting game's id, game, seats taken and open, and names."""
+    table = seats_table(("#", "game id", "game", "seats", "players"), title="games waiting for players")
+    table.columns[0].justify = "right"
+    for number, entry in enumerate(games, 1):
+        names = list(entry.players)
+        open_seats = sum(name is None for name in names)
+        ruleset = RULESETS[getattr(entry, "ruleset", None) or "poison"]
+        table.add_row(
+            str(number),
+            Text(visible(entry.game_id)),
+            ruleset.title,
+            f"{len(names) - open_seats} taken, {open_seats} open",
+            Text(", ").join(Text(OPEN if name is None else visible(name)) for name in names),
+        )
+    return table
+
+
+def room(players: Sequence[Any], you: int) -> Text:
+    """Who sits where while the game waits: "seat 0 you, seat 1 (open), seat 2 ada (greedy)"."""
+    parts = []
+    for seat, (player, name) in enumerate(zip(players, seat_names(players, you), strict=True)):
+        bot = getattr(player, "bot", None)
+        parts.append(Text.assemble(f"seat {seat} ", (name, "bold" if seat == you else ""), f" ({bot})" if bot else ""))
+    return Text(", ").join(parts)
+
+
+def told(event: Event, names: Sequence[str]) -> Text | None:
+    """What a lobby event says, or None for any other event. `names`: each seat's name
+    before the event (an open seat's is OPEN)."""
+    if isinstance(event, SeatJoined):
+        return Text(f"{visible(event.name)} joins at seat {event.seat}")
+    if isinstance(event, SeatLeft):
+        who = names[event.seat] if names[event.seat] not in (OPEN, YOU) else f"the player at seat {event.seat}"
+        return Text(f"{who} leaves: seat {event.seat} is open again")
+    if isinstance(event, GameStarted):
+        return Text("every seat is taken: the game starts")
+    if isinstance(event, RematchCreated):
+        return Text(f"the same table plays again: game {visible(event.game_id)}")
+    return None
