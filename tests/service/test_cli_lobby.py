@@ -149,6 +149,22 @@ def test_each_seat_plays_again_in_one_next_game_with_rematch(together, server):
     assert [(p["name"], p["bot"]) for p in view["players"]] == [("ana", None), ("bo", None), ("greedy bot 2", "greedy")]
 
 
+def test_in_a_terminal_the_end_of_a_game_asks_to_play_again_and_goes_on_to_the_next_game(together, server):
+    line = re.search(r"^to play again: poison play (.+) --rematch$", together["ana"], re.MULTILINE)
+    assert line, together["ana"][-500:]
+    with Terminal("play", *line.group(1).split(), columns=140) as terminal:  # the finished game, its score sheet
+        terminal.read_until(b"play again with the same players? (y/N): ")
+        os.write(terminal.master, b"y\n")
+        terminal.output = b""  # what follows the answer: the next game's headline
+        terminal.read_until(b" wins.")
+        terminal.process.send_signal(signal.SIGINT)
+        assert terminal.wait() == 130
+        headline = re.search(rb"; game (\S+) at http", terminal.output)
+    next_game = httpx.get(f"{server}/v1/games/{together['id']}").json()["next_game"]
+    assert headline, terminal.output[-500:]
+    assert headline.group(1).decode() == next_game
+
+
 def test_ctrl_c_while_waiting_gives_the_seat_back_and_says_so(server):
     ana = started("play", "--server", server, "--ruleset", "pot", "--players", "2", "--open", "1", "--name", "ana")
     assert ana.stdout is not None
