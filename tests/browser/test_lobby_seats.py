@@ -47,9 +47,10 @@ def test_a_seat_left_open_is_joined_from_the_lobby_the_creator_sees_it_live_and_
     creator.screenshot(path=SCREENSHOTS / f"lobby-seats-{ruleset}-waiting.png", full_page=True)
 
     # Another person finds the game among the waiting ones, and takes the seat under a name.
-    joiner = open_page("#/?status=waiting").page
+    joiner = open_page("#/?status=waiting", phone=True).page  # on a phone, as people often are
     row = joiner.locator(f'tr[data-game="{game_id}"]')
     assert row.locator(".status").inner_text() == "waiting"
+    assert "1 seat open" in row.inner_text()
     row.get_by_role("button", name="Join").click()
     joiner.locator(".join-form .join-name").fill("Zoe")
     joiner.screenshot(path=SCREENSHOTS / f"lobby-seats-{ruleset}-join.png", full_page=True)

@@ -282,6 +282,15 @@ export function mountLobby(root, { status }) {
     created.scrollIntoView({ block: "nearest" });
   }
 
+  /** How far a listed game has gone: a waiting one, by the seats still open. */
+  function progress(entry) {
+    if (entry.status === "waiting") {
+      const open = entry.players.filter((name) => name === null).length;
+      return `${open} seat${open === 1 ? "" : "s"} open`;
+    }
+    return entry.rounds ? `round ${entry.round} of ${entry.rounds}` : `event ${entry.version}`;
+  }
+
   // ---- joining a waiting game -------------------------------------------------------------------
 
   /** Under the game's row: a name, the open seat to take (the first by default), and the button. */
@@ -365,7 +374,7 @@ export function mountLobby(root, { status }) {
         h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id" }, entry.game_id)),
         h("td", null, entry.players.map((name) => name ?? "(open)").join(", ")),
         h("td", null, h("span", { class: ["status", `status-${entry.status}`] }, entry.status)),
-        h("td", null, entry.rounds ? `round ${entry.round} of ${entry.rounds}` : `event ${entry.version}`),
+        h("td", null, progress(entry)),
         h(
           "td",
           null,
