@@ -1,4 +1,4 @@
-"""The `poison` command: serve the API, replay logs, simulate bots, play in a terminal.
+"""The `poison` command: serve the API, replay logs, simulate bots, rate them on a ladder, play in a terminal.
 
 What every command shares is done here, once: `poison --version`; a subcommand's mistakes
 shown with that subcommand's usage; Ctrl-C ending any command with one line on stderr and
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from service.commands import play, replay, serve, simulate
+from service.commands import ladder, play, replay, serve, simulate
 
 #: The distribution whose version `poison --version` shows (pyproject.toml's name).
 DISTRIBUTION = "poison"
@@ -27,7 +27,7 @@ INTERRUPTED = 128 + signal.SIGINT
 READER_GONE = 1
 
 #: Each command's module: `add(commands)` declares it, `run(args)` runs it.
-COMMANDS = {"serve": serve, "replay": replay, "simulate": simulate, "play": play}
+COMMANDS = {"serve": serve, "replay": replay, "simulate": simulate, "ladder": ladder, "play": play}
 
 
 class CommandParser(argparse.ArgumentParser):

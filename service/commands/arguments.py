@@ -4,10 +4,10 @@ read from the registry (core.rulesets), so a new ruleset or option needs no new 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NamedTuple
 
 from core import RuleError
-from core.errors import SEED_LIMIT
+from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT
 from core.rulesets import DEFAULT_RULESET, RULESETS, Option, Ruleset, get_ruleset
 from service.commands import CommandError
 
@@ -66,10 +66,13 @@ def add_ruleset(command: argparse.ArgumentParser) -> None:
         )
 
 
-def add_seats(command: argparse.ArgumentParser, bots: str, seats: str) -> None:
-    """--players (default 4) and --bots (`bots` by default), their bounds and names per ruleset."""
+def add_seats(command: argparse.ArgumentParser, bots: str, seats: str, *, engine: bool = False) -> None:
+    """--players (default 4) and --bots (`bots` by default), their bounds and names per ruleset;
+    with `engine`, every bot the engine plays (the search bot too, with its strength)."""
     bounds = ", ".join(f"{r.name} {r.players[0]} to {r.players[1]}" for r in RULESETS.values())
-    names = "; ".join(f"{r.name}: {', '.join(r.bots)}" for r in RULESETS.values())
+    names = "; ".join(f"{r.name}: {', '.join(r.engine_bots if engine else r.bots)}" for r in RULESETS.values())
+    if engine:
+        names += f"; {STRENGTH_HELP}"
     command.add_argument("--players", type=whole_number, default=4, help=f"how many seats (default 4; {bounds})")
     command.add_argument(
         "--bots",
@@ -128,3 +131,49 @@ def bots_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> 
     if unknown:
         raise CommandError(f"unknown bot '{unknown[0]}': choose from {', '.join(ruleset.bots)}")
     return bots
+
+
+#: How the search bot's strength is written: its playouts per move after a colon.
+STRENGTH_HELP = (
+    f"{SEARCH_BOT}:N searches N playouts a move, {PLAYOUT_BOUNDS[0]} to {PLAYOUT_BOUNDS[1]:,} "
+    "(default: the ruleset's, about 50 ms a move at most)"
+)
+
+
+class Seat(NamedTuple):
+    """A seat's bot as the engine plays it: its name, and the search bot's playouts a move
+    (None: the ruleset's default, or a bot that does not search)."""
+
+    bot: str
+    playouts: int | None = None
+
+    def __str__(self) -> str:
+        return self.bot if self.playouts is None else f"{self.bot}:{self.playouts}"
+
+
+def seat_of(name: str, ruleset: Ruleset) -> Seat:
+    """A bot named as `simulate` and `ladder` take it: `greedy`, `mcts`, `mcts:2000`."""
+    bot, strong, strength = (part.strip() for part in name.partition(":"))
+    if bot not in ruleset.engine_bots:
+        raise CommandError(f"unknown bot '{bot}': choose from {', '.join(ruleset.engine_bots)}")
+    if not strong:
+        return Seat(bot)
+    if bot != SEARCH_BOT:
+        raise CommandError(f"'{name}': only {SEARCH_BOT} takes a strength ({STRENGTH_HELP})")
+    try:
+        playouts = int(strength)
+    except ValueError:
+        playouts = 0
+    if not PLAYOUT_BOUNDS[0] <= playouts <= PLAYOUT_BOUNDS[1]:
+        raise CommandError(f"'{name}': {STRENGTH_HELP}, not '{strength}'")
+    return Seat(bot, playouts)
+
+
+def engine_seats_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> list[Seat]:
+    """bots_for with every bot the engine plays, the search bot's strength included."""
+    names = [name.strip() for name in spec.split(",")]
+    if len(names) == 1:
+        names *= count
+    if len(names) != count:
+        raise CommandError(f"--bots names {len(names)} bots for {count} {of}: give one, or one per {each}")
+    return [seat_of(name, ruleset) for name in names]

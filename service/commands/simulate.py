@@ -21,19 +21,22 @@ from rich.table import Table
 
 from core import RuleError, Simulation
 from core.engine import THREAD_BOUNDS
+from core.errors import SEARCH_BOT
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, arguments, console, fail, literal
 from service.commands.arguments import (
+    Seat,
     add_ruleset,
     add_seats,
-    bots_for,
     check_players,
     describe_options,
+    engine_seats_for,
     options_of,
     ruleset_of,
 )
 
 CHUNK = 20_000  # games per C call: small enough for a live progress bar
+SEARCHING_CHUNK = 4  # the same with a searching seat, whose games take a second or more each
 GAMES = (1, 1_000_000_000)  # the bounds of --games
 JOBS = THREAD_BOUNDS  # the bounds of --jobs: the threads one simulate call plays on
 
@@ -47,7 +50,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         "the speed. Shared wins count for every winner.",
     )
     add_ruleset(command)
-    add_seats(command, "random", "seat")
+    add_seats(command, "random", "seat", engine=True)
     command.add_argument(
         "--games",
         type=arguments.whole_number,
@@ -70,11 +73,14 @@ def add(commands: argparse._SubParsersAction) -> None:
 
 
 def run_chunks(
-    args: argparse.Namespace, ruleset: Ruleset, bots: list[str], options: dict[str, Any], console: Console
+    args: argparse.Namespace, ruleset: Ruleset, seats: list[Seat], options: dict[str, Any], console: Console
 ) -> tuple[Simulation, float]:
     totals: list[Simulation] = []
     started = time.perf_counter()
-    show_progress = args.games > CHUNK and not args.json and console.is_terminal
+    chunk = SEARCHING_CHUNK * args.jobs if any(seat.playouts is not None for seat in seats) else CHUNK
+    bots = [seat.bot for seat in seats]
+    playouts = [seat.playouts for seat in seats]
+    show_progress = args.games > chunk and not args.json and console.is_terminal
     with Progress(
         TextColumn("simulating"),
         BarColumn(),
@@ -85,11 +91,18 @@ def run_chunks(
         disable=not show_progress,
     ) as progress:
         task = progress.add_task("games", total=args.games)
-        for first in range(0, args.games, CHUNK):
-            count = min(CHUNK, args.games - first)
+        for first in range(0, args.games, chunk):
+            count = min(chunk, args.games - first)
             totals.append(
                 ruleset.engine.simulate(
-                    args.players, count, seed=args.seed, bots=bots, first=first, threads=args.jobs, **options
+                    args.players,
+                    count,
+                    seed=args.seed,
+                    bots=bots,
+                    first=first,
+                    threads=args.jobs,
+                    playouts=playouts,
+                    **options,
                 )
             )
             progress.advance(task, count)
@@ -105,7 +118,7 @@ def run_chunks(
     return merged, elapsed
 
 
-def figures(result: Simulation, bots: list[str], elapsed: float) -> dict:
+def figures(result: Simulation, bots: list[Seat], elapsed: float) -> dict:
     seats = []
     for seat, bot in enumerate(bots):
         mean = result.score_sum[seat] / result.games
@@ -113,7 +126,7 @@ def figures(result: Simulation, bots: list[str], elapsed: float) -> dict:
         seats.append(
             {
                 "seat": seat,
-                "bot": bot,
+                "bot": str(bot),
                 "wins": result.wins[seat],
                 "win_rate": result.wins[seat] / result.games,
                 "mean": mean,
@@ -141,6 +154,13 @@ def percent(part: int, whole: int) -> str:
         digits += 1
 
 
+def searching_defaults(seats: list[Seat], ruleset: Ruleset) -> list[Seat]:
+    """Each search bot with its playouts written out (the ruleset's default if none were given)."""
+    return [
+        Seat(seat.bot, seat.playouts or ruleset.default_playouts) if seat.bot == SEARCH_BOT else seat for seat in seats
+    ]
+
+
 def winning(ruleset: Ruleset) -> str:
     return "lowest total wins" if ruleset.lowest_wins else "highest total wins"
 
@@ -155,7 +175,9 @@ def run(args: argparse.Namespace) -> int:
         ruleset = ruleset_of(args)
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)
-        bots = bots_for(args.bots, ruleset, args.players, of="players", each="seat")
+        bots = searching_defaults(
+            engine_seats_for(args.bots, ruleset, args.players, of="players", each="seat"), ruleset
+        )
         result, elapsed = run_chunks(args, ruleset, bots, options, console(stderr=True))
     except CommandError as error:
         return fail("simulate", error, error.code)

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from core.rulesets import RULESETS
+from service.cli import main
 from service.commands.simulate import percent
 from tests.service.test_cli_common import Terminal
 
@@ -109,3 +111,31 @@ def test_jobs_that_are_not_a_whole_number_are_refused_in_words():
     refused = poison("simulate", "--games", "10", "--jobs", "two")
     assert refused.returncode == 2
     assert "a whole number, not 'two'" in refused.stderr
+
+
+def test_a_searching_seat_plays_at_its_strength_or_the_rulesets_default(capsys):
+    # In this process: a process of its own takes seconds to start on a loaded machine.
+    args = ["simulate", "--ruleset", "pot", "--players", "3", "--games", "3", "--json"]
+    assert main([*args, "--bots", "mcts:15,mcts,greedy"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [seat["bot"] for seat in report["seats"]] == [
+        "mcts:15",
+        f"mcts:{RULESETS['pot'].default_playouts}",
+        "greedy",
+    ]
+    assert sum(seat["wins"] for seat in report["seats"]) >= 3
+
+
+@pytest.mark.parametrize(
+    ("bots", "said"),
+    [
+        ("mcts:0", "'mcts:0': mcts:N searches N playouts a move, 1 to 200,000"),
+        ("mcts:many", "not 'many'"),
+        ("random:5", "'random:5': only mcts takes a strength"),
+    ],
+)
+def test_a_bad_strength_is_refused_in_words(bots, said, capsys):
+    assert main(["simulate", "--games", "10", "--bots", bots]) == 2
+    out, err = capsys.readouterr()
+    assert said in err
+    assert out == ""
