@@ -148,3 +148,98 @@ async def test_a_started_game_refuses_joins_and_leaves(client: AsyncTestClient) 
     late = await client.delete(f"/v1/games/{game_id}/seats/0", headers=auth(ann))
     assert late.status_code == 409
     assert late.json()["code"] == "game_started"
+
+
+async def finish(client: AsyncTestClient, game_id: str, tokens: dict[int, str]) -> None:
+    """Play the game to its end, each person moving their first legal move on their turn."""
+    while (seen := await view(client, game_id))["status"] == "active":
+        turn = seen["turn"]
+        mine = await view(client, game_id, tokens[turn])
+        played = await client.post(
+            f"/v1/games/{game_id}/moves", json=mine["you"]["legal_moves"][0], headers=auth(tokens[turn])
+        )
+        assert played.status_code == 201, played.text
+
+
+async def rematch(client: AsyncTestClient, game_id: str, token: str) -> Any:
+    return await client.post(f"/v1/games/{game_id}/rematch", headers=auth(token))
+
+
+@pytest.mark.parametrize("options", RULESETS, ids=["poison", "pot"])
+async def test_every_seat_claims_the_rematch_in_any_order_and_all_land_in_one_next_game(client, options) -> None:
+    game_id, ann = await open_game(client, options)
+    bea = (await join(client, game_id, 1, "bea")).json()["token"]
+    cal = (await join(client, game_id, 3, "cal")).json()["token"]
+    tokens = {0: ann, 1: bea, 3: cal}
+    early = await rematch(client, game_id, ann)
+    assert early.status_code == 409
+    assert early.json()["code"] == "game_active"
+    await finish(client, game_id, tokens)
+    assert "next_game" not in await view(client, game_id)
+
+    # The first claims race; later ones, in another order, find the same game.
+    raced = await asyncio.gather(*(rematch(client, game_id, tokens[seat]) for seat in (3, 0, 1)))
+    assert [answer.status_code for answer in raced] == [201, 201, 201], [a.text for a in raced]
+    claimed = {answer.json()["seat"]: answer.json() for answer in raced}
+    next_ids = {answer["game"]["game_id"] for answer in claimed.values()}
+    assert len(next_ids) == 1
+    (next_id,) = next_ids
+    assert next_id != game_id
+    assert len({answer["token"] for answer in claimed.values()}) == 3
+    for seat in (1, 0, 3):
+        again = (await rematch(client, game_id, tokens[seat])).json()
+        assert (again["token"], again["name"]) == (claimed[seat]["token"], claimed[seat]["name"])
+        mine = await view(client, next_id, again["token"])
+        assert mine["you"]["seat"] == seat
+    following = await view(client, next_id)
+    assert [(p["name"], p["bot"]) for p in following["players"]] == [
+        ("ann", None),
+        ("bea", None),
+        ("robo", "random"),
+        ("cal", None),
+    ]
+    assert following["status"] == "active"
+    assert (await view(client, game_id))["next_game"] == next_id
+    logged = await kinds(client, game_id)
+    assert logged[-2:] == ["game_finished", "rematch_created"]
+    assert logged.count("rematch_created") == 1
+    listed = [g["game_id"] for g in (await client.get("/v1/games?limit=200")).json()["games"]]
+    assert listed.count(next_id) == 1
+    # The finished game's old token is no token of the next game.
+    assert (await client.get(f"/v1/games/{next_id}", headers=auth(ann))).status_code == 401
+
+    exported = await client.get(f"/v1/games/{game_id}/export")
+    replayed = await client.post(
+        "/v1/replays", content=exported.content, headers={"content-type": "application/x-ndjson"}
+    )
+    assert replayed.status_code == 200, replayed.text
+    assert replayed.json()["game"]["next_game"] == next_id
+
+
+async def test_a_waiting_game_can_be_read_as_it_was_and_its_moves_are_nobodys_turn(client) -> None:
+    game_id, ann = await open_game(client, {"rounds": 1})
+    await join(client, game_id, 1, "bea")
+    then = (await client.get(f"/v1/games/{game_id}", params={"version": 1})).json()
+    assert then["status"] == "waiting"
+    assert [p["name"] for p in then["players"]] == ["ann", None, "robo", None]
+    moved = await client.post(f"/v1/games/{game_id}/moves", json={"card": "R1", "cauldron": 0}, headers=auth(ann))
+    assert moved.status_code == 409
+    assert moved.json()["code"] == "not_your_turn"
+
+
+async def test_a_join_retried_with_its_key_gets_the_same_answer_and_appends_nothing(client) -> None:
+    game_id, _ = await open_game(client, {"rounds": 1})
+    key = {"Idempotency-Key": "join-bea-1"}
+    first = await join(client, game_id, 1, "bea", **key)
+    again = await join(client, game_id, 1, "bea", **key)
+    assert first.status_code == again.status_code == 201
+    assert first.json() == again.json()
+    assert await kinds(client, game_id) == ["game_created", "seat_joined"]
+
+
+async def test_a_new_game_refuses_seats_that_are_both_open_and_named_or_an_open_bot(client) -> None:
+    for seat in ({"open": True, "name": "x"}, {"open": True, "bot": "random"}, {}):
+        body = {"players": [{"name": "ann"}, {"name": "ben"}, seat]}
+        refused = await client.post("/v1/games", json=body)
+        assert refused.status_code == 400, seat
+        assert refused.json()["code"] == "invalid_request"
