@@ -141,3 +141,47 @@ async def test_sixteen_identical_moves_with_one_expected_version_give_one_201(cl
     )
     assert sorted(r.status_code for r in responses) == [201] + [409] * 15
     assert (await view(client, game_id))["version"] == 3
+
+
+async def test_no_lobby_answer_leaks_a_hand_join_start_or_rematch(client):
+    """A game whose seats 1 and 2 are joined: every join's answer (the winner's, the loser's
+    409), every read by every caller, each move and each seat's rematch shows only the
+    caller's own hand."""
+    body = {"players": [{"name": "ann"}, {"open": True}, {"open": True}], "rounds": 1, "seed": 77}
+    created = (await client.post("/v1/games", json=body)).json()
+    game_id = created["game_id"]
+    tokens = {0: created["players"][0]["token"]}
+    nothing: list[tuple[str, ...]] = [(), (), ()]
+    check_no_leak(created, None, nothing, False)
+    joined = await client.post(f"/v1/games/{game_id}/seats/1", json={"name": "bea"})
+    check_no_leak(joined.json(), 1, nothing, False)
+    tokens[1] = joined.json()["token"]
+    oracle = reference.Game(3, rounds=1, seed=77)
+    last = await client.post(f"/v1/games/{game_id}/seats/2", json={"name": "cal"})
+    check_no_leak(last.json(), 2, [oracle.hand(s) for s in range(3)], False)
+    tokens[2] = last.json()["token"]
+    late = await client.post(f"/v1/games/{game_id}/seats/2", json={"name": "dee"})
+    assert late.status_code == 409
+    check_no_leak(late.json(), None, nothing, False)
+    rng = random.Random(3)
+    while oracle.status != "finished":
+        hands = [oracle.hand(s) for s in range(3)]
+        caller = rng.choice([None, 0, 1, 2])  # one caller a move keeps the test quick
+        headers = auth(tokens[caller]) if caller is not None else {}
+        for path in ["", "/events?limit=5000", "?version=2"]:
+            answer = (await client.get(f"/v1/games/{game_id}{path}", headers=headers)).json()
+            check_no_leak(answer, caller if path != "?version=2" else None, hands, False)
+        seat = oracle.turn
+        card, cauldron = rng.choice(oracle.legal_moves())
+        moved = await client.post(
+            f"/v1/games/{game_id}/moves", json={"card": card, "cauldron": cauldron}, headers=auth(tokens[seat])
+        )
+        oracle.play(seat, card, cauldron)
+        check_no_leak(moved.json(), seat, [oracle.hand(s) for s in range(3)], oracle.status == "finished")
+    for seat in (2, 0, 1):
+        claimed = (await client.post(f"/v1/games/{game_id}/rematch", headers=auth(tokens[seat]))).json()
+        next_id = claimed["game"]["game_id"]
+        own = (await client.get(f"/v1/games/{next_id}", headers=auth(claimed["token"]))).json()["you"]["hand"]
+        next_hands = [tuple(own) if s == seat else () for s in range(3)]
+        check_no_leak(claimed, seat, next_hands, False)
+        assert "hands" not in str(claimed)
