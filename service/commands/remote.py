@@ -247,7 +247,7 @@ def choose(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat
         out.print(Text(f"to join one: poison play --server {client.base_url} --join=GAME_ID --name NAME"))
         return None
     while True:
-        answer = out.input(f"a game to join (1 to {len(games)}; Enter: none): ").strip()
+        answer = ask(out, f"a game to join (1 to {len(games)}; Enter: none): ")
         if not answer:
             return None
         if answer.isdigit() and 1 <= int(answer) <= len(games):
@@ -259,20 +259,27 @@ def ask_name(out: Console) -> str:
     """The name the other players will see, asked in a terminal (--name gives it otherwise)."""
     if not sys.stdin.isatty():
         raise CommandError("--join needs --name: the name the other players see at the table")
-    while not (name := out.input("your name at the table: ").strip()):
-        pass
+    while not (name := ask(out, "your name at the table: ")):
+        if name is None:
+            raise CommandError("no name given: the other players see one at the table")
     return name
+
+
+def ask(out: Console, prompt: str) -> str | None:
+    """A line typed in the terminal, or None at the end of the input (Ctrl-D)."""
+    try:
+        return out.input(prompt).strip()
+    except EOFError:
+        out.print()
+        return None
 
 
 def again(out: Console) -> bool:
     """In a terminal, at a game's end: whether the person plays the next game (the rematch)."""
     if not (sys.stdin.isatty() and out.is_terminal):
         return False
-    try:
-        answer = out.input("play again with the same players? (y/N): ")
-    except EOFError:
-        return False
-    return answer.strip().lower() in {"y", "yes"}
+    answer = ask(out, "play again with the same players? (y/N): ")
+    return answer is not None and answer.lower() in {"y", "yes"}
 
 
 def run(args: argparse.Namespace, out: Console) -> int:
