@@ -27,6 +27,12 @@ After a 408 or a 400 the connection is closed gracefully: the answer is written,
 shut, and what the client still sends is read and dropped for at most a second, so that
 closing with unread data does not reset the connection under the answer.
 
+- **An answer's head and body leave in one write** (`_OneWriteCycle`): uvicorn writes the
+  head when the application starts its answer and the body when it sends it, two system
+  calls and two TCP segments for every JSON answer, and a client that wakes for the head
+  only to wait for the body. The head of an answer with a Content-Length is held until its
+  first body part (a streamed answer's goes at once, so a live stream's client sees it open).
+
 A timer is armed only when a read leaves a head or a body incomplete, so a request that
 arrives whole in one read costs none. WebSocket upgrades are off (`ws="none"`: the API has
 none), so every connection stays with this protocol.
@@ -38,7 +44,7 @@ import functools
 from asyncio import TimerHandle, Transport
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
 from service.problems import MEDIA_TYPE, ApiError, problem_body
 from service.responses import WORKER_HEADER, worker
@@ -72,6 +78,53 @@ async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     ]
     await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
+
+
+class _Held:
+    """A transport that keeps what is written until `release`, then writes it in one go."""
+
+    __slots__ = ("parts", "transport")
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+
+    def release(self) -> Transport:
+        if self.parts:
+            self.transport.write(b"".join(self.parts))
+            self.parts.clear()
+        return self.transport
+
+    def close(self) -> None:
+        self.release().close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
+class _OneWriteCycle(RequestResponseCycle):
+    """uvicorn's request-response cycle, whose answer's head waits for its first body part
+    (unless the answer is streamed) so that both leave in one write. The cycle refers to
+    its held transport only while it holds something: no reference cycle is made."""
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start" and not self.response_started:
+            held = _Held(self.transport)
+            self.transport = held  # type: ignore[assignment]
+            try:
+                await super().send(message)
+            finally:
+                if self.chunked_encoding or not self.response_started:
+                    self.transport = held.release()
+            return
+        try:
+            await super().send(message)
+        finally:
+            if isinstance(self.transport, _Held):
+                self.transport = self.transport.release()
 
 
 class HttpProtocol(HttpToolsProtocol):
@@ -129,6 +182,10 @@ class HttpProtocol(HttpToolsProtocol):
                 self.app = self.config.loaded_app
         else:
             super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and type(cycle) is RequestResponseCycle:
+            # Its task has not run yet: its first send will be the subclass's.
+            cycle.__class__ = _OneWriteCycle
 
     def on_message_complete(self) -> None:
         self._in_body = False
