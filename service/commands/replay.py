@@ -120,16 +120,20 @@ async def _read(game_id: str, settings: Settings) -> list[tuple[int, Event]]:
     return events
 
 
-def seat_names(created: Any) -> list[str]:
-    """Each seat's name from a log's game_created, with its bot in brackets (as
-    screens.player_names writes them), as markup that shows them exactly (literal)."""
-    return [literal(player.name + (f" [{player.bot}]" if player.bot else "")) for player in created.players]
+def seat_names(players: Any) -> list[str]:
+    """Each seat's name as the log leaves it (game_created's, with the lobby's joins and
+    leaves: an open seat is "(open)"), with its bot in brackets (as screens.player_names
+    writes them), as markup that shows them exactly (literal)."""
+    return [
+        literal("(open)" if player.name is None else player.name + (f" [{player.bot}]" if player.bot else ""))
+        for player in players
+    ]
 
 
 def show(logged: LoggedGame, console: Console) -> None:
     screen = screen_for(logged.rules.name)
     game = logged.game
-    names = seat_names(logged.created)
+    names = seat_names(logged.players)
     # The headline escapes the game id as markup; its controls are made visible first.
     created = msgspec.structs.replace(logged.created, game_id=visible(logged.created.game_id))
     console.print(f"{screen.headline(created, game)}; the log is valid up to event {logged.version}")

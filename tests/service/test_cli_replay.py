@@ -224,3 +224,30 @@ def test_replay_of_a_directory_without_logs_says_so(tmp_path):
     result = poison("replay", str(tmp_path))
     assert result.returncode == 1
     assert f"no logs (*.ndjson, *.json) in {tmp_path}" in result.stderr.decode()
+
+
+@pytest.mark.parametrize("ruleset", ["poison", "pot"])
+def test_replay_of_a_game_whose_seat_was_left_open_names_the_seat_as_joined(tmp_path: Path, ruleset: str) -> None:
+    # An open seat's game_created entry has no name; the name the table shows is the one
+    # its seat_joined gave (this once crashed the command with a traceback).
+    from events.play import join, rematch_created
+
+    options = {"rounds": 1} if ruleset == "poison" else {}
+    players = (Player(seat=0, name="ann"), Player(seat=1, name=None), Player(seat=2, name="cy", bot="greedy"))
+    log, logged = create_game(ruleset, "lobby", players, seed=8, options=options)
+    caused, logged = join(logged, 1, "late bob")
+    log += caused
+    while not logged.finished:
+        caused, logged = play_move(logged, logged.game.turn, logged.game.legal_moves()[0])
+        log += caused
+    caused, logged = rematch_created(logged, "next")
+    log += caused
+    path = tmp_path / "lobby.ndjson"
+    path.write_bytes(ndjson(log))
+    result = poison("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    for name in ("late bob", "ann", "cy [greedy]"):
+        assert name in out
+    assert "(open)" not in out
+    assert f"valid up to event {len(log)}" in out
