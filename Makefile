@@ -46,7 +46,7 @@ lint: setup
 ## cache in .mypy_cache), then the stubs of the compiled modules against those modules
 typecheck: setup
 	$(BIN)/python -m mypy
-	$(BIN)/python -m mypy.stubtest core.engine core.rules core.pot.engine core.pot.rules \
+	$(BIN)/python -m mypy.stubtest core.engine core.rules core.mcts core.pot.engine core.pot.rules core.pot.mcts \
 		--allowlist .ci/stubtest-allowlist.txt
 
 ## bench: time core against reference and check the bars (core ≥ 50× the reference in simulate and replay;

@@ -14,7 +14,7 @@ import pytest
 from tests.service.command import Terminal, poison, shown_lines
 
 #: Each command, with what it needs besides flags.
-COMMANDS = {"serve": [], "replay": ["game.ndjson"], "simulate": [], "play": []}
+COMMANDS = {"serve": [], "replay": ["game.ndjson"], "simulate": [], "ladder": [], "play": []}
 
 
 # ---- a terminal -------------------------------------------------------------------------------
