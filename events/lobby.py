@@ -68,8 +68,10 @@ def _still_waiting(lobby: Lobby | None, what: str) -> Lobby:
 
 
 def _seat(lobby: Lobby, seat: int) -> Player:
+    # A seat beyond this table (a seat number any table may have) is one that is not open:
+    # a state of this game, not a malformed request.
     if not 0 <= seat < len(lobby.players):
-        raise InvalidArgument("seat_out_of_range", f"the game has seats 0 to {len(lobby.players) - 1}, not {seat}")
+        raise MoveConflict(SEAT_TAKEN, f"seat {seat} is not open: this table has seats 0 to {len(lobby.players) - 1}")
     return lobby.players[seat]
 
 

@@ -182,10 +182,46 @@ def _schemas() -> dict[str, Any]:
     default = next(body for body in _CREATE_BODIES if body.__struct_config__.tag == DEFAULT_RULESET).__name__
     made[default]["required"].remove("ruleset")
     made[default]["properties"]["ruleset"]["default"] = DEFAULT_RULESET
+    made["PlayerIn"] = _player_in(made["PlayerIn"])
     made["Health"]["description"] = "The service answers, and so does its event store."
     for name, description in _EVENT_PARTS.items():
         made[name]["description"] = description
     return made
+
+
+def _player_in(derived: dict[str, Any]) -> dict[str, Any]:
+    """A new game's seat as the service takes it: a name (and maybe a bot), or open and
+    nothing else. The Struct (schemas.PlayerIn) has all three fields optional, and the
+    handler refuses the mixes; the document states the two shapes instead."""
+    fields = derived["properties"]
+    return {
+        "title": derived["title"],
+        "description": derived["description"],
+        "oneOf": [
+            {
+                "type": "object",
+                "description": "a person, or a bot (which the service plays)",
+                "properties": {
+                    "name": fields["name"]["anyOf"][0] | {"description": fields["name"]["description"]},
+                    "bot": fields["bot"],
+                    "open": {"const": False, "default": False},
+                },
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "description": "an open seat, which anyone may join",
+                "properties": {
+                    "open": {"const": True, "description": fields["open"]["description"]},
+                    "name": {"type": "null"},
+                    "bot": {"type": "null"},
+                },
+                "required": ["open"],
+                "additionalProperties": False,
+            },
+        ],
+    }
 
 
 def _is_event(name: str, events: tuple[type, ...]) -> bool:

@@ -35,9 +35,9 @@ def test_a_join_takes_only_an_open_seat_under_a_name_nobody_has() -> None:
     with pytest.raises(InvalidArgument) as clash:
         joined(lobby, 1, "ann")
     assert clash.value.code == "name_taken"
-    with pytest.raises(InvalidArgument) as beyond:
+    with pytest.raises(MoveConflict) as beyond:
         joined(lobby, 4, "bea")
-    assert beyond.value.code == "seat_out_of_range"
+    assert beyond.value.code == "seat_taken"
     assert joined(lobby, 1, "bea").open_seats == (3,)
 
 
