@@ -34,6 +34,12 @@ LOBBY_RETRIES = 16
 #: What a left seat's token hash becomes: no token hashes to it, so the old token is refused.
 LEFT = "left"
 
+
+class SeatChanged(Exception):
+    """The caller's token is no longer its seat's: the seat was left (and maybe joined
+    again) since the token was checked."""
+
+
 #: Makes a caller's response from the game after a move, its first new version and its events.
 Answer = Callable[[LoggedGame, int, list[Event]], bytes]
 
@@ -226,12 +232,28 @@ class Games:
         )
 
     async def leave(
-        self, game_id: str, seat: int, *, idempotency: Idempotency | None = None, client: str | None = None
+        self,
+        game_id: str,
+        seat: int,
+        *,
+        token_hash: str,
+        idempotency: Idempotency | None = None,
+        client: str | None = None,
     ) -> tuple[Appended, LoggedGame]:
-        """The person at `seat` leaves a waiting game: seat_left, and the seat's token
-        hash overwritten in the same step (the token is refused from then on)."""
+        """The person at `seat`, whose token hashes to `token_hash`, leaves a waiting game:
+        seat_left, and the seat's token hash overwritten in the same step (the token is
+        refused from then on). SeatChanged when the seat's token is another by then: the
+        hash is read after the log, and the append is at the log's version, so a leave and
+        a new join in between are seen, and the new player is never the one who leaves."""
         return await self._lobby_step(
-            game_id, lambda logged: leave(logged, seat), {seat: LEFT}, seat, idempotency, None, client
+            game_id,
+            lambda logged: leave(logged, seat),
+            {seat: LEFT},
+            seat,
+            idempotency,
+            None,
+            client,
+            holder=token_hash,
         )
 
     async def rematch(
@@ -291,9 +313,12 @@ class Games:
         idempotency: Idempotency | None,
         answer: Answer | None,
         client: str | None,
+        *,
+        holder: str | None = None,
     ) -> tuple[Appended, LoggedGame]:
         """Judge `step` on the game as its log is now and append its events with `tokens`,
-        again on a newer log whenever another request appended first. Limits as a move's."""
+        again on a newer log whenever another request appended first. Limits as a move's.
+        `holder`: the token hash `seat` must still have (read after the log, each time)."""
         if idempotency is not None:
             earlier = await self.store.recall(game_id, idempotency)
             if earlier is not None:
@@ -302,6 +327,8 @@ class Games:
         conflict: VersionConflict | None = None
         for _ in range(LOBBY_RETRIES):
             logged = await self.load(game_id)
+            if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
+                raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
                 events, after = step(logged)
             except RuleError:
@@ -360,4 +387,4 @@ class Games:
             self._cache.popitem(last=False)
 
 
-__all__ = ["Games", "InvalidLog", "summary_of"]
+__all__ = ["LEFT", "Games", "InvalidLog", "SeatChanged", "summary_of"]

@@ -21,7 +21,7 @@ from litestar.params import PathParameter
 from litestar.types import ASGIApp
 
 from core import RuleError
-from events.games import LEFT
+from events.games import LEFT, SeatChanged
 from events.play import LoggedGame
 from events.store import Idempotency
 from service.controllers.games import GameId, answer_response, client_address, pack_answer
@@ -126,7 +126,13 @@ class SeatsController(Controller):
         caller = await caller_seat(request, games, game_id, required=True)
         if caller != seat:
             raise ApiError(401, "unauthorized", f"this token is seat {caller}'s, not seat {seat}'s")
-        await games.leave(game_id, seat, idempotency=idempotency, client=client_address(request))
+        assert token is not None  # caller_seat found its seat
+        try:
+            await games.leave(
+                game_id, seat, token_hash=token_hash(token), idempotency=idempotency, client=client_address(request)
+            )
+        except SeatChanged as changed:
+            raise ApiError(401, "unauthorized", str(changed)) from None
 
     @post(
         "/{game_id:str}/rematch",
