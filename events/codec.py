@@ -135,7 +135,15 @@ class Codec:
         union: Any = types[0]
         for cls in types[1:]:
             union = union | cls
-        self._decoder = msgspec.msgpack.Decoder(union)
+        #: Today's stored data of any of these types, into its Struct (the data carries its tag).
+        self.decoder: msgspec.msgpack.Decoder[Event] = msgspec.msgpack.Decoder(union)
+        #: Each type's stored form today, as the store hands it back (stored type, schema
+        #: version, both bytes) -> its Struct: what a stored entry must say for `decoder`
+        #: alone to read it (events.restore's road for whole logs).
+        self.stored_forms: dict[tuple[bytes, bytes], type[Event]] = {
+            ((prefix + kind).encode(), str(version).encode()): self.types[kind]
+            for kind, version in self.schema_versions.items()
+        }
 
     def encode_stored(self, event: Event) -> tuple[str, int, bytes]:
         """(stored type, schema version, msgpack data): the stored form of an event."""
@@ -164,7 +172,7 @@ class Codec:
     def decode_stored(self, kind: str, schema: int, payload: bytes) -> Event:
         if schema == self.schema_versions.get(kind):
             try:
-                event = self._decoder.decode(payload)
+                event = self.decoder.decode(payload)
             except msgspec.DecodeError as error:  # ValidationError included
                 try:
                     document = _msgpack_decoder.decode(payload)

@@ -49,6 +49,7 @@ from events.follow import BLOCK_MS, Follower
 from events.limits import CHARGE_LUA, LIMIT, Limit, RateLimited, limit_args
 from events.pipelined import Argument, PipelinedConnection
 from events.replay import InvalidLog
+from events.restore import decode_entries
 from events.rulesets import decode_stored
 from events.schema import CODEC as POISON_CODEC
 
@@ -472,6 +473,10 @@ class EventStore:
     @staticmethod
     def _decode(entries: list[list[Any]]) -> list[tuple[int, Event]]:
         """Stream entries as XRANGE and XREAD give them: [id, [field, value, ...]]."""
+        decoded = decode_entries(entries)  # entries of today's form, in one pass
+        if decoded is not None:
+            return decoded
+        # Anything else one by one: an older schema is upcast, and a broken entry named.
         events = []
         for entry_id, pairs in entries:
             version = int(entry_id.split(b"-")[1])
