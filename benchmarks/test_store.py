@@ -1,24 +1,30 @@
 """Speed of the event store on the real embedded server (group `store`).
 
-Two cases: appending one move's events (the Lua append at an expected version), and
-loading a finished six-round game from scratch (read the whole stream, rebuild and check
-it through the core). Each asserts its result: every append landed at the version it
-expected, and the loaded game is the one that was played.
+Cases: appending one move's events (the Lua append at an expected version, on the
+session's server, which fsyncs every write: checked), the floor under it (one write and
+fdatasync of as many bytes into a file beside the server's, in the same run), and loading
+a finished game from a cold cache (read the whole stream, rebuild it through the core): a
+six-round game of Poison and a whole pot game. Each asserts its result: every append
+landed at the version it expected, and the loaded game is the one that was played.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import random
 from collections.abc import Callable, Iterator
 
 import pytest
+import redis
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from events.codec import Event
 from events.games import Games
-from events.play import LoggedGame, move, new_game
-from events.schema import Player, Rules
+from events.play import LoggedGame, create_game, move, new_game, play_move
+from events.schema import CODEC, Player, Rules
+from events.server import EmbeddedServer
 from events.store import Appended, EventStore
 
 #: Appends to one stream before the next: about a six-round game's events, so the
@@ -90,12 +96,44 @@ def one_move() -> list[Event]:
     return log[2:4]  # a card and what it caused
 
 
+def fsyncs_every_write(url: str) -> bool:
+    """The server writes its append-only file and fsyncs it before answering any write."""
+    config = redis.Redis.from_url(url, decode_responses=True).config_get("append*")
+    return config["appendonly"] == "yes" and config["appendfsync"] == "always"
+
+
 @pytest.mark.benchmark(group="store")
-def test_append_one_move(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore) -> None:
+def test_append_one_move(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore, redis_url: str
+) -> None:
+    assert fsyncs_every_write(redis_url)
     events = one_move()
     append, record = appender(loop, bench_store, events)
     benchmark(append)
     check_appends(loop, bench_store, events, record)
+
+
+@pytest.mark.benchmark(group="store")
+def test_fsync_floor(benchmark: BenchmarkFixture, redis_server: EmbeddedServer) -> None:
+    # What the disk alone costs an append: one write of a move's stored events and the
+    # fdatasync the server makes before it answers, in the server's data directory.
+    record = b"".join(
+        b"".join((kind.encode(), b"%d" % schema, data)) for kind, schema, data in map(CODEC.encode_stored, one_move())
+    )
+    path = redis_server.data_dir / "fsync-floor.bench"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
+
+    def write() -> int:
+        written = os.write(descriptor, record)
+        os.fdatasync(descriptor)
+        return written
+
+    try:
+        assert benchmark(write) == len(record)
+        assert os.fstat(descriptor).st_size % len(record) == 0 < os.fstat(descriptor).st_size
+    finally:
+        os.close(descriptor)
+        path.unlink()
 
 
 def test_the_append_benchmark_starts_each_new_stream_at_version_zero(
@@ -125,3 +163,30 @@ def test_load_a_finished_six_round_game(
     assert loaded.version == len(log) > 300
     assert loaded.finished
     assert loaded.game.round_results() == finished.game.round_results()
+
+
+def pot_game() -> tuple[list[Event], LoggedGame]:
+    """A whole four-player pot game, played at random (from a fixed seed)."""
+    seats = tuple(Player(seat=seat, name=f"p{seat}") for seat in range(4))
+    log, logged = create_game("pot", "pot", seats, seed=4, options={})
+    draw = random.Random(4)
+    while not logged.finished:
+        caused, logged = play_move(logged, logged.game.turn, tuple(draw.choice(logged.game.legal_moves())))
+        log += caused
+    return log, logged
+
+
+@pytest.mark.benchmark(group="store")
+def test_load_a_finished_pot_game(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
+) -> None:
+    log, finished = pot_game()
+    loop.run_until_complete(bench_store.append("pot", log, 0, codec=finished.rules.codec))
+
+    def load() -> LoggedGame:
+        return loop.run_until_complete(Games(bench_store).load("pot"))  # a cold cache each time
+
+    loaded = benchmark(load)
+    assert loaded.version == len(log) > 40
+    assert loaded.finished
+    assert loaded.game.pot_results() == finished.game.pot_results()
