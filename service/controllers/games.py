@@ -375,14 +375,16 @@ class GamesController(Controller):
     async def _follow(
         games: Games, game_id: str, seat: int | None, after: int, logged: LoggedGame
     ) -> AsyncIterator[ServerSentEventMessage]:
-        # game_finished is always the last event: once it is sent (or was before the
-        # resume point), nothing will ever follow and the stream ends. Waiting costs no
-        # store connection: one waiter per worker wakes every stream (events/follow.py).
+        # The stream ends with game_finished: once it is sent (or was before the resume
+        # point), no move will ever follow. (A rematch_created may follow it, once; a stream
+        # whose batch holds it ends there too, and readers find the next game in the view.)
+        # Waiting costs no store connection: one waiter per worker wakes every stream
+        # (events/follow.py).
         if logged.finished and after >= logged.version:
             return
         async with aclosing(games.store.follow(game_id, after)) as batches:
             async for new in batches:
-                last = isinstance(new[-1][1], GameFinished)
+                last = logged.finished or any(isinstance(event, GameFinished) for _, event in new)
                 for event in public_events(new, seat, logged.finished or last, logged.rules):
                     data = _encoder.encode(event).decode()
                     yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)

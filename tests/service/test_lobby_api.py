@@ -208,6 +208,15 @@ async def test_every_seat_claims_the_rematch_in_any_order_and_all_land_in_one_ne
     # The finished game's old token is no token of the next game.
     assert (await client.get(f"/v1/games/{next_id}", headers=auth(ann))).status_code == 401
 
+    # The finished game's stream still ends, though its log goes on past game_finished.
+    streamed = await asyncio.wait_for(client.get(f"/v1/games/{game_id}/events/stream?after=1"), timeout=10)
+    assert (
+        streamed.text.replace("\r\n", "\n")
+        .rstrip()
+        .split("\n\n")[-1]
+        .startswith(f"id: {len(logged)}\nevent: rematch_created")
+    )
+
     exported = await client.get(f"/v1/games/{game_id}/export")
     replayed = await client.post(
         "/v1/replays", content=exported.content, headers={"content-type": "application/x-ndjson"}
