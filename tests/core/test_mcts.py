@@ -144,6 +144,27 @@ def test_a_poison_search_reads_only_its_seats_view(players, moves):
         assert first.search(seed, playouts=150) == second.search(seed, playouts=150)
 
 
+@pytest.mark.parametrize(("players", "moves"), [(3, 30), (5, 30)])
+def test_a_poison_search_reads_not_the_seed_that_deals_the_next_rounds(players, moves):
+    # A seeded game knows every later round's deal; the same game dealt by hand does not.
+    # Were the seed left in the search's view, its playouts would play on into the next
+    # round's real deal from the seeded game only, and the two searches would differ.
+    seeded = engine.Game(players, seed=8)
+    dealt = engine.Game(players, deals=[engine.seeded_deal(8, players, 1)])
+    for _ in range(moves):
+        move = seeded.choose("greedy")
+        seeded.play(seeded.turn, move.card, move.cauldron)
+        dealt.play(dealt.turn, move.card, move.cauldron)
+    assert seeded.rounds > 1
+    assert seeded.round == 1
+    assert seeded.seed == 8
+    assert dealt.seed is None
+    assert seeded.view(seeded.turn) == dealt.view(dealt.turn)
+    assert len(seeded.legal_moves()) > 1  # a forced move is played without searching
+    for seed in (1, 2):
+        assert seeded.search(seed, playouts=200) == dealt.search(seed, playouts=200)
+
+
 def test_a_pot_search_reads_neither_the_other_hands_nor_the_pile():
     deal = pot.seeded_deal(9, 3)
     hands = [list(hand) for hand in deal.hands]
