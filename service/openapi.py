@@ -182,46 +182,47 @@ def _schemas() -> dict[str, Any]:
     default = next(body for body in _CREATE_BODIES if body.__struct_config__.tag == DEFAULT_RULESET).__name__
     made[default]["required"].remove("ruleset")
     made[default]["properties"]["ruleset"]["default"] = DEFAULT_RULESET
-    made["PlayerIn"] = _player_in(made["PlayerIn"])
+    made["PlayerIn"], made["OpenSeatIn"] = _player_in(made["PlayerIn"])
+    for body in _CREATE_BODIES:
+        made[body.__name__]["properties"]["players"]["items"] = {
+            "oneOf": [{"$ref": _REF.format(name="PlayerIn")}, {"$ref": _REF.format(name="OpenSeatIn")}]
+        }
     made["Health"]["description"] = "The service answers, and so does its event store."
     for name, description in _EVENT_PARTS.items():
         made[name]["description"] = description
     return made
 
 
-def _player_in(derived: dict[str, Any]) -> dict[str, Any]:
-    """A new game's seat as the service takes it: a name (and maybe a bot), or open and
-    nothing else. The Struct (schemas.PlayerIn) has all three fields optional, and the
-    handler refuses the mixes; the document states the two shapes instead."""
+def _player_in(derived: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A new game's seat as the service takes it, in two shapes: a name (and maybe a bot),
+    `PlayerIn` as it always was, or an open seat, `OpenSeatIn` (`{"open": true}` alone). The
+    Struct (schemas.PlayerIn) has all three fields optional and the handler refuses the
+    mixes; the document states the two shapes instead."""
     fields = derived["properties"]
-    return {
-        "title": derived["title"],
-        "description": derived["description"],
-        "oneOf": [
-            {
-                "type": "object",
-                "description": "a person, or a bot (which the service plays)",
-                "properties": {
-                    "name": fields["name"]["anyOf"][0] | {"description": fields["name"]["description"]},
-                    "bot": fields["bot"],
-                    "open": {"const": False, "default": False},
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "description": "an open seat, which anyone may join",
-                "properties": {
-                    "open": {"const": True, "description": fields["open"]["description"]},
-                    "name": {"type": "null"},
-                    "bot": {"type": "null"},
-                },
-                "required": ["open"],
-                "additionalProperties": False,
-            },
-        ],
+    person = {
+        "title": "PlayerIn",
+        "description": "A seat of a new game: a person (who gets a token) or a bot (which the service plays).",
+        "type": "object",
+        "properties": {
+            "name": fields["name"]["anyOf"][0] | {"description": fields["name"]["description"]},
+            "bot": fields["bot"],
+        },
+        "required": ["name"],
+        "additionalProperties": False,
     }
+    open_seat = {
+        "title": "OpenSeatIn",
+        "description": "A seat of a new game left open: anyone may join it; the game waits until none is open.",
+        "type": "object",
+        "properties": {
+            "open": {"type": "boolean", "enum": [True], "description": fields["open"]["description"]},
+            "name": {"type": "null", "description": "an open seat has no name yet"},
+            "bot": {"type": "null", "description": "an open seat is never a bot's"},
+        },
+        "required": ["open"],
+        "additionalProperties": False,
+    }
+    return person, open_seat
 
 
 def _is_event(name: str, events: tuple[type, ...]) -> bool:

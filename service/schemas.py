@@ -93,9 +93,9 @@ class PlayerIn(Request):
         msgspec.Meta(description="a bot plays this seat at once whenever it is its turn; null or absent: a person"),
     ] = None
     open: Annotated[
-        bool,
+        Literal[True] | UnsetType,
         msgspec.Meta(description="true: leave the seat open for someone to join (no name, never a bot)"),
-    ] = False
+    ] = UNSET
 
 
 class RulesIn(Request):

@@ -78,9 +78,9 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
     """The seats of a new game as its body asks: a name (and maybe a bot), or open; 400
     for a seat that is both or neither, or a name given twice."""
     for seat, player in enumerate(wanted):
-        if player.open and (player.name is not None or player.bot is not None):
+        if player.open is True and (player.name is not None or player.bot is not None):
             raise ApiError(400, "invalid_request", f"players[{seat}] is open: an open seat has no name and no bot")
-        if not player.open and player.name is None:
+        if player.open is not True and player.name is None:
             raise ApiError(400, "invalid_request", f"players[{seat}] needs a 'name' (or 'open': true)")
     players = tuple(Player(seat=seat, name=p.name, bot=p.bot) for seat, p in enumerate(wanted))
     wrong = check_seating(players)
