@@ -338,6 +338,15 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
 
 # ---- the game -------------------------------------------------------------------------
 
+cdef tuple moves_at(const GameState* state):
+    """Every legal move at `state`, in canonical order."""
+    cdef uint8_t kinds[MAX_LEGAL_MOVES]
+    cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
+    cdef int n = legal_moves(state, kinds, cauldrons)
+    cdef int i
+    return tuple([Move(CODES[kinds[i]], cauldrons[i]) for i in range(n)])
+
+
 cdef class Game:
     """One game of Poison, in C. See core/engine.pyi for the documented interface."""
 
@@ -473,10 +482,7 @@ cdef class Game:
     # -- moves -------------------------------------------------------------------------
 
     def legal_moves(self):
-        cdef uint8_t kinds[MAX_LEGAL_MOVES]
-        cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
-        cdef int n = legal_moves(&self.state, kinds, cauldrons)
-        return tuple([Move(CODES[kinds[i]], cauldrons[i]) for i in range(n)])
+        return moves_at(&self.state)
 
     def check(self, seat, card, cauldron):
         cdef int s, kind, c
@@ -541,7 +547,9 @@ cdef class Game:
             raise MemoryError("no memory for the search tree")
         if error != OK:     # the phase says there is a move: a bug of ours
             raise errors.rule_error("invalid_move", "the search found no move to choose")
-        moves = self.legal_moves()
+        # The moves of the position searched, read from the view: another thread may have
+        # played on in the game itself while the search ran without the GIL.
+        moves = moves_at(&view.public)
         return Searched(
             Move(CODES[kind], cauldron), done, moves, tuple([visits[i] for i in range(len(moves))])
         )

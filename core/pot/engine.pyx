@@ -299,6 +299,15 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
 
 # ---- the game -------------------------------------------------------------------------
 
+cdef tuple moves_at(const PotState* state):
+    """Every legal move at `state`, in canonical order."""
+    cdef uint8_t kinds[MAX_LEGAL_MOVES]
+    cdef uint8_t closes[MAX_LEGAL_MOVES]
+    cdef int n = legal_moves(state, kinds, closes)
+    cdef int i
+    return tuple([PotMove(CODES[kinds[i]], closes[i] == 1) for i in range(n)])
+
+
 cdef class Game:
     """One pot game, in C. See core/pot/engine.pyi for the documented interface."""
 
@@ -392,11 +401,7 @@ cdef class Game:
     # -- moves -------------------------------------------------------------------------
 
     def legal_moves(self):
-        cdef uint8_t kinds[MAX_LEGAL_MOVES]
-        cdef uint8_t closes[MAX_LEGAL_MOVES]
-        cdef int n = legal_moves(&self.state, kinds, closes)
-        cdef int i
-        return tuple([PotMove(CODES[kinds[i]], closes[i] == 1) for i in range(n)])
+        return moves_at(&self.state)
 
     def check(self, seat, card, close=False):
         cdef int s, kind, c
@@ -465,7 +470,9 @@ cdef class Game:
             raise MemoryError("no memory for the search tree")
         if error != OK:     # the phase says there is a move: a bug of ours
             raise errors.rule_error("invalid_move", "the search found no move to choose")
-        moves = self.legal_moves()
+        # The moves of the position searched, read from the view: another thread may have
+        # played on in the game itself while the search ran without the GIL.
+        moves = moves_at(&view.public)
         return Searched(
             PotMove(CODES[kind], close == 1), done, moves, tuple([visits[i] for i in range(len(moves))])
         )

@@ -254,6 +254,30 @@ def test_the_search_runs_without_the_gil():
     assert counted > 10_000
 
 
+@pytest.mark.parametrize("rules", GAMES, ids=["poison", "pot"])
+def test_a_search_answers_for_the_position_searched_while_another_thread_plays_on(rules):
+    # The search runs without the GIL on its copy of the view; the game itself may move on
+    # meanwhile (a service thread searching, a request playing), and the answer must still
+    # be about the position that was searched, never the game as it stands afterwards.
+    game = poison_after(2) if rules is engine else pot_after(2)
+    before = game.legal_moves()
+    answer: list = []
+    searching = threading.Thread(
+        target=lambda: answer.append(game.search(5, playouts=PLAYOUT_BOUNDS[1], milliseconds=150))
+    )
+    searching.start()
+    time.sleep(0.03)
+    assert searching.is_alive()
+    move = game.choose("greedy")
+    game.play(game.turn, *move)
+    searching.join()
+    searched = answer[0]
+    assert game.legal_moves() != before
+    assert searched.moves == before
+    assert searched.move in before
+    assert sum(searched.visits) == searched.playouts
+
+
 # ---- in simulate, and where it is offered ---------------------------------------------------
 
 
