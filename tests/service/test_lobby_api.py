@@ -57,6 +57,10 @@ async def test_two_clients_join_the_open_seats_and_the_last_join_deals(client: A
     assert all(p["hand_size"] == 0 for p in waiting["players"])
     listed = (await client.get("/v1/games", params={"status": "waiting"})).json()["games"]
     assert any(g["game_id"] == game_id and g["players"] == ["ann", None, "robo", None] for g in listed)
+    assert (await client.get(f"/v1/games/{game_id}/scores")).json()["totals"] == [0, 0, 0, 0]
+    created = (await client.get(f"/v1/games/{game_id}/events", headers=auth(ann))).json()["events"][0]
+    assert created["data"]["seed"] is None  # it deals every hand: hidden until the end
+    assert (await client.get(f"/v1/games/{game_id}/export")).json()["code"] == "game_active"
 
     first = await join(client, game_id, 1, "bea")
     assert first.status_code == 201, first.text
