@@ -250,7 +250,7 @@ def choose(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat
         answer = ask(out, f"a game to join (1 to {len(games)}; Enter: none): ")
         if not answer:
             return None
-        if answer.isdigit() and 1 <= int(answer) <= len(games):
+        if answer.isdecimal() and 1 <= int(answer) <= len(games):  # isdigit() takes "²", int() not
             return RemoteSeat.join(client, games[int(answer) - 1].game_id, None, args.name or ask_name(out))
         out.print(Text(f"{visible(answer)!r} is none of them: type a number from 1 to {len(games)}", style="red"))
 

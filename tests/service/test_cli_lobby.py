@@ -191,6 +191,9 @@ def test_in_a_terminal_the_list_asks_which_game_to_join_and_the_name(server):
     game_id = made.json()["game_id"]
     with Terminal("play", "--server", server, "--list", columns=140) as terminal:
         terminal.read_until(b"a game to join (1 to ")
+        # A digit that is no number (a superscript two) is asked again, not a traceback.
+        os.write(terminal.master, "\u00b2\n".encode())
+        terminal.read_until("'\u00b2' is none of them".encode())
         row = next(line for line in shown_lines(terminal.screen()) if game_id in line)
         os.write(terminal.master, row.split()[0].encode() + b"\n")
         terminal.read_until(b"your name at the table: ")
