@@ -20,6 +20,7 @@ from core.rulesets import DEFAULT_RULESET
 from events.limits import Limit, RateLimits
 from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game
 from events.replay import InvalidLog, advance, rebuild
+from events.restore import restore
 from events.ruleset import EventRules
 from events.schema import Event, Player, Rules
 from events.store import Appended, EventStore, Idempotency, UnknownGame, VersionConflict, listing_member
@@ -109,7 +110,7 @@ class Games:
             events = await self.store.read(game_id)
             if not events:
                 raise UnknownGame(game_id)
-            logged = rebuild(events)
+            logged = restore(events)  # a whole log of our own store: the core's batch (events.restore)
         else:
             newer = await self.store.read(game_id, cached.version)
             logged = advance(cached, newer) if newer else cached
