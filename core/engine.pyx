@@ -17,9 +17,9 @@ from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from core.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
-from core.mcts cimport ERR_NO_MEMORY, POLICY_MCTS, SeatView, observe, play_out_searching
+from core.mcts cimport POLICY_MCTS, SeatView, observe, play_out_searching
 from core.mcts cimport search as search_view
-from core.search cimport Budget
+from core.search cimport ERR_NO_MEMORY, Budget
 from core.rules cimport (
     CAULDRONS_DYNAMIC, CAULDRONS_FIXED, DEAL_SIZE, DECK_SIZE, ERR_AWAITING_DEAL,
     ERR_CARD_NOT_IN_HAND, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_ILLEGAL_CAULDRON,

@@ -8,15 +8,14 @@
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
-from core.rules cimport N_KINDS, GameState
+from core.rules cimport N_KINDS, N_POLICIES, GameState
 from core.search cimport Budget
 
 cdef enum:
-    POLICY_MCTS = 2          # after rules.pxd's POLICY_RANDOM and POLICY_GREEDY: its index in ENGINE_BOTS
+    POLICY_MCTS = N_POLICIES # after rules.pxd's POLICY_RANDOM and POLICY_GREEDY: its index in ENGINE_BOTS
     # Playouts of one decision unless told otherwise: a median decision within 50 ms on the
     # machine this was measured on (benchmarks/test_mcts.py, the README's figures).
     DEFAULT_PLAYOUTS = 1000
-    ERR_NO_MEMORY = 100      # the tree could not be allocated
 
 cdef struct SeatView:
     GameState public         # the game with every hidden card taken out (other hands, the seed)

@@ -22,15 +22,11 @@ from core.rules cimport (
     kind_copies, legal_moves,
 )
 from core.search cimport (
-    MAX_MOVE_CODES, NO_NODE, Budget, Node, add_child, clipped, mark_available, node_init, now_ms,
-    select_child,
+    ERR_NO_MEMORY, MARGIN_SCALE, MAX_MOVE_CODES, NO_NODE, ROLLOUT_RANDOM_IN, Budget, Node, add_child, clipped,
+    mark_available, node_init, now_ms, select_child,
 )
 from core.splitmix cimport next_random, random_below
 
-# One rollout move in this many is random rather than greedy.
-cdef int ROLLOUT_RANDOM_IN = 10
-# Points of margin over the other seats' mean worth the whole margin half of a reward.
-cdef double MARGIN_SCALE = 20.0
 # A move's code in the tree: its kind and cauldron in one byte.
 cdef inline int move_code(int kind, int cauldron) noexcept nogil:
     return kind * 4 + cauldron

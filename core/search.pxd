@@ -16,6 +16,12 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 cdef enum:
     NO_NODE = -1
     MAX_MOVE_CODES = 64      # a move's code fits in a byte; both games' codes are below 64
+    ERR_NO_MEMORY = 100      # the tree could not be allocated (after every rule error code)
+    # One rollout move in this many is random rather than greedy, so that no deal is read as
+    # if everyone were certain to play greedily.
+    ROLLOUT_RANDOM_IN = 10
+    # Points of margin over the other seats' mean worth the whole margin half of a reward.
+    MARGIN_SCALE = 20
 
 
 cdef struct Node:

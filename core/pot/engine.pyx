@@ -16,9 +16,9 @@ from libc.string cimport memcpy, memset
 
 from core.pot cimport rules
 from core.pot.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
-from core.pot.mcts cimport ERR_NO_MEMORY, POLICY_MCTS, SeatView, observe, play_out_searching
+from core.pot.mcts cimport POLICY_MCTS, SeatView, observe, play_out_searching
 from core.pot.mcts cimport search as search_view
-from core.search cimport Budget
+from core.search cimport ERR_NO_MEMORY, Budget
 from core.pot.rules cimport (
     COPIES, ERR_AWAITING_DEAL, ERR_CARD_NOT_IN_HAND, ERR_CLOSE_ENDGAME, ERR_CLOSE_EXPLODES,
     ERR_GAME_FINISHED, ERR_INVALID_MOVE, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,

@@ -19,15 +19,11 @@ from core.pot.rules cimport (
     POLICY_GREEDY, POLICY_RANDOM, Outcome, PotState, choose_move, legal_moves, play_move,
 )
 from core.search cimport (
-    MAX_MOVE_CODES, NO_NODE, Budget, Node, add_child, clipped, mark_available, node_init, now_ms,
-    select_child,
+    ERR_NO_MEMORY, MARGIN_SCALE, MAX_MOVE_CODES, NO_NODE, ROLLOUT_RANDOM_IN, Budget, Node, add_child, clipped,
+    mark_available, node_init, now_ms, select_child,
 )
 from core.splitmix cimport next_random, random_below
 
-# One rollout move in this many is random rather than greedy.
-cdef int ROLLOUT_RANDOM_IN = 10
-# Points of margin over the other seats' mean worth the whole margin half of a reward.
-cdef double MARGIN_SCALE = 20.0
 
 
 cdef inline int move_code(int kind, int close) noexcept nogil:
