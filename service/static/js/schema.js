@@ -42,7 +42,9 @@ export function newGameForms(doc) {
     const properties = schema.properties;
     const ruleset = enumOf(doc, properties.ruleset)[0] ?? properties.ruleset.const;
     const players = resolve(doc, properties.players);
-    const seat = resolve(doc, players.items);
+    // A seat is one of two shapes (PlayerIn: a name and maybe a bot; OpenSeatIn: left open):
+    // the named one gives the name's bounds and the bots.
+    const seat = alternatives(doc, players.items).find((shape) => shape.properties?.name?.type === "string") ?? resolve(doc, players.items);
     const options = Object.entries(properties)
       .filter(([name]) => !["ruleset", "players", "seed"].includes(name))
       .flatMap(([name, node]) => option(doc, [name], node, name));
