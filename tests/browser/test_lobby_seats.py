@@ -6,10 +6,12 @@ game. One test a ruleset: the other seats play through the API, so it stays quic
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 from urllib.parse import unquote
 
 import pytest
 
+from service.schemas import Name
 from tests.browser.conftest import SCREENSHOTS, Watched
 from tests.browser.table import TABLE, create, play_out, read, token_of
 
@@ -48,11 +50,15 @@ def test_a_seat_left_open_is_joined_from_the_lobby_the_creator_sees_it_live_and_
 
     # Another person finds the game among the waiting ones, and takes the seat under a name.
     joiner = open_page("#/?status=waiting", phone=True).page  # on a phone, as people often are
+    joiner.get_by_role("button", name="Create the game").wait_for()  # the API document is read
     row = joiner.locator(f'tr[data-game="{game_id}"]')
     assert row.locator(".status").inner_text() == "waiting"
     assert "1 seat open" in row.inner_text()
     row.get_by_role("button", name="Join").click()
-    joiner.locator(".join-form .join-name").fill("Zoe")
+    name = joiner.locator(".join-form .join-name")
+    # The longest name the service takes, as its API document says (service.schemas.Name).
+    assert name.get_attribute("maxlength") == str(get_args(Name)[1].max_length)
+    name.fill("Zoe")
     joiner.screenshot(path=SCREENSHOTS / f"lobby-seats-{ruleset}-join.png", full_page=True)
     joiner.get_by_role("button", name="Take the seat").click()
     joiner.wait_for_selector(f'{TABLE}[data-mode="seat"]:not([data-status="waiting"])')

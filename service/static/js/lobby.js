@@ -26,6 +26,9 @@ const STATUSES = [
 
 export function mountLobby(root, { status }) {
   const notices = noticeBoard();
+  // The bounds of a seat's name as the API document gives them (read with the new game's
+  // form): the join form offers the same, and declares none of its own.
+  let nameLength = null;
   const create = h("section", { class: "panel create", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, "New game"), h("p", { class: "loading" }, "Reading what the service offers…"));
   const created = h("div", { class: "created-area" });
   const games = h("section", { class: "panel games", "aria-labelledby": "games" });
@@ -63,6 +66,7 @@ export function mountLobby(root, { status }) {
     }
     const known = forms.filter((form) => isKnown(form.ruleset));
     let form = known[0];
+    nameLength = form?.nameLength ?? null;
     const seats = [];
     const rulesetField = h(
       "fieldset",
@@ -305,7 +309,7 @@ export function mountLobby(root, { status }) {
       return;
     }
     const open = openSeats(view);
-    const name = h("input", { type: "text", class: "join-name", "aria-label": "Your name", placeholder: "your name", minLength: 1, maxLength: 32, required: true, autocomplete: "nickname" });
+    const name = h("input", { type: "text", class: "join-name", "aria-label": "Your name", placeholder: "your name", minLength: nameLength?.min ?? 1, maxLength: nameLength?.max, required: true, autocomplete: "nickname" });
     const seat = h(
       "select",
       { class: "join-seat", "aria-label": "Seat" },
