@@ -186,7 +186,7 @@ class Appended:
 class GameSummary(msgspec.Struct, frozen=True):
     game_id: str
     status: str
-    players: list[str]
+    players: list[str | None]  # None: an open seat of a waiting game (the lobby)
     round: int | None  # None for a ruleset without rounds (the pot game)
     rounds: int | None
     version: int
