@@ -358,6 +358,14 @@ SERVER_ONLY = {
 
 
 def check_server_options(args: argparse.Namespace) -> None:
+    # An empty id or token is refused here: it would read as no option below, then as one.
+    for flag, value, wanted in (
+        ("--game", args.game, "the game's id"),
+        ("--join", args.join, "the game's id"),
+        ("--token", args.token, "your seat's token"),
+    ):
+        if value is not None and not value.strip():
+            raise CommandError(f"{flag} is empty: give {wanted}")
     given_server = [flag for name, flag in SERVER_ONLY.items() if getattr(args, name) not in (None, False)]
     if args.server is None and (args.game is not None or args.token is not None):
         raise CommandError("--game and --token join a game on a server: give its --server URL too")

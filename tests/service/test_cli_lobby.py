@@ -241,6 +241,9 @@ def test_lobby_options_out_of_place_are_refused_before_anything_is_sent(capsys):
         "--rematch plays again after a finished game: give its --game": ["--server", nowhere, "--rematch"],
         "--open 3: a 3-player game has 2 other seats": ["--server", nowhere, "--players", "3", "--open", "3"],
         "--name is for a seat taken with --join": ["--server", nowhere, "--game", "g", "--token", "t", "--name", "a"],
+        "--join is empty: give the game's id": ["--server", nowhere, "--join", "", "--name", "a"],
+        "--game is empty: give the game's id": ["--server", nowhere, "--game", " ", "--token", "t"],
+        "--token is empty": ["--server", nowhere, "--game", "g", "--token", ""],
     }
     for says, args in refusals.items():
         assert_one_line_refusal(refused(capsys, *args), "play", says)
