@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.games <= 1_000_000 or not THREAD_BOUNDS[0] <= args.jobs <= THREAD_BOUNDS[1]:
         parser.error(f"--games is 1 to 1,000,000 and --jobs {THREAD_BOUNDS[0]} to {THREAD_BOUNDS[1]}")
+    if not 1 <= args.timed_games <= 1_000:  # a median of no decisions is no figure
+        parser.error(f"--timed-games is 1 to 1,000, not {args.timed_games}")
     figures: dict = {"playouts": {"poison": engine.DEFAULT_PLAYOUTS, "pot": pot.DEFAULT_PLAYOUTS}}
     for name, rules, players in (("poison", engine, 4), ("pot", pot, 2)):
         times = decision_times(rules, players, args.timed_games)

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from benchmarks import mcts_bars
 from core import engine, reference
 from core.errors import MILLISECOND_BOUNDS, PLAYOUT_BOUNDS, SEARCH_BOT, InvalidArgument
 from core.pot import engine as pot
@@ -302,3 +303,12 @@ def test_the_references_refuse_mcts_saying_the_engine_plays_it(rules):
     game = rules.Game(4, seed=1) if rules is reference else rules.Game(2, seed=1)
     with pytest.raises(InvalidArgument, match="compiled engine only"):
         game.choose(SEARCH_BOT)
+
+
+@pytest.mark.parametrize("timed", ["0", "-3"])
+def test_the_bars_command_refuses_no_timed_games_in_one_line(timed, capsys):
+    # Zero timed games left the median of no decisions to raise a StatisticsError traceback.
+    with pytest.raises(SystemExit) as stopped:
+        mcts_bars.main(["--games", "1", "--timed-games", timed])
+    assert stopped.value.code == 2
+    assert f"--timed-games is 1 to 1,000, not {timed}" in capsys.readouterr().err
