@@ -602,6 +602,7 @@ cdef struct Tally:
     int64_t wins[rules.MAX_PLAYERS]
     int64_t score_sum[rules.MAX_PLAYERS]
     int64_t score_squares[rules.MAX_PLAYERS]
+    int64_t unfinished        # games a search stopped, its tree not allocated: none counted
 
 
 cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
@@ -631,6 +632,10 @@ cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
             mine.moves += play_out_searching(&state, seats, budgets, &rng)
         else:
             mine.moves += play_out(&state, seats, &rng)
+        if searching and state.phase != PHASE_OVER:
+            # Only a search short of memory stops a seeded game early: its totals are no result.
+            mine.unfinished += 1
+            break
         best = state.total[0]
         for s in range(n):
             if state.total[s] > best:
@@ -640,6 +645,7 @@ cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
             mine.score_sum[s] += state.total[s]
             mine.score_squares[s] += state.total[s] * state.total[s]
     tally.moves += mine.moves
+    tally.unfinished += mine.unfinished
     for s in range(n):
         tally.wins[s] += mine.wins[s]
         tally.score_sum[s] += mine.score_sum[s]
@@ -708,10 +714,13 @@ def simulate(players, games, *, seed=0, bots=None, first=0, threads=1, playouts=
     memset(&total, 0, sizeof(Tally))
     for share in shares:
         total.moves += share.tally.moves
+        total.unfinished += share.tally.unfinished
         for s in range(n):
             total.wins[s] += share.tally.wins[s]
             total.score_sum[s] += share.tally.score_sum[s]
             total.score_squares[s] += share.tally.score_squares[s]
+    if total.unfinished:
+        raise MemoryError("no memory for a search tree: the games could not be played out")
     return Simulation(
         n_games, total.moves,
         tuple([total.wins[s] for s in range(n)]),

@@ -7,6 +7,8 @@ strength bars are benchmarks/mcts_bars.py's).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -289,6 +291,34 @@ def test_simulate_with_searching_seats_gives_the_same_figures_on_one_and_two_thr
     assert runs[0].games == 4
     pot_runs = [pot.simulate(2, 6, seed=3, bots=["mcts", "greedy"], playouts=[10, None], threads=t) for t in (1, 2)]
     assert pot_runs[0] == pot_runs[1]
+
+
+#: A simulation whose search trees cannot be allocated: the address space capped a few MB
+#: above what the process holds, then every mcts decision asks for 6 MB.
+SHORT_OF_MEMORY = """
+import resource, sys
+from core import engine
+from core.pot import engine as pot
+rules, players, options = (pot, 2, {}) if sys.argv[1] == "pot" else (engine, 4, {"rounds": 1})
+bots = ["mcts"] + ["greedy"] * (players - 1)
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 3_000_000, resource.RLIM_INFINITY))
+try:
+    print(rules.simulate(players, 2, seed=1, bots=bots, playouts=200_000, **options))
+except MemoryError as error:
+    print("MemoryError:", error)
+"""
+
+
+@pytest.mark.parametrize("ruleset", ["poison", "pot"])
+def test_simulate_short_of_memory_for_a_search_says_so_rather_than_tally_unplayed_games(ruleset):
+    # The searching loop stopped a game at a tree it could not allocate, and the game was
+    # tallied as played: every seat won every game with a total of 0.
+    ran = subprocess.run(
+        [sys.executable, "-c", SHORT_OF_MEMORY, ruleset], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.stdout.strip() == "MemoryError: no memory for a search tree: the games could not be played out"
 
 
 def test_the_engines_play_mcts_but_the_service_is_not_offered_it_yet():
