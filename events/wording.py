@@ -121,6 +121,8 @@ def _worded(message: str, where: list[Segment], value: Any, info: Any, name: _Na
         sent = _shown(value) if value is not NOTHING else match["value"]
         if not choices:
             return f"{field}: {sent} is not allowed here"
+        if cards := _card_games(choices):  # the events' cards: one of a game's card codes
+            return _not_a_card(f"{field}: {sent}", cards)
         return f"{field}: {sent} is not one of {', '.join(_shown(choice) for choice in choices)}"
     wanted = _wanted(info)
     if match := _TYPE.fullmatch(message):
@@ -244,6 +246,15 @@ def _not_matching(field: str, value: Any, pattern_repr: str) -> str:
     sent = f"{field}: {_shown(value)}" if value is not NOTHING else field
     if not cards:
         return f"{sent} is not in the form {field} takes"
+    return _not_a_card(sent, cards)
+
+
+def _card_games(choices: Sequence[Any]) -> list[Any]:
+    """The rulesets whose card codes are exactly these choices (an enum of cards)."""
+    return [ruleset for ruleset in RULESETS.values() if set(ruleset.card_codes) == set(choices)]
+
+
+def _not_a_card(sent: str, cards: Sequence[Any]) -> str:
     if len(cards) == 1:
         return f"{sent} is not a card code: the cards are {cards_listed(cards[0].card_codes)}"
     games = [f"{cards_listed(ruleset.card_codes)} ({_game(ruleset.title)})" for ruleset in cards]
@@ -363,6 +374,8 @@ def _one(info: Any) -> str:
     if isinstance(info, types.NoneType):
         return "null"
     if isinstance(info, types.LiteralType):
+        if _card_games(info.values):
+            return "a card code"
         return "one of " + ", ".join(_shown(value) for value in info.values)
     if isinstance(info, types.StrType):
         if info.pattern is not None and any(r.card_pattern in info.pattern for r in RULESETS.values()):

@@ -8,14 +8,17 @@ drawn cards) is a field that redaction sets to None.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import msgspec
 
 from core.rulesets import POT
 from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
 
-Card = Annotated[str, msgspec.Meta(pattern=POT.card_pattern)]
+if TYPE_CHECKING:  # to a type checker a card is a string; msgspec checks it against the codes
+    Card = str
+else:
+    Card = Literal[POT.card_codes]  # the core's codes, declared once
 Toxicity = Annotated[int, msgspec.Meta(ge=0)]
 
 
