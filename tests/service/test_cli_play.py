@@ -373,3 +373,13 @@ def test_play_pot_refuses_what_is_no_legal_move_and_waits_for_another(pot_played
     assert re.search(r"there is no move 99: choose 1 to \d+", out)
     card = tried["closing"].split()[0]
     assert f"the pot may not be closed with {card}: no pot may be closed once the draw pile is empty" in out
+
+
+def test_a_superscript_digit_as_a_move_or_a_cauldron_is_refused_and_you_choose_again():
+    # "²".isdigit() is true but int("²") fails: this once ended play with a traceback.
+    answers = "\n".join(["²", "R1 ²", *["1"] * 60]) + "\n"
+    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "your move: ²\n" in result.stdout
+    assert "your move: R1 ²\n" in result.stdout

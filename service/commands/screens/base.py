@@ -169,7 +169,7 @@ class Screen(ABC):
         """The move the person typed (its number in the list, or typed out), or what is
         wrong with it."""
         words = text.split()
-        if len(words) == 1 and words[0].isdigit():
+        if len(words) == 1 and words[0].isdecimal():  # isdigit() takes "²", int() not
             number = int(words[0])
             if 1 <= number <= len(legal):
                 return tuple(legal[number - 1])

@@ -95,7 +95,7 @@ class PoisonScreen(Screen):
         return Text.assemble(self.card(card), f"→{cauldron}")
 
     def typed(self, words: list[str], view: GameView) -> tuple[str, int] | str | None:
-        if len(words) == 2 and words[1].isdigit():
+        if len(words) == 2 and words[1].isdecimal():  # isdigit() takes "²", int() not
             card, cauldron = words[0].upper(), int(words[1])
             if cauldron >= len(view.cauldrons):
                 return f"there is no cauldron {cauldron}: they are {', '.join(map(str, range(len(view.cauldrons))))}"
