@@ -37,7 +37,7 @@ run: $(RUN_STAMP)
 
 ## test: lint, type-check, then every test (benchmarks run once each, untimed, to check their results)
 test: setup lint typecheck
-	$(BIN)/python -m pytest tests benchmarks --benchmark-disable
+	$(BIN)/python -m pytest tests benchmarks --benchmark-disable --durations=25
 
 lint: setup
 	$(BIN)/ruff check .
