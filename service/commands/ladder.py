@@ -50,7 +50,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         help="play every bot against every other and rate them",
         description="A round robin between bots in the compiled core of a ruleset "
         f"({', '.join(RULESETS)}): every pair plays --games games, seats alternating between the two and "
-        "swapped half way, on the same deals. Shows each match's win share with its 95%% confidence interval, "
+        "swapped half way, on the same deals. Shows each match's win share with its 95% confidence interval, "
         "and each bot's rating (Bradley-Terry, on the Elo scale, mean 1500).",
     )
     add_ruleset(command)

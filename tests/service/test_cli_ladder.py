@@ -113,3 +113,18 @@ def test_bad_input_is_refused_in_one_line(args, says, capsys):
     assert err.startswith("poison ladder: ")
     assert len(err.strip().splitlines()) == 1, err
     assert says in err
+
+
+def test_the_ladder_help_says_95_percent_once() -> None:
+    # argparse does not %-format a description: a '%%' there is printed as it is.
+    import contextlib
+    import io
+
+    from service.cli import main
+
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):
+        main(["ladder", "--help"])
+    text = " ".join(shown.getvalue().split())
+    assert "95% confidence interval" in text
+    assert "%%" not in text
