@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
+from service.app import create_app
+from service.settings import Settings
 from tests.service.api import auth, view
 
 pytestmark = pytest.mark.anyio
@@ -256,3 +259,19 @@ async def test_a_new_game_refuses_seats_that_are_both_open_and_named_or_an_open_
         refused = await client.post("/v1/games", json=body)
         assert refused.status_code == 400, seat
         assert refused.json()["code"] == "invalid_request"
+
+
+async def test_joins_and_leaves_beyond_an_address_burst_are_429_and_change_nothing(settings: Settings) -> None:
+    tight = msgspec.structs.replace(settings, move_rate=0.5, move_burst=2)
+    async with AsyncTestClient(create_app(tight)) as client:
+        game_id, _ = await open_game(client, {"rounds": 1})
+        joined = await join(client, game_id, 1, "bob")
+        assert joined.status_code == 201, joined.text
+        token = joined.json()["token"]
+        left = await client.delete(f"/v1/games/{game_id}/seats/1", headers={"Authorization": f"Bearer {token}"})
+        assert left.status_code == 204, left.text
+        refused = await join(client, game_id, 1, "cy")
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["code"] == "rate_limited"
+        assert int(refused.headers["retry-after"]) >= 1
+        assert await kinds(client, game_id) == ["game_created", "seat_joined", "seat_left"]
