@@ -7,7 +7,7 @@ import argparse
 from typing import Any, NamedTuple
 
 from core import RuleError
-from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT
+from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT, THREAD_BOUNDS
 from core.rulesets import DEFAULT_RULESET, RULESETS, Option, Ruleset, get_ruleset
 from service.commands import CommandError
 
@@ -177,3 +177,26 @@ def engine_seats_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: 
     if len(names) != count:
         raise CommandError(f"--bots names {len(names)} bots for {count} {of}: give one, or one per {each}")
     return [seat_of(name, ruleset) for name in names]
+
+
+#: The bounds of --jobs: the threads (or, for replay, processes) one command runs on.
+JOBS = THREAD_BOUNDS
+
+
+def add_seed_and_jobs(command: argparse.ArgumentParser) -> None:
+    """--seed (default 0) and --jobs (threads, default 1) of the commands that play games in
+    the core: simulate and ladder."""
+    command.add_argument(
+        "--seed", type=seed, default=0, help=f"{SEED_RANGE} (default 0): the same seed, the same games"
+    )
+    command.add_argument(
+        "--jobs",
+        type=whole_number,
+        default=1,
+        help=f"threads to play the games on at once, {JOBS[0]} to {JOBS[1]} (default 1): the figures do not change",
+    )
+
+
+def check_jobs(jobs: int) -> None:
+    if not JOBS[0] <= jobs <= JOBS[1]:
+        raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {jobs:,}")

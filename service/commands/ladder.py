@@ -23,7 +23,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from core import RuleError
-from core.engine import THREAD_BOUNDS
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, arguments, console, fail, literal
 from service.commands.arguments import (
@@ -41,7 +40,6 @@ from service.commands.standings import bradley_terry, wilson
 
 GAMES = (2, 1_000_000)  # the bounds of --games, per match (two halves, seats swapped)
 BOTS = (2, 8)  # the fewest and the most bots on a ladder
-JOBS = THREAD_BOUNDS
 
 
 def add(commands: argparse._SubParsersAction) -> None:
@@ -68,18 +66,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         default=1_000,
         help=f"games per match, {GAMES[0]:,} to {GAMES[1]:,} (default 1,000)",
     )
-    command.add_argument(
-        "--seed",
-        type=arguments.seed,
-        default=0,
-        help=f"{arguments.SEED_RANGE} (default 0): the same seed, the same games",
-    )
-    command.add_argument(
-        "--jobs",
-        type=arguments.whole_number,
-        default=1,
-        help=f"threads to play the games on at once, {JOBS[0]} to {JOBS[1]} (default 1): the figures do not change",
-    )
+    arguments.add_seed_and_jobs(command)
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -189,8 +176,7 @@ def run_ladder(
 def check(args: argparse.Namespace) -> None:
     if not GAMES[0] <= args.games <= GAMES[1]:
         raise CommandError(f"--games is {GAMES[0]:,} to {GAMES[1]:,} per match, not {args.games:,}")
-    if not JOBS[0] <= args.jobs <= JOBS[1]:
-        raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {args.jobs:,}")
+    arguments.check_jobs(args.jobs)
 
 
 def share_of(wins: int, losses: int) -> str:

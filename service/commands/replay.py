@@ -17,7 +17,6 @@ from typing import Any
 import msgspec
 from rich.console import Console
 
-from core.engine import THREAD_BOUNDS
 from events.codec import Event
 from events.connect import connect
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
@@ -54,7 +53,8 @@ def add(commands: argparse._SubParsersAction) -> None:
         "--jobs",
         type=arguments.whole_number,
         default=1,
-        help=f"with several logs: how many to check at once, in as many processes, {JOBS[0]} to {JOBS[1]} (default 1)",
+        help="with several logs: how many to check at once, in as many processes, "
+        f"{arguments.JOBS[0]} to {arguments.JOBS[1]} (default 1)",
     )
     command.add_argument("--redis-url", help="the store for --game (POISON_REDIS_URL; default: embedded)")
     command.add_argument("--data-dir", type=Path, help="the embedded store's data for --game (default ./poison-data)")
@@ -63,7 +63,6 @@ def add(commands: argparse._SubParsersAction) -> None:
 #: How the log given as `-` is named in messages.
 STDIN = "standard input"
 #: The bounds of --jobs (as simulate's --jobs).
-JOBS = THREAD_BOUNDS
 #: What a directory's logs are named: the two forms `poison replay` reads.
 LOG_SUFFIXES = (".ndjson", ".json")
 
@@ -204,8 +203,7 @@ def check_all(logs: list[str], jobs: int, out: Console) -> int:
 def run(args: argparse.Namespace) -> int:
     out = console()
     try:
-        if not JOBS[0] <= args.jobs <= JOBS[1]:
-            raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {args.jobs:,}")
+        arguments.check_jobs(args.jobs)
         logs = logs_of(args)
         if logs is not None:
             return check_all(logs, args.jobs, out)

@@ -20,7 +20,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from core import RuleError, Simulation
-from core.engine import THREAD_BOUNDS
 from core.errors import SEARCH_BOT
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, arguments, console, fail, literal
@@ -38,7 +37,6 @@ from service.commands.arguments import (
 CHUNK = 20_000  # games per C call: small enough for a live progress bar
 SEARCHING_CHUNK = 4  # the same with a searching seat, whose games take a second or more each
 GAMES = (1, 1_000_000_000)  # the bounds of --games
-JOBS = THREAD_BOUNDS  # the bounds of --jobs: the threads one simulate call plays on
 
 
 def add(commands: argparse._SubParsersAction) -> None:
@@ -57,18 +55,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         default=10_000,
         help=f"how many games, {GAMES[0]:,} to {GAMES[1]:,} (default 10,000)",
     )
-    command.add_argument(
-        "--seed",
-        type=arguments.seed,
-        default=0,
-        help=f"{arguments.SEED_RANGE} (default 0): the same seed, the same games",
-    )
-    command.add_argument(
-        "--jobs",
-        type=arguments.whole_number,
-        default=1,
-        help=f"threads to play the games on at once, {JOBS[0]} to {JOBS[1]} (default 1): the figures do not change",
-    )
+    arguments.add_seed_and_jobs(command)
     command.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -170,8 +157,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not GAMES[0] <= args.games <= GAMES[1]:
             raise CommandError(f"--games is {GAMES[0]:,} to {GAMES[1]:,}, not {args.games:,}")
-        if not JOBS[0] <= args.jobs <= JOBS[1]:
-            raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {args.jobs:,}")
+        arguments.check_jobs(args.jobs)
         ruleset = ruleset_of(args)
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)
