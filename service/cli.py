@@ -25,6 +25,8 @@ INTERRUPTED = 128 + signal.SIGINT
 #: The exit status when whoever read the output stopped reading: 1, as rich's consoles
 #: end then (rich.console.Console.on_broken_pipe), so every command ends the same way.
 READER_GONE = 1
+#: The exit status of a command that could not do its work (an unreachable store, no memory).
+FAILED = 1
 
 #: Each command's module: `add(commands)` declares it, `run(args)` runs it.
 COMMANDS = {"serve": serve, "replay": replay, "simulate": simulate, "ladder": ladder, "play": play}
@@ -78,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         # Whatever was on the screen (a progress bar) was put away as the exception left it.
         print(f"poison {args.command}: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except MemoryError as error:
+        # A search bot's tree at a large budget is the one allocation a command may be refused.
+        print(f"poison {args.command}: out of memory: {error}", file=sys.stderr)
+        return FAILED
     except BrokenPipeError:
         # Python would complain again when it flushes stdout at exit: point it at nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

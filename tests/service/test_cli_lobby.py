@@ -99,7 +99,7 @@ def test_a_game_with_an_open_seat_waits_and_the_list_shows_it_with_its_open_seat
     ana, listed, game_id = together["ana"], together["list"], together["id"]
     assert ana.splitlines()[0] == (
         f"game {game_id} at {ana.split(' at ', 1)[1].split(' ', 1)[0]} waits for players: "
-        "seat 0 you, seat 1 (open), seat 2 greedy bot 2 (greedy)"
+        "seat 0 you, seat 1 (open), seat 2 greedy bot 2"
     )
     assert listed.returncode == 0, listed.stderr
     row = next(line for line in listed.stdout.splitlines() if game_id in line)

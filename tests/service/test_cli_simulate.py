@@ -139,3 +139,25 @@ def test_a_bad_strength_is_refused_in_words(bots, said, capsys):
     out, err = capsys.readouterr()
     assert said in err
     assert out == ""
+
+
+#: poison simulate of search bots whose trees cannot be allocated: the address space capped a
+#: few MB above what the process holds, and every decision at 200,000 playouts asks for more.
+SIMULATE_SHORT_OF_MEMORY = """
+import resource, sys
+from service.cli import main
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 3_000_000, resource.RLIM_INFINITY))
+sys.exit(main(["simulate", "--players", "2", "--ruleset", "pot", "--games", "2", "--bots", "mcts:200000,greedy"]))
+"""
+
+
+def test_simulate_short_of_memory_for_a_search_says_so_in_one_line() -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", SIMULATE_SHORT_OF_MEMORY], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stderr.splitlines() == [
+        "poison simulate: out of memory: no memory for a search tree: the games could not be played out"
+    ]

@@ -40,11 +40,12 @@ def waiting_games(games: Sequence[Any]) -> Table:
     for number, entry in enumerate(games, 1):
         names = list(entry.players)
         open_seats = sum(name is None for name in names)
-        ruleset = RULESETS[getattr(entry, "ruleset", None) or "poison"]
+        name = getattr(entry, "ruleset", None) or "poison"
+        ruleset = RULESETS.get(name)  # a newer server may list a game this client does not know
         table.add_row(
             str(number),
             Text(visible(entry.game_id)),
-            ruleset.title,
+            ruleset.title if ruleset is not None else Text(visible(name)),
             f"{len(names) - open_seats} taken, {open_seats} open",
             Text(", ").join(Text(OPEN if name is None else visible(name)) for name in names),
         )
@@ -56,7 +57,8 @@ def room(players: Sequence[Any], you: int) -> Text:
     parts = []
     for seat, (player, name) in enumerate(zip(players, seat_names(players, you), strict=True)):
         bot = getattr(player, "bot", None)
-        parts.append(Text.assemble(f"seat {seat} ", (name, "bold" if seat == you else ""), f" ({bot})" if bot else ""))
+        said = f" ({bot})" if bot and bot not in name.split() else ""  # not "greedy bot 2 (greedy)"
+        parts.append(Text.assemble(f"seat {seat} ", (name, "bold" if seat == you else ""), said))
     return Text(", ").join(parts)
 
 
