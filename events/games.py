@@ -190,27 +190,12 @@ class Games:
                 if logged is cached:
                     continue  # judged on a cache that may be behind: judge it on the log
                 raise
-            result = answer(after, logged.version + 1, events) if answer is not None else b""
             try:
-                appended = await self.store.append(
-                    game_id,
-                    events,
-                    logged.version,
-                    idempotency=idempotency._replace(result=result) if idempotency else None,
-                    summary=summary_of(after),
-                    codec=logged.rules.codec,
-                    limits=tuple(limits),
-                    limited="moves",
-                )
+                return await self._record(game_id, logged, events, after, answer, idempotency, limits, "moves")
             except VersionConflict:
-                limits.clear()  # the script took the tokens before it checked the version
                 if attempts >= RACE_RETRIES or (expected_version is not None and logged is not cached):
                     raise  # the script's conflict names the version it found
                 continue  # someone moved first (or the cache was behind): look again
-            if appended.replayed:  # a retry with the same key raced the first attempt
-                return appended, await self.load(game_id)
-            self._remember(game_id, after)
-            return Appended(appended.version, appended.count, result=result), after
 
     async def join(
         self,
@@ -336,30 +321,55 @@ class Games:
                 if limits:  # not taken by an append: a refused request counts as much as another
                     await self.store.limit(limits, "requests")
                 raise
-            result = answer(after, logged.version + 1, events) if answer is not None else b""
             try:
-                appended = await self.store.append(
-                    game_id,
-                    events,
-                    logged.version,
-                    idempotency=idempotency._replace(result=result) if idempotency else None,
-                    summary=summary_of(after),
-                    tokens=tokens,
-                    codec=logged.rules.codec,
-                    limits=tuple(limits),
-                    limited="requests",
+                recorded = await self._record(
+                    game_id, logged, events, after, answer, idempotency, limits, "requests", tokens=tokens
                 )
             except VersionConflict as lost:
-                limits.clear()  # the script took the tokens before it checked the version
                 conflict = lost
                 continue
-            self._tokens.pop(game_id, None)
-            if appended.replayed:  # a retry with the same key raced the first attempt
-                return appended, await self.load(game_id)
-            self._remember(game_id, after)
-            return Appended(appended.version, appended.count, result=result), after
+            self._tokens.pop(game_id, None)  # the seats' tokens changed with it
+            return recorded
         assert conflict is not None
         raise conflict
+
+    async def _record(
+        self,
+        game_id: str,
+        logged: LoggedGame,
+        events: list[Event],
+        after: LoggedGame,
+        answer: Answer | None,
+        idempotency: Idempotency | None,
+        limits: list[Limit],
+        limited: str,
+        *,
+        tokens: Mapping[int, str] | None = None,
+    ) -> tuple[Appended, LoggedGame]:
+        """Append `events` (judged on `logged`, leaving `after`) at `logged`'s version, with
+        the caller's answer, its idempotency record, the summary, `tokens` and `limits`, in
+        one step. VersionConflict when another request appended first (the script took the
+        limits' tokens before it checked the version, so `limits` is emptied)."""
+        result = answer(after, logged.version + 1, events) if answer is not None else b""
+        try:
+            appended = await self.store.append(
+                game_id,
+                events,
+                logged.version,
+                idempotency=idempotency._replace(result=result) if idempotency else None,
+                summary=summary_of(after),
+                tokens=tokens,
+                codec=logged.rules.codec,
+                limits=tuple(limits),
+                limited=limited,
+            )
+        except VersionConflict:
+            limits.clear()
+            raise
+        if appended.replayed:  # a retry with the same key raced the first attempt
+            return appended, await self.load(game_id)
+        self._remember(game_id, after)
+        return Appended(appended.version, appended.count, result=result), after
 
     async def rules_of(self, game_id: str) -> EventRules:
         """The ruleset of a game: it never changes, so a cached game answers without the store."""
