@@ -61,6 +61,19 @@ def pack_answer(status: int, body: bytes) -> bytes:
     return _encoder.encode([status, msgspec.Raw(body)])
 
 
+def idempotency_of(request: Request, *request_facts: object, scope: str) -> Idempotency | None:
+    """The request's Idempotency-Key with the fingerprint of what it asks (`request_facts`,
+    hashed as a JSON array) and whose key it is (`scope`); None without one, 400 for one of
+    a wrong length."""
+    key = header(request.scope, b"idempotency-key")
+    if key is None:
+        return None
+    low, high = IDEMPOTENCY_KEY_LENGTH
+    if not low <= len(key) <= high:
+        raise ApiError(400, "invalid_request", f"an Idempotency-Key has {low} to {high} characters")
+    return Idempotency(key, hashlib.sha256(_encoder.encode(request_facts)).hexdigest(), scope=scope)
+
+
 def answer_response(packed: bytes) -> JSONBytes:
     status, body = msgspec.json.decode(packed, type=tuple[int, msgspec.Raw])
     media_type = b"application/json" if status < 400 else b"application/problem+json"
@@ -247,14 +260,7 @@ class GamesController(Controller):
         data = await strict_body(request, PlayCard)
         seat = cast(int, await caller_seat(request, games, game_id, required=True))  # required: a seat or 401
         move = service_rules((await games.rules_of(game_id)).name).move(data)
-        key = header(request.scope, b"idempotency-key")
-        idempotency = None
-        if key is not None:
-            low, high = IDEMPOTENCY_KEY_LENGTH
-            if not low <= len(key) <= high:
-                raise ApiError(400, "invalid_request", f"an Idempotency-Key has {low} to {high} characters")
-            fingerprint = hashlib.sha256(_encoder.encode([seat, data])).hexdigest()
-            idempotency = Idempotency(key, fingerprint, scope=f"seat{seat}")  # each caller's keys are its own
+        idempotency = idempotency_of(request, seat, data, scope=f"seat{seat}")  # each caller's keys are its own
 
         def answer(after: LoggedGame, first_version: int, caused: list[Event]) -> bytes:
             body = move_played(after, first_version, caused, seat)

@@ -8,7 +8,6 @@ entry in the OpenAPI document (problems, headers) is declared in service.documen
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
 from collections.abc import Mapping
@@ -23,10 +22,9 @@ from litestar.types import ASGIApp
 from core import RuleError
 from events.games import LEFT, SeatChanged
 from events.play import LoggedGame
-from events.store import Idempotency
-from service.controllers.games import GameId, answer_response, client_address, pack_answer
+from service.controllers.games import GameId, answer_response, client_address, idempotency_of, pack_answer
 from service.dependencies import caller_seat, games_of, strict_body
-from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_REQUIRED, problems
+from service.documented import TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
 from service.schemas import MAX_SEAT, JoinSeat, SeatTakenOut
@@ -35,18 +33,6 @@ from service.views import game_view
 
 SeatNumber = Annotated[int, PathParameter(ge=0, le=MAX_SEAT, description="the seat: 0 for the first, in order")]
 _encoder = msgspec.json.Encoder()
-
-
-def idempotency_of(request: Request, *request_facts: object, scope: str) -> Idempotency | None:
-    """The request's Idempotency-Key with the fingerprint of what it asks (`request_facts`)
-    and whose key it is (`scope`); None without one, 400 for one of a wrong length."""
-    key = header(request.scope, b"idempotency-key")
-    if key is None:
-        return None
-    low, high = IDEMPOTENCY_KEY_LENGTH
-    if not low <= len(key) <= high:
-        raise ApiError(400, "invalid_request", f"an Idempotency-Key has {low} to {high} characters")
-    return Idempotency(key, hashlib.sha256(_encoder.encode(request_facts)).hexdigest(), scope=scope)
 
 
 class SeatsController(Controller):
