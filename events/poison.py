@@ -8,10 +8,11 @@ something the rules did not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import islice
 from typing import Any
 
-from core import Game, Move, Played, RuleError, seeded_deal
+from core import Game, Move, Played, RuleError, replay, seeded_deal
 from core.rulesets import POISON
 from events.codec import Event, Player
 from events.ruleset import EventRules, InvalidDeal
@@ -47,6 +48,11 @@ def deal_next_round(game: Game, seed: int | None) -> RoundStarted:
         raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
     game.deal(*seeded_deal(seed, game.players, game.round))
     return round_started(game)
+
+
+#: What a move can cause besides its own card_played (see consequences): a batch rebuild
+#: skips these, the core working out their effect from the moves.
+CAUSED: frozenset[type[Event]] = frozenset({CauldronOverflowed, RoundScored, GameFinished})
 
 
 def consequences(game: Game, round: int, played: Played) -> list[Event]:
@@ -140,6 +146,24 @@ class PoisonEvents(EventRules):
             hands=tuple(hand if index == seat else None for index, hand in enumerate(event.hands)),
             set_aside=None,
         )
+
+    def batched(self, created: Any, events: Sequence[tuple[int, Event]]) -> Any | None:
+        moves: list[tuple[int, str, int]] = []
+        deals: list[tuple[Any, Any]] = []
+        for _, event in islice(events, 1, None):
+            if type(event) is CardPlayed:
+                moves.append((event.seat, event.card, event.cauldron))
+            elif type(event) is RoundStarted:
+                deals.append((event.hands, event.set_aside))
+            elif type(event) not in CAUSED:
+                return None
+        try:
+            replayed = replay(
+                len(created.players), moves, rounds=created.rounds, cauldrons=created.rules.cauldrons, deals=deals
+            )
+        except RuleError:
+            return None
+        return replayed.game if replayed.error is None and replayed.applied == len(moves) else None
 
     def summary(self, game: Game) -> dict[str, str | int]:
         return {"round": game.round, "rounds": game.rounds}

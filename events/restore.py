@@ -11,28 +11,21 @@ skipping what those moves caused. What it gives is exactly what the checked rebu
 Each road falls back to the checked one on anything it does not know: an entry that is not
 today's stored form (an older schema, a missing field: the general decoding names what is
 wrong, as InvalidLog at its version), an event kind it does not batch (the lobby's), a game
-with open seats, a ruleset without a batch, or a move or deal the core refuses. Stored bytes
+with open seats, a ruleset without a batch (EventRules.batched), or a move or deal the core refuses. Stored bytes
 that do not decode are never accepted: both roads decode them with the same strict decoder.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import islice
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
-from core import RuleError
-from core import replay as poison_replay
-from core.pot.engine import replay as pot_replay
-from core.rulesets import POISON, POT
-from events.codec import Event, GameFinished
+from events.codec import Event
 from events.play import LoggedGame
-from events.pot.schema import CardsDealt, CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotStarted
 from events.replay import rebuild, start
 from events.rulesets import EVENT_RULES
-from events.schema import CardPlayed, CauldronOverflowed, RoundScored, RoundStarted
 
 #: Today's stored form of every event of every ruleset -> its Struct and the decoder of its
 #: ruleset's events (events.codec.Codec.stored_forms).
@@ -41,10 +34,6 @@ FORMS: dict[tuple[bytes, bytes], tuple[type[Event], msgspec.msgpack.Decoder[Even
 }
 #: The fields of a stored entry, in the order the append script writes them.
 TYPE, SCHEMA, DATA = b"t", b"s", b"d"
-
-#: A ruleset's batch: the engine's game after the log's moves and deals (its game_created
-#: already checked), or None when the log holds anything it does not know.
-Batch = Callable[[LoggedGame, Sequence[tuple[int, Event]]], Any]
 
 
 def decode_entries(entries: list[Any]) -> list[tuple[int, Event]] | None:
@@ -90,10 +79,9 @@ def _batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:
     if not events or [version for version, _ in events] != list(range(1, len(events) + 1)):
         return None  # empty, or versions that are not 1, 2, 3, ...: the checked road says why
     logged = start(*events[0])  # game_created's own checks, as the checked road makes them
-    batch = BATCHES.get(logged.rules.name)
-    if batch is None or getattr(logged, "lobby", None) is not None:
+    if getattr(logged, "lobby", None) is not None:
         return None  # a game created with open seats: the lobby's events are judged one by one
-    game = batch(logged, events)
+    game = logged.rules.batched(logged.created, events)
     if game is None:
         return None
     logged.game = game
@@ -101,51 +89,4 @@ def _batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:
     return logged
 
 
-def _poison(logged: LoggedGame, events: Sequence[tuple[int, Event]]) -> Any:
-    moves: list[tuple[int, str, int]] = []
-    deals: list[tuple[Any, Any]] = []
-    for _, event in islice(events, 1, None):
-        if type(event) is CardPlayed:
-            moves.append((event.seat, event.card, event.cauldron))
-        elif type(event) is RoundStarted:
-            deals.append((event.hands, event.set_aside))
-        elif type(event) not in POISON_CAUSED:
-            return None
-    created = logged.created
-    try:
-        replayed = poison_replay(
-            len(created.players), moves, rounds=created.rounds, cauldrons=created.rules.cauldrons, deals=deals
-        )
-    except RuleError:
-        return None
-    return replayed.game if replayed.error is None and replayed.applied == len(moves) else None
-
-
-def _pot(logged: LoggedGame, events: Sequence[tuple[int, Event]]) -> Any:
-    moves: list[tuple[int, str, bool]] = []
-    deals: list[tuple[Any, Any, Any]] = []
-    for _, event in islice(events, 1, None):
-        if type(event) is PotCardPlayed:
-            moves.append((event.seat, event.card, event.close))
-        elif type(event) is CardsDealt:
-            deals.append((event.hands, event.pot, event.draw_pile))
-        elif type(event) not in POT_CAUSED:
-            return None
-    if len(deals) != 1:  # a pot game is dealt once
-        return None
-    try:
-        replayed = pot_replay(len(logged.created.players), moves, deal=deals[0])
-    except RuleError:
-        return None
-    return replayed.game if replayed.error is None and replayed.applied == len(moves) else None
-
-
-#: What a move can cause in each game (events.poison.consequences, events.pot.rules.consequences):
-#: the batch skips these, the core working out their effect from the moves.
-POISON_CAUSED: frozenset[type[Event]] = frozenset({CauldronOverflowed, RoundScored, GameFinished})
-POT_CAUSED: frozenset[type[Event]] = frozenset({PotExploded, PotClosed, PotStarted, CardsDrawn, GameFinished})
-
-#: The batch of each ruleset, by its name; a ruleset without one is always rebuilt checked.
-BATCHES: dict[str, Batch] = {POISON.name: _poison, POT.name: _pot}
-
-__all__ = ["BATCHES", "FORMS", "decode_entries", "restore"]
+__all__ = ["FORMS", "decode_entries", "restore"]

@@ -10,7 +10,7 @@ through the core's engine for every rule; they never decide one themselves.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -91,6 +91,13 @@ class EventRules(ABC):
     @abstractmethod
     def redact(self, event: Event, seat: int | None) -> Event:
         """The event as `seat` (None: the public) may read it while the game is active."""
+
+    def batched(self, created: Any, events: Sequence[tuple[int, Event]]) -> Any | None:
+        """The engine's game after a whole stored log (`events`, game_created first and
+        already checked), replayed by the core in one batch from its moves and deals alone,
+        skipping what they caused (events.restore); None when the log holds anything that
+        cannot be judged so. A ruleset without a batch is always rebuilt checked."""
+        return None
 
     @abstractmethod
     def summary(self, game: Any) -> dict[str, str | int]:

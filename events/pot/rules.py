@@ -7,12 +7,13 @@ end) from what the engine reports, in the order it happened.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from core import RuleError
 from core.errors import rule_error
-from core.pot.engine import Game, seeded_deal
+from core.pot.engine import Game, replay, seeded_deal
 from core.results import PotMove, PotPlayed, PotResult
 from core.rulesets import POT
 from events.codec import Event, GameFinished, Player
@@ -42,6 +43,11 @@ def ended(result: PotResult) -> Event:
     if result.outcome == "exploded":
         return PotExploded(seat=result.seat, cards=result.cards, toxicity=result.toxicity)
     return PotClosed(seat=result.seat, cards=result.cards, toxicity=result.toxicity, points=result.points)
+
+
+#: What a move can cause besides its own card_played (see consequences): a batch rebuild
+#: skips these, the core working out their effect from the moves.
+CAUSED: frozenset[type[Event]] = frozenset({PotExploded, PotClosed, PotStarted, CardsDrawn, GameFinished})
 
 
 def consequences(game: Game, played: PotPlayed) -> list[Event]:
@@ -122,6 +128,24 @@ class PotEvents(EventRules):
         if isinstance(event, CardsDrawn) and event.seat != seat:
             return CardsDrawn(seat=event.seat, count=event.count, cards=None)
         return event
+
+    def batched(self, created: Any, events: Sequence[tuple[int, Event]]) -> Any | None:
+        moves: list[tuple[int, str, bool]] = []
+        deals: list[tuple[Any, Any, Any]] = []
+        for _, event in islice(events, 1, None):
+            if type(event) is PotCardPlayed:
+                moves.append((event.seat, event.card, event.close))
+            elif type(event) is CardsDealt:
+                deals.append((event.hands, event.pot, event.draw_pile))
+            elif type(event) not in CAUSED:
+                return None
+        if len(deals) != 1:  # a pot game is dealt once
+            return None
+        try:
+            replayed = replay(len(created.players), moves, deal=deals[0])
+        except RuleError:
+            return None
+        return replayed.game if replayed.error is None and replayed.applied == len(moves) else None
 
     def summary(self, game: Game) -> dict[str, str | int]:
         return {}
