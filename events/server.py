@@ -34,7 +34,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import redis
@@ -109,10 +109,18 @@ def free_port() -> int:
 class EmbeddedServer:
     """A private Redis-compatible server with its append-only file in `data_dir`."""
 
-    def __init__(self, data_dir: Path | str, *, port: int | None = None, binary: Path | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path | str,
+        *,
+        port: int | None = None,
+        binary: Path | None = None,
+        arguments: Sequence[str] = (),
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.port = port
         self.binary = binary
+        self.arguments = tuple(arguments)  # more of the server's options (a cluster node's, say)
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0  # time.monotonic() of the last start
         self._lock: int | None = None
@@ -173,6 +181,7 @@ class EmbeddedServer:
             "no",
             "--logfile",
             str(self.log_path),
+            *self.arguments,
         ]
         process = self.process = subprocess.Popen(
             command,
