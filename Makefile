@@ -10,7 +10,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/
 RUN_STAMP    := $(VENV)/.installed-run
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run test typecheck bench load fuzz lint playthroughs annotate clean
+.PHONY: setup run test typecheck bench load fuzz thorough lint playthroughs annotate clean
 
 setup: $(DEV_STAMP)
 
@@ -62,6 +62,11 @@ bench: setup
 load: setup
 	$(BIN)/python -m benchmarks.load --clients 16
 	$(BIN)/python -m benchmarks.load --clients 64 --p99-bar 20
+
+## thorough: every property test of the rules with ten times its everyday examples
+## (POISON_EXAMPLES_SCALE=10, tests/examples.py): the engine/reference equivalence over 5,000 games
+thorough: setup
+	POISON_EXAMPLES_SCALE=10 $(BIN)/python -m pytest tests/core --benchmark-disable --durations=5
 
 ## fuzz: schemathesis, every check and phase, 250 examples per operation and phase (over 5,000
 ## requests) against a fresh poison serve; fails on any 5xx or answer the document does not describe

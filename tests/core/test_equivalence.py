@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from core import engine, reference
 from core.errors import SEED_LIMIT, RuleError
+from tests.examples import examples
 
 JUNK_CARDS = ["R3", "G1", "", "r1", None, 4]
 
@@ -112,19 +113,20 @@ def play_side_by_side(players, rounds, cauldrons, seed, dealing, choices, chaos,
     assert len(oracle.round_results()) == n_rounds
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 500 random games (about 40 s here); `make thorough` plays ten times as many.
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_engine_and_reference_agree_after_every_move_of_random_games(game):
     play_side_by_side(**game)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(3, 6), st.sampled_from(["dynamic", "fixed"]), st.integers(0, SEED_LIMIT))
 def test_engine_and_reference_agree_over_twenty_rounds(players, cauldrons, seed):
     play_side_by_side(players, 20, cauldrons, seed, "seed", seed % 1000, 0.0)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(3, 6),
     st.integers(0, 3),

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from core.errors import SEED_LIMIT, RuleError
 from core.pot import engine, reference
+from tests.examples import examples
 
 JUNK_CARDS = ["T7", "T", "t1", "", "R1", None, 3]
 JUNK_CLOSES = [None, 0, 1, 2, "True"]
@@ -57,7 +58,7 @@ games = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_engine_and_reference_agree_after_every_move_of_random_games(game):
     players, seed, rng = game["players"], game["seed"], random.Random(game["choices"])
