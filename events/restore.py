@@ -13,12 +13,16 @@ today's stored form (an older schema, a missing field: the general decoding name
 wrong, as InvalidLog at its version), an event kind it does not batch (the lobby's), a game
 with open seats, a ruleset without a batch (EventRules.batched), or a move or deal the core refuses. Stored bytes
 that do not decode are never accepted: both roads decode them with the same strict decoder.
+
+A finished game's log is also kept whole in one value (its finished copy, written by the
+store in the same atomic step as `game_finished`): `finished_copy` is its form and
+`decode_finished` reads it back in one msgspec call, without an object per stream field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -34,6 +38,31 @@ FORMS: dict[tuple[bytes, bytes], tuple[type[Event], msgspec.msgpack.Decoder[Even
 }
 #: The fields of a stored entry, in the order the append script writes them.
 TYPE, SCHEMA, DATA = b"t", b"s", b"d"
+#: A finished copy: [ruleset, [event, ...]], each event the stored data of today's form (it
+#: carries its type tag), so one ruleset's decoder reads the whole list in one call.
+_COPY = msgspec.msgpack.Decoder(tuple[str, msgspec.Raw])
+_LOGS: dict[str, msgspec.msgpack.Decoder[list[Event]]] = {
+    name: msgspec.msgpack.Decoder(list[Union[tuple(rules.codec.types.values())]])  # type: ignore[misc]  # noqa: UP007
+    for name, rules in EVENT_RULES.items()
+}
+
+
+def finished_copy_header(ruleset: str) -> bytes:
+    """What a finished copy of a game of `ruleset` starts with; the list of its events'
+    stored data follows (an array header, then each entry's data, as the store has them)."""
+    return b"\x92" + msgspec.msgpack.encode(ruleset)
+
+
+def decode_finished(copy: bytes) -> list[tuple[int, Event]] | None:
+    """A finished copy's events, numbered from version 1, decoded as strictly as the
+    stream's entries are; None when it does not decode (the caller reads the stream, the
+    source of truth, which names anything wrong)."""
+    try:
+        ruleset, raw = _COPY.decode(copy)
+        events = _LOGS[ruleset].decode(raw)
+    except (msgspec.DecodeError, KeyError):
+        return None
+    return list(enumerate(events, 1)) if events else None
 
 
 def decode_entries(entries: list[Any]) -> list[tuple[int, Event]] | None:
@@ -89,4 +118,4 @@ def _batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:
     return logged
 
 
-__all__ = ["FORMS", "decode_entries", "restore"]
+__all__ = ["FORMS", "decode_entries", "decode_finished", "finished_copy_header", "restore"]

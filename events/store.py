@@ -1,7 +1,10 @@
 """The event store: one Redis Stream per game, appended atomically, read in order.
 
 Keys of one game share the hash tag `{game_id}` (its stream, summary, token hashes,
-idempotency records and its seats' rate limits). Outside a game are the listing's indexes
+idempotency records, its seats' rate limits and, once it is finished, its finished copy:
+the whole log in one value, written by the append that ends the game, so that loading a
+finished game reads one value instead of an entry per event; the stream stays the source
+of truth, read by everything else). Outside a game are the listing's indexes
 (every game, and one per status) and the per-client rate limits; the append script
 updates the indexes and takes from the rate limits in the same atomic step as the events,
 so a listed game's status is always the one its index says (this ties the store to one
@@ -25,6 +28,7 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, NamedTuple, cast
 
 import msgspec
@@ -44,12 +48,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.rulesets import DEFAULT_RULESET
-from events.codec import Codec, Event, MalformedEvent
+from events.codec import Codec, Event, GameFinished, MalformedEvent, RematchCreated
 from events.follow import BLOCK_MS, Follower
 from events.limits import CHARGE_LUA, LIMIT, Limit, RateLimited, limit_args
 from events.pipelined import Argument, PipelinedConnection
 from events.replay import InvalidLog
-from events.restore import decode_entries
+from events.restore import decode_entries, decode_finished, finished_copy_header
 from events.rulesets import decode_stored
 from events.schema import CODEC as POISON_CODEC
 
@@ -69,16 +73,18 @@ NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
 APPEND = (
     CHARGE_LUA
     + """
--- KEYS: stream, summary, tokens, idempotency record, listing index, then n rate-limit buckets
+-- KEYS: stream, summary, tokens, idempotency record, listing index, finished copy, then n
+--       rate-limit buckets
 -- ARGV: expected version, fingerprint ('' for none), result, ttl, prefix of the status
 --       indexes, n buckets, (rate, burst) per bucket, n events, (type, schema, data) per
---       event, n summary pairs, pairs, n token pairs, pairs
+--       event, n summary pairs, pairs, n token pairs, pairs, the finished copy's header
+--       ('' for no copy), n stored forms, (type, schema) per form
 if ARGV[2] ~= '' then
   local seen = redis.call('HMGET', KEYS[4], 'f', 'r', 'v', 'n')
   if seen[1] then return {'idempotent', seen[1], seen[2], seen[3], seen[4]} end
 end
 local buckets = tonumber(ARGV[6])
-local wait = charge(6, 7, buckets)
+local wait = charge(7, 7, buckets)
 if wait > 0 then return {'limited', wait} end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
@@ -96,6 +102,34 @@ if pairs > 0 then redis.call('HSET', KEYS[2], unpack(ARGV, i + 1, i + 2 * pairs)
 i = i + 1 + 2 * pairs
 pairs = tonumber(ARGV[i])
 if pairs > 0 then redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * pairs)) end
+i = i + 1 + 2 * pairs
+-- The finished copy: the whole log's data in one value (events/restore.py reads it), made
+-- when the game ends (and again for what follows its end), only from entries of today's
+-- stored forms; any other append after it, or an entry of another form, leaves none, and
+-- a load then reads the stream.
+if ARGV[i] ~= '' then
+  local known = {}
+  for f = 1, tonumber(ARGV[i + 1]) do known[ARGV[i + 2 * f] .. ' ' .. ARGV[i + 2 * f + 1]] = true end
+  local data = {}
+  for e, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+    local f = entry[2]
+    if #f ~= 6 or f[1] ~= 't' or f[3] ~= 's' or f[5] ~= 'd' or not known[f[2] .. ' ' .. f[4]] then
+      data = nil
+      break
+    end
+    data[e] = f[6]
+  end
+  if data then
+    local n = #data  -- a msgpack array32 header (its length in 4 bytes, big-endian), then the events
+    local header = string.char(0xdd, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256,
+      math.floor(n / 256) % 256, n % 256)
+    redis.call('SET', KEYS[6], ARGV[i] .. header .. table.concat(data))
+  else
+    redis.call('DEL', KEYS[6])
+  end
+elseif redis.call('EXISTS', KEYS[6]) == 1 then
+  redis.call('DEL', KEYS[6])  -- an append after the copy was made, of another event
+end
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[4], 'f', ARGV[2], 'r', ARGV[3], 'v', version, 'n', n)
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
@@ -137,6 +171,19 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 return 1
 """
+
+
+#: Events after which a game's log is kept whole in its finished copy too: its end, and
+#: the one event that may follow it.
+ENDING = (GameFinished, RematchCreated)
+
+
+@cache
+def copy_args(codec: Codec) -> tuple[bytes | int, ...]:
+    """The append script's arguments for writing the finished copy of a game of `codec`'s
+    ruleset: the copy's header, then the stored forms the copy may hold (today's)."""
+    forms = [part for form in codec.stored_forms for part in form]
+    return (finished_copy_header(codec.ruleset), len(codec.stored_forms), *forms)
 
 
 class StoreUnavailable(Exception):
@@ -366,12 +413,14 @@ class EventStore:
             args.append(len(pairs))
             for field, value in pairs.items():
                 args.extend((field, value))
+        args.extend(copy_args(codec) if any(isinstance(event, ENDING) for event in events) else ("", 0))
         keys = [
             self._key(game_id, "events"),
             self._key(game_id, "summary"),
             self._key(game_id, "tokens"),
             self._idempotency_key(game_id, idempotency),
             self._index,
+            self._key(game_id, "finished"),
             *(limit.key for limit in limits),
         ]
         reply = await self._script(self._append, keys, args)
@@ -469,6 +518,17 @@ class EventStore:
         if limit is not None:
             command += ("COUNT", limit)
         return self._decode(await self._execute(*command, repeatable=True))
+
+    async def read_log(self, game_id: str) -> list[tuple[int, Event]]:
+        """A game's whole log, for rebuilding it: a finished game's from its finished copy
+        (one value, decoded in one call), any other's (or one whose copy does not decode)
+        from its stream, as `read` gives it."""
+        copy = await self._execute("GET", self._key(game_id, "finished"), repeatable=True)
+        if copy is not None:
+            events = decode_finished(copy)
+            if events is not None:
+                return events
+        return await self.read(game_id)
 
     @staticmethod
     def _decode(entries: list[list[Any]]) -> list[tuple[int, Event]]:

@@ -30,9 +30,9 @@ RULESETS = tuple(EVENT_RULES)
 WHOLE = numbered(game_log(4, seed=3)[0])
 
 
-def random_log(seed: int) -> list[tuple[int, Any]]:
+def random_log(seed: int, *, to_the_end: bool = False) -> list[tuple[int, Any]]:
     """A game of a random ruleset, size, bots and options, played at random up to a random
-    point (a whole move and all it caused, as the store holds it)."""
+    point (a whole move and all it caused, as the store holds it), or to its end."""
     draw = random.Random(seed)
     rules = EVENT_RULES[draw.choice(RULESETS)]
     count = draw.randint(*rules.ruleset.players)
@@ -46,8 +46,8 @@ def random_log(seed: int) -> list[tuple[int, Any]]:
             options[option.name] = draw.choice(option.choices)
     seats = tuple(Player(seat=seat, name=f"p{seat}", bot=bots[seat]) for seat in range(count))
     log, logged = create_game(rules.name, f"g{seed}", seats, seed=seed, options=options)
-    stop = draw.randint(2, 400)
-    while not logged.finished and len(log) < stop:
+    stop = draw.randint(2, 400) if not to_the_end else None
+    while not logged.finished and (stop is None or len(log) < stop):
         caused, logged = play_move(logged, logged.game.turn, tuple(draw.choice(logged.game.legal_moves())))
         log += caused
     return numbered(log)
