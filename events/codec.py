@@ -17,13 +17,14 @@ from typing import Annotated, Any
 
 import msgspec
 
-from core.errors import SEED_LIMIT
+from core.errors import PLAYOUT_BOUNDS, SEED_LIMIT
 from events.wording import NOTHING, plain
 
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=5)]
 Seed = Annotated[int, msgspec.Meta(ge=0, le=SEED_LIMIT)]
+Playouts = Annotated[int, msgspec.Meta(ge=PLAYOUT_BOUNDS[0], le=PLAYOUT_BOUNDS[1])]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -38,11 +39,15 @@ class Event(Struct, frozen=True, tag_field="type"):
 
 class Player(Struct, frozen=True):
     """A seat at the table: its player's name, and the bot that plays it, if any. A seat
-    left open for someone to join (the lobby) has no name yet, and is never a bot's."""
+    left open for someone to join (the lobby) has no name yet, and is never a bot's. A
+    search bot's seat (`mcts`) carries the playouts of each of its decisions; no other seat
+    has `playouts`, and being UNSET it is not written at all, so the stored and public
+    forms of every seat without it are what they were before the search bot."""
 
     seat: Seat
     name: PlayerName | None = None
     bot: BotName | None = None
+    playouts: Playouts | msgspec.UnsetType = msgspec.UNSET
 
 
 class SeatJoined(Event, frozen=True, tag="seat_joined"):

@@ -4,21 +4,32 @@ A game's state is always what its log gives: `load` reads the log and rebuilds i
 the core. A per-process cache keeps recently used games and reads only the events newer
 than what it holds, so a move costs one short read and one append; correctness never
 depends on it (every load asks the store what is new, so processes sharing a store agree).
+
+A search bot's move costs a search (milliseconds to seconds of CPU, without the GIL), so
+whatever may run one (a move, a join or creation that lets bots play, a rematch, the
+checked rebuild of a log) is judged in a worker thread of `Searches` when the table has a
+search bot; every other game keeps the inline road. The thread works on copies (a
+LoggedGame is never changed), and its events are appended on the loop as any others: one
+atomic append at the version they were judged on, judged again after a lost race.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import msgspec
 
 from core import RuleError
+from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.limits import Limit, RateLimits
-from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game
+from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game, searches
 from events.replay import InvalidLog, advance, rebuild
 from events.restore import restore
 from events.ruleset import EventRules
@@ -44,6 +55,40 @@ class SeatChanged(Exception):
 #: Makes a caller's response from the game after a move, its first new version and its events.
 Answer = Callable[[LoggedGame, int, list[Event]], bytes]
 
+Result = TypeVar("Result")
+
+
+class Searches:
+    """Where work that runs a search bot's searches is done: worker threads, at most
+    `threads` at once (default: the machine's cores), so that the event loop keeps
+    answering every other request meanwhile. More work waits for a free thread on the loop
+    (a semaphore) instead of piling threads up, and work whose request is gone before its
+    turn never runs."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = threads or os.cpu_count() or 1
+        self._executor: ThreadPoolExecutor | None = None
+        self._slots: asyncio.Semaphore | None = None
+
+    async def run(self, work: Callable[..., Result], *args: Any) -> Result:
+        """`work(*args)` in a worker thread, once one is free."""
+        if self._slots is None or self._executor is None:
+            self._slots = asyncio.Semaphore(self.threads)
+            self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="search")
+        async with self._slots:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+
+    async def judge(self, searching: bool, work: Callable[..., Result], *args: Any) -> Result:
+        """`work(*args)` in a worker thread when it may search (`searching`), else at once,
+        inline: a game without a search bot never pays for a thread hop."""
+        if searching:
+            return await self.run(work, *args)
+        return work(*args)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
 
 def summary_of(logged: LoggedGame) -> dict[str, str | int]:
     """The listing's fields of a game, written with every append."""
@@ -57,10 +102,18 @@ def summary_of(logged: LoggedGame) -> dict[str, str | int]:
 
 
 class Games:
-    def __init__(self, store: EventStore, *, cache_size: int = 4096, limits: RateLimits | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        cache_size: int = 4096,
+        limits: RateLimits | None = None,
+        searches: Searches | None = None,
+    ) -> None:
         self.store = store
         self.cache_size = cache_size
         self.limits = limits or RateLimits()
+        self.searches = searches or Searches()
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
         self._tokens: dict[str, dict[int, str]] = {}
 
@@ -86,7 +139,10 @@ class Games:
             await self.store.limit([Limit(self.store.limit_key("create", client), self.limits.create)], "new games")
         if rounds is not None or rules is not None:  # Poison's options, as callers gave them before rulesets
             options = {"rounds": rounds, "cauldrons": (rules or Rules()).cauldrons}
-        events, logged = create_game(ruleset, game_id, players, seed=seed, options=options or {})
+        events, logged = await self.searches.judge(
+            any(player.bot == SEARCH_BOT for player in players),
+            lambda: create_game(ruleset, game_id, players, seed=seed, options=options or {}),
+        )
         await self.store.append(  # which lists the game too, in the same step
             game_id,
             events,
@@ -104,16 +160,21 @@ class Games:
             events = await self.store.read(game_id, 0, limit=version)
             if not events:
                 raise UnknownGame(game_id)
-            return rebuild(events)
+            # Our own store's log: each search bot's move was judged when it was appended.
+            return rebuild(events, research=False)
         cached = self._cache.get(game_id)
         if cached is None:
             events = await self.store.read(game_id)
             if not events:
                 raise UnknownGame(game_id)
-            logged = restore(events)  # a whole log of our own store: the core's batch (events.restore)
+            # A whole log of our own store: the core's batch (events.restore), or the checked
+            # rebuild, which re-runs searches, for what the batch does not take.
+            created: Any = events[0][1]
+            searching = any(player.bot == SEARCH_BOT for player in getattr(created, "players", ()))
+            logged = await self.searches.judge(searching, restore, events)
         else:
             newer = await self.store.read(game_id, cached.version)
-            logged = advance(cached, newer) if newer else cached
+            logged = advance(cached, newer, research=False) if newer else cached
         self._remember(game_id, logged)
         return logged
 
@@ -185,7 +246,7 @@ class Games:
             if expected_version is not None and expected_version != logged.version:
                 raise VersionConflict(expected_version, logged.version)
             try:
-                events, after = play_move(logged, seat, move)
+                events, after = await self.searches.judge(searches(logged), play_move, logged, seat, move)
             except RuleError:
                 if logged is cached:
                     continue  # judged on a cache that may be behind: judge it on the log
@@ -267,7 +328,7 @@ class Games:
                 return finished.next_game, await self.load(finished.next_game)
             rematch_created(finished, next_id)  # refuses before anything is written
             if await self.store.version(next_id) == 0:
-                events, logged = rematch_game(finished, next_id, seed)
+                events, logged = await self.searches.judge(searches(finished), rematch_game, finished, next_id, seed)
                 # Another call may create it first: it is the same game (same id), and its
                 # creation at version 0 is refused to every call but one.
                 with contextlib.suppress(VersionConflict):
@@ -316,7 +377,7 @@ class Games:
             if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
                 raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
-                events, after = step(logged)
+                events, after = await self.searches.judge(searches(logged), step, logged)
             except RuleError:
                 if limits:  # not taken by an append: a refused request counts as much as another
                     await self.store.limit(limits, "requests")
@@ -398,4 +459,4 @@ class Games:
             self._cache.popitem(last=False)
 
 
-__all__ = ["LEFT", "Games", "InvalidLog", "SeatChanged", "summary_of"]
+__all__ = ["LEFT", "Games", "InvalidLog", "Searches", "SeatChanged", "summary_of"]

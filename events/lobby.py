@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import msgspec
 
-from core.errors import InvalidArgument, MoveConflict
+from core.errors import SEARCH_BOT, InvalidArgument, MoveConflict
 from events.codec import Player
 
 #: The codes of the lobby's refusals that the API answers 409.
@@ -53,6 +53,9 @@ def check_seating(players: tuple[Player, ...]) -> str | None:
     for player in players:
         if player.name is None and player.bot is not None:
             return f"seat {player.seat} is the {player.bot} bot's: a bot's seat is never open"
+        if player.playouts is not msgspec.UNSET and player.bot != SEARCH_BOT:
+            who = "a person" if player.bot is None else f"the {player.bot} bot"
+            return f"seat {player.seat} has playouts, but {who} plays it: playouts are the {SEARCH_BOT} bot's budget"
     names = [player.name for player in players if player.name is not None]
     if len(set(names)) != len(names):
         return "player names must be unique in a game"

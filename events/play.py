@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from core import Move
-from core.errors import MoveConflict
+from core.errors import SEARCH_BOT, MoveConflict
 from core.rulesets import POISON, bot_seed
 from events.codec import Event, GameStarted, Player, RematchCreated, SeatJoined, SeatLeft
 from events.lobby import Lobby, joined, left, lobby_of, rematched, started
@@ -81,7 +81,7 @@ def create_game(
     whose turn it is) and its state. Raises core.RuleError for an unknown ruleset or
     options it refuses."""
     rules = rules_for(ruleset)
-    created, game = rules.create(game_id, players, seed, options)
+    created, game = rules.create(game_id, budgeted(players, rules.ruleset.default_playouts), seed, options)
     lobby = lobby_of(players)
     if lobby is not None:  # it waits for its open seats: nothing is dealt yet
         return [created], LoggedGame(created, game, 1, lobby=lobby)
@@ -160,6 +160,33 @@ def bot_of(logged: LoggedGame, seat: int) -> str | None:
     return bot
 
 
+def budgeted(players: tuple[Player, ...], default_playouts: int) -> tuple[Player, ...]:
+    """The seats with every search bot's budget said: an `mcts` seat given no playouts
+    gets the ruleset's default, so the log records the number each decision was made with
+    (and replay re-runs the same search, whatever a later default may be)."""
+    return tuple(
+        msgspec.structs.replace(player, playouts=default_playouts)
+        if player.bot == SEARCH_BOT and player.playouts is msgspec.UNSET
+        else player
+        for player in players
+    )
+
+
+def searches(logged: LoggedGame) -> bool:
+    """Whether a search bot sits at this table: its moves cost a search each (milliseconds
+    to seconds of CPU), where another bot's cost microseconds."""
+    return any(player.bot == SEARCH_BOT for player in logged.created.players)
+
+
+def bot_choice(game: Any, player: Player, seed: int) -> tuple[Any, ...]:
+    """The move the bot of seat `player` plays in `game` from `seed`: a search bot with
+    its seat's playouts, any other bot by its policy alone."""
+    assert player.bot is not None
+    if player.playouts is msgspec.UNSET:
+        return tuple(game.choose(player.bot, seed))
+    return tuple(game.choose(player.bot, seed, playouts=player.playouts))
+
+
 def bots_play(logged: LoggedGame) -> tuple[list[Event], LoggedGame]:
     """Every move the bots make while it is a bot's turn; `logged` is left as it was.
     A bot draws from the game's seed and the log's version (core.rulesets.bot_seed), so
@@ -167,8 +194,9 @@ def bots_play(logged: LoggedGame) -> tuple[list[Event], LoggedGame]:
     after = logged.copy()
     caused: list[Event] = []
     seed = after.created.seed or 0
-    while after.game.status == "active" and (bot := bot_of(after, after.game.turn)) is not None:
-        chosen = after.game.choose(bot, bot_seed(seed, after.version))
+    players = after.created.players
+    while after.game.status == "active" and players[after.game.turn].bot is not None:
+        chosen = bot_choice(after.game, players[after.game.turn], bot_seed(seed, after.version))
         caused += _apply(after, after.game.turn, chosen)
     return caused, after
 
@@ -196,8 +224,10 @@ __all__ = [
     "GameCreated",
     "LoggedGame",
     "Move",
+    "bot_choice",
     "bot_of",
     "bots_play",
+    "budgeted",
     "consequences",
     "create_game",
     "deal_next_round",
@@ -209,4 +239,5 @@ __all__ = [
     "rematch_created",
     "rematch_game",
     "round_started",
+    "searches",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from core import RuleError
-from core.errors import SEED_LIMIT
+from core.errors import SEARCH_BOT, SEED_LIMIT
 from core.rulesets import bot_seed
 from events.codec import (
     Event,
@@ -33,7 +33,7 @@ from events.codec import (
     event_type,
 )
 from events.lobby import check_seating, joined, left, lobby_of, rematched, started
-from events.play import LoggedGame
+from events.play import LoggedGame, bot_choice
 from events.ruleset import InvalidDeal
 from events.rulesets import codec_of_log, rules_of
 
@@ -60,8 +60,11 @@ def start(version: int, event: Event) -> LoggedGame:
     if created.seed is not None and not 0 <= created.seed <= SEED_LIMIT:
         raise InvalidLog(1, f"the seed must be 0 to {SEED_LIMIT:,} (2**63 - 1), not {created.seed}")
     for player in created.players:
-        if player.bot is not None and player.bot not in rules.ruleset.bots:
+        if player.bot is not None and player.bot not in rules.ruleset.engine_bots:
             raise InvalidLog(1, f"seat {player.seat} is played by {player.bot!r}, which is no bot of ours")
+        if player.bot == SEARCH_BOT and player.playouts is msgspec.UNSET:
+            # The budget decides the moves: a log must say the one its searches were made with.
+            raise InvalidLog(1, f"seat {player.seat} is the {SEARCH_BOT} bot's: its playouts are missing")
     wrong = check_seating(created.players)
     if wrong is not None:
         raise InvalidLog(1, wrong)
@@ -72,8 +75,11 @@ def start(version: int, event: Event) -> LoggedGame:
     return LoggedGame(created, game, 1, lobby=lobby_of(created.players))
 
 
-def apply(logged: LoggedGame, version: int, event: Event) -> None:
-    """Apply one event to `logged` in place, or raise InvalidLog leaving it as it was."""
+def apply(logged: LoggedGame, version: int, event: Event, *, research: bool = True) -> None:
+    """Apply one event to `logged` in place, or raise InvalidLog leaving it as it was.
+    `research` False takes a search bot's moves as logged, legal moves still (only for a
+    log of our own store, each of whose moves was judged when it was appended): re-running
+    a search costs milliseconds to seconds, a cheaper bot's choice microseconds."""
     if version != logged.version + 1:
         raise InvalidLog(version, f"expected event {logged.version + 1} next, not {version}")
     kind = event_type(event)
@@ -94,7 +100,7 @@ def apply(logged: LoggedGame, version: int, event: Event) -> None:
     elif isinstance(event, rules.deal_type):
         _deal(logged, version, event)
     elif isinstance(event, rules.played_type):
-        _play(logged, version, event)
+        _play(logged, version, event, research)
     elif kind == "game_created":
         raise InvalidLog(version, "a game is created only once, by its first event")
     else:
@@ -142,14 +148,15 @@ def _deal(logged: LoggedGame, version: int, event: Event) -> None:
         raise InvalidLog(version, str(refused)) from None
 
 
-def _play(logged: LoggedGame, version: int, event: Event) -> None:
+def _play(logged: LoggedGame, version: int, event: Event, research: bool) -> None:
     rules = logged.rules
     seat, recorded = rules.move_of(event)
     players = logged.created.players
     bot = players[seat].bot if seat < len(players) else None
-    if bot is not None and logged.game.turn == seat:
-        # A bot's move is not a choice the log may make: it is what that bot plays here.
-        chosen = logged.game.choose(bot, bot_seed(logged.created.seed or 0, version - 1))
+    if bot is not None and logged.game.turn == seat and (research or bot != SEARCH_BOT):
+        # A bot's move is not a choice the log may make: it is what that bot plays here (a
+        # search bot's too: its search is deterministic for its seed and playouts).
+        chosen = bot_choice(logged.game, players[seat], bot_seed(logged.created.seed or 0, version - 1))
         if tuple(recorded) != tuple(chosen):
             raise InvalidLog(
                 version,
@@ -172,14 +179,15 @@ def _show(event: Event) -> str:
     return msgspec.json.encode(event_data(event)).decode()
 
 
-def rebuild(events: Iterable[tuple[int, Event]]) -> LoggedGame:
-    """A game from its whole log (version, event pairs), checking every event."""
+def rebuild(events: Iterable[tuple[int, Event]], *, research: bool = True) -> LoggedGame:
+    """A game from its whole log (version, event pairs), checking every event (`research`:
+    see apply)."""
     logged: LoggedGame | None = None
     for version, event in events:
         if logged is None:
             logged = start(version, event)
         else:
-            apply(logged, version, event)
+            apply(logged, version, event, research=research)
     if logged is None:
         raise InvalidLog(1, "the log is empty")
     return logged
@@ -197,12 +205,31 @@ def require_complete(logged: LoggedGame) -> None:
         raise InvalidLog(logged.version + 1, f"the log ends before {logged.rules.stage(logged.game)} is dealt")
 
 
-def advance(logged: LoggedGame, events: Iterable[tuple[int, Event]]) -> LoggedGame:
-    """`logged` brought forward by newer events, checking each; `logged` is not changed."""
+def advance(logged: LoggedGame, events: Iterable[tuple[int, Event]], *, research: bool = True) -> LoggedGame:
+    """`logged` brought forward by newer events, checking each (`research`: see apply);
+    `logged` is not changed."""
     after = logged.copy()
     for version, event in events:
-        apply(after, version, event)
+        apply(after, version, event, research=research)
     return after
+
+
+def search_work(events: Sequence[tuple[int, Event]]) -> int:
+    """The playouts checking this log would search: each move logged for a search bot's
+    seat, at that seat's playouts (an upper bound: a move out of turn is refused unsearched).
+    Known before any search runs, so a caller can refuse a log that asks too much."""
+    if not events or event_type(events[0][1]) != "game_created":
+        return 0
+    created: Any = events[0][1]
+    rules = rules_of(created)
+    budgets = {p.seat: p.playouts for p in created.players if p.bot == SEARCH_BOT and p.playouts is not msgspec.UNSET}
+    if not budgets:
+        return 0
+    work = 0
+    for _, event in events[1:]:
+        if isinstance(event, rules.played_type):
+            work += budgets.get(rules.move_of(event)[0], 0)
+    return work
 
 
 def decode_log(public: Sequence[PublicEvent]) -> list[tuple[int, Event]]:
