@@ -5,7 +5,9 @@ and handed to handlers as `games`. Every error leaves as problem+json with a sta
 (service.problems), every JSON answer ends with a newline (service.responses).
 Every body is checked (media type, nesting) before anything decodes it (service.
 dependencies.GuardedRequest), and every GET route answers HEAD too, and OPTIONS names every method
-(`answer_head_and_options`).
+(`answer_head_and_options`). Around it all, every request gets its id, its measure and,
+in JSON with the access log on, its log line (service.observed); `GET /metrics` answers
+Prometheus (service.metrics).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from litestar import Litestar
 from litestar.datastructures import ResponseHeader
@@ -21,12 +24,14 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
 from events.games import Games
-from service import openapi, problems, responses
+from service import metrics, openapi, problems, responses
 from service.controllers import health, table
 from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
 from service.controllers.seats import SeatsController
 from service.dependencies import GuardedRequest
+from service.logs import log_format
+from service.observed import observed
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
 
@@ -43,10 +48,20 @@ def create_app(settings: Settings | None = None) -> Litestar:
             timeout=settings.store_timeout,
         ) as opened:
             app.state.games = Games(opened, limits=settings.rate_limits())
-            yield
+            try:
+                yield
+            finally:
+                metrics.worker_stopped()
 
     app = Litestar(
-        route_handlers=[GamesController, SeatsController, replay_log, *health.routes, *table.routes],
+        route_handlers=[
+            GamesController,
+            SeatsController,
+            replay_log,
+            *health.routes,
+            *table.routes,
+            metrics.metrics,
+        ],
         # A static header, not an after_request hook: the hook doubled the framework's cost
         # per request. (The hot routes' own responses carry it too.)
         response_headers=[ResponseHeader(name=responses.WORKER_HEADER, value=responses.worker.decode())],
@@ -61,6 +76,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
     # Around Litestar's own handler (routing included), inside its entry point: a HEAD must
     # be turned into a GET before the router, which knows only the GET routes.
     app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
+    # Outermost: the OPTIONS answered above get their request id and measure too.
+    app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and log_format() == "json")
     return app
 
 
@@ -117,7 +134,10 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 done = True
 
-        await handler({**scope, "method": "GET"}, receive_until_head_sent, send_head_only)  # type: ignore[arg-type]
+        routed: dict[str, Any] = {**scope, "method": "GET"}
+        await handler(routed, receive_until_head_sent, send_head_only)  # type: ignore[arg-type]
+        if "path_template" in routed:  # the route's template, for the request's measure (service.observed)
+            scope["path_template"] = routed["path_template"]
 
     return head_options_or_any
 

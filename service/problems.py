@@ -5,8 +5,10 @@ Domain errors stay plain exceptions in core/ and events/; `HANDLERS` turns each 
 problem, and `problem_response` answers it: every problem the service sends (a handler's
 refusal, a framework error, the recorded answer of an idempotent move, service/protocol.py's
 own 400, 408 and 503) is the body `problem_body` writes, titled from the one table `TITLES`,
-ending with a newline and answered with `X-Poison-Worker`. Nothing is answered 5xx unless
-the store is down (503): an unexpected exception is a bug, logged, and answered 500
+ending with a newline and answered with `X-Poison-Worker` (and, as every answer,
+`X-Request-Id`: service.observed). Those answered here and by the protocol are counted by
+code (service.metrics). Nothing is answered 5xx unless the store is down (503): an
+unexpected exception is a bug, logged with its request's id, and answered 500
 `internal_error` without details.
 
 A request Litestar refuses while reading its parameters or body (ValidationException) is
@@ -32,7 +34,8 @@ from events.limits import RateLimited
 from events.replay import InvalidLog
 from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.wording import NOTHING, as_typed, plain
-from service import responses
+from service import metrics, responses
+from service.request_ids import SCOPE_KEY
 from service.responses import BODY_KEY, WORKER_HEADER, Response
 
 log = logging.getLogger("poison.service")
@@ -105,6 +108,7 @@ def problem_body(problem: ApiError) -> bytes:
 
 
 def problem_response(problem: ApiError) -> Response[bytes]:
+    metrics.PROBLEMS.labels(problem.code).inc()
     headers = {**(problem.headers or {}), WORKER_HEADER: responses.worker.decode()}
     return Response(problem_body(problem), status_code=problem.status_code, media_type=MEDIA_TYPE, headers=headers)
 
@@ -229,7 +233,10 @@ def from_http(error: HTTPException) -> ApiError:
 
 
 def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[bytes]:
-    log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
+    request_id = request.scope.get(SCOPE_KEY, b"").decode()  # type: ignore[attr-defined]
+    log.exception(
+        "unexpected error on %s %s (request %s)", request.method, request.url.path, request_id, exc_info=error
+    )
     return problem_response(ApiError(500, "internal_error", "the server failed; the request changed nothing"))
 
 

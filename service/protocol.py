@@ -33,6 +33,9 @@ closing with unread data does not reset the connection under the answer.
   only to wait for the body. The head of an answer with a Content-Length is held until its
   first body part (a streamed answer's goes at once, so a live stream's client sees it open).
 
+Every answer of this module carries `X-Request-Id` as the application's do (service/
+observed.py), and is counted by its problem's code (service/metrics.py).
+
 A timer is armed only when a read leaves a head or a body incomplete, so a request that
 arrives whole in one read costs none. WebSocket upgrades are off (`ws="none"`: the API has
 none), so every connection stays with this protocol.
@@ -46,7 +49,10 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
+from service import metrics
 from service.problems import MEDIA_TYPE, ApiError, problem_body
+from service.request_ids import HEADER as REQUEST_ID
+from service.request_ids import new_request_id, request_id_of
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
 
@@ -69,12 +75,14 @@ def _problem(status: int, code: str, detail: str) -> bytes:
 async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     """The answer to a request beyond the cap (an ASGI app, in place of the API's)."""
     _, _, cap = _limits()
+    metrics.PROBLEMS.labels("too_many_connections").inc()
     body = _problem(503, "too_many_connections", f"this worker has its {cap:,} connections open; retry")
     headers = [
         (b"content-type", PROBLEM),
         (b"content-length", str(len(body)).encode()),
         (b"retry-after", b"1"),
         (WORKER_HEADER.encode(), worker),
+        (REQUEST_ID, request_id_of(scope)),
     ]
     await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
@@ -250,8 +258,11 @@ class HttpProtocol(HttpToolsProtocol):
         self._disarm()
         self._abandon_cycle()
         body = _problem(status, code, detail)
+        metrics.PROBLEMS.labels(code).inc()
         head = [STATUS_LINE[status]]
-        for name, value in [*self.server_state.default_headers, (WORKER_HEADER.encode(), worker)]:
+        # The request's own id is not read: its head may be incomplete or malformed.
+        ours = [(WORKER_HEADER.encode(), worker), (REQUEST_ID, new_request_id())]
+        for name, value in [*self.server_state.default_headers, *ours]:
             head += [name, b": ", value, b"\r\n"]
         head += [b"content-type: ", PROBLEM, b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n"]
         head += [b"connection: close\r\n\r\n", body]

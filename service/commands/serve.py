@@ -9,20 +9,28 @@ URL to every worker, so several workers share one store and no state lives in on
 them. It supervises that server: one killed or crashed is started again on the same port and
 data (the workers' connections recover by themselves), with back-off. Workers speak HTTP
 through service/protocol.py (timeouts for slow clients, a cap on connections, malformed HTTP
-answered as problem+json).
+answered as problem+json). Its log lines are human (the default) or JSON (POISON_LOG_FORMAT,
+service/logs.py); with several workers it gives them a directory for their metrics, so
+that one scrape of `/metrics` sums them all (service/metrics.py), and removes it when it stops.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from events.server import EmbeddedServer, ServerFailed, ServerNotFound
+from service import logs
+from service.logs import LogFormat, log_format
+from service.metrics import MULTIPROCESS_VARIABLE
 from service.settings import SETTINGS, Settings, unknown_variables
 
 if TYPE_CHECKING:
@@ -64,6 +72,7 @@ def serve(settings: Settings) -> int:
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    metrics_dir = _metrics_dir(settings.workers)
     server = None
     if settings.redis_url is None:
         server = EmbeddedServer(settings.data_dir, binary=settings.redis_server)
@@ -85,9 +94,11 @@ def serve(settings: Settings) -> int:
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
-        log_config=logging_config(settings),
+        log_config=logging_config(settings, log_format()),
         log_level=None,  # the levels are log_config's: the access log keeps its own
-        access_log=settings.access_log,
+        # In JSON, the request lines are the service's own (service/observed.py): they have
+        # the route, the duration and the request id, which uvicorn's do not know.
+        access_log=settings.access_log and log_format() == "text",
         http="service.protocol:HttpProtocol",
         ws="none",  # the API has no WebSocket route
     )
@@ -116,8 +127,22 @@ def serve(settings: Settings) -> int:
     finally:
         if server is not None:
             server.stop()
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
         say("stopped")
     return status
+
+
+def _metrics_dir(workers: int) -> str | None:
+    """With several workers, a fresh directory for their metrics' files, named in the
+    environment before any of them (or this process) imports prometheus_client; None with
+    one worker (its values stay in its memory, cheaper to update) or when the operator has
+    chosen the directory already (theirs is kept)."""
+    if workers == 1 or os.environ.get(MULTIPROCESS_VARIABLE):
+        return None
+    chosen = tempfile.mkdtemp(prefix="poison-metrics-")
+    os.environ[MULTIPROCESS_VARIABLE] = chosen
+    return chosen
 
 
 class Stopped(Exception):
@@ -128,8 +153,16 @@ def _stop(signum: int, frame: object) -> None:
     raise Stopped
 
 
+#: How this process's own lines are written (`run` sets it from POISON_LOG_FORMAT).
+said_as: LogFormat = "text"
+
+
 def say(line: str) -> None:
-    print(f"poison serve: {line}", file=sys.stderr, flush=True)
+    if said_as == "json":
+        record = logging.LogRecord("poison.serve", logging.INFO, __file__, 0, line, None, None)
+        print(logs.JsonFormatter().format(record), file=sys.stderr, flush=True)
+    else:
+        print(f"poison serve: {line}", file=sys.stderr, flush=True)
 
 
 def base_url(settings: Settings) -> str:
@@ -151,21 +184,24 @@ def _workers(count: int) -> str:
     return "1 worker" if count == 1 else f"{count} workers"
 
 
-def logging_config(settings: Settings) -> dict[str, Any]:
+def logging_config(settings: Settings, form: LogFormat = "text") -> dict[str, Any]:
     """Logs on stderr at the level asked (the service's and uvicorn's); with the access log,
-    one line per request on stdout, whatever the level."""
+    one line per request on stdout, whatever the level: uvicorn's human lines, or in JSON
+    (`form`) every line one object, the requests' written by the service (poison.access)."""
     level = settings.log_level.upper()
+    json_lines = {"()": "service.logs.JsonFormatter"}
+    human = {
+        "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": "%(levelprefix)s %(message)s"},
+        "access": {
+            "()": "uvicorn.logging.AccessFormatter",
+            "fmt": '%(asctime)s [%(process)d] %(client_addr)s "%(request_line)s" %(status_code)s',
+            "use_colors": False,
+        },
+    }
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {
-            "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": "%(levelprefix)s %(message)s"},
-            "access": {
-                "()": "uvicorn.logging.AccessFormatter",
-                "fmt": '%(asctime)s [%(process)d] %(client_addr)s "%(request_line)s" %(status_code)s',
-                "use_colors": False,
-            },
-        },
+        "formatters": human if form == "text" else {"default": json_lines, "access": json_lines},
         "handlers": {
             "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
@@ -175,6 +211,7 @@ def logging_config(settings: Settings) -> dict[str, Any]:
             "uvicorn.error": {"level": level},
             "uvicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
             "poison": {"handlers": ["default"], "level": level, "propagate": False},
+            logs.ACCESS_LOGGER: {"handlers": ["access"], "level": "INFO", "propagate": False},
         },
     }
 
@@ -239,8 +276,15 @@ def add(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    global said_as
+    try:
+        said_as = log_format()
+    except ValueError as error:
+        say(str(error))
+        return 2
     for name in unknown_variables():
-        say(f"warning: {name} is no setting of poison serve and is ignored (see poison serve --help)")
+        if name != logs.VARIABLE:  # read by service/logs.py until service/settings.py declares it
+            say(f"warning: {name} is no setting of poison serve and is ignored (see poison serve --help)")
     try:
         settings = Settings.from_environment(**{setting.name: getattr(args, setting.name) for setting in FLAGGED})
     except ValueError as error:

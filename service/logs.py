@@ -1,0 +1,64 @@
+"""How the service's log lines are written: today's human lines (`text`, the default) or
+one JSON object a line (`json`), for a log shipper. POISON_LOG_FORMAT chooses.
+
+A JSON line holds `time` (UTC, ISO 8601, milliseconds), `level`, `logger`, `message`,
+`worker` (the process id), `request_id` when the line is written while a request is
+served (an error's line included), `error` (the traceback) for an exception, and the
+fields of the request's line (`access`, service/observed.py): method, route, path, status,
+duration_ms, client. Encoded by msgspec, as the API's bodies are.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import msgspec
+
+from service import request_ids
+
+LogFormat = Literal["text", "json"]
+FORMATS: tuple[LogFormat, ...] = ("text", "json")
+#: The setting's variable. (Read here until service/settings.py declares it with the others.)
+VARIABLE = "POISON_LOG_FORMAT"
+#: The logger of the request lines in JSON, on stdout as uvicorn's access lines are.
+ACCESS_LOGGER = "poison.access"
+#: Where a request line's fields ride on its LogRecord (`extra`).
+FIELDS = "fields"
+
+_encoder = msgspec.json.Encoder()
+
+
+def log_format(environ: Mapping[str, str] | None = None) -> LogFormat:
+    """The log format of `environ` (the process's by default): `text` unless told; ValueError,
+    in words, for anything but `text` or `json` (any case)."""
+    value = (os.environ if environ is None else environ).get(VARIABLE, "") or "text"
+    chosen = value.strip().lower()
+    if chosen not in FORMATS:
+        raise ValueError(f"log_format ({VARIABLE}) must be one of 'text', 'json', not {value!r}")
+    return chosen
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line (see the module's paragraph)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+            "worker": record.process,
+        }
+        request_id = request_ids.current.get()
+        if request_id is not None:
+            line["request_id"] = request_id.decode()
+        fields = record.__dict__.get(FIELDS)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info:
+            line["error"] = self.formatException(record.exc_info)
+        return _encoder.encode(line).decode()
