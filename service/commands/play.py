@@ -9,7 +9,9 @@ what a `Seat` gives (service.commands.screens.seat), so the two look the same.
 
 Into a terminal, the board is redrawn every turn, with what happened since your last move
 above it; into a pipe or a file, the same lines scroll by once each, in plain text (what was
-typed is echoed after its prompt, so a transcript reads as the game went).
+typed is echoed after its prompt, so a transcript reads as the game went). A search bot
+(`--bots mcts` or `mcts:N`, N playouts a move) may take a while to answer: when a move's
+answer takes visibly long, the terminal says who is thinking until it comes.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from collections.abc import Iterable
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any, TypeVar
 
+import msgspec
 from rich.columns import Columns
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -29,8 +34,16 @@ from core.rulesets import DEFAULT_RULESET, Ruleset
 from events.codec import Event, Player
 from events.play import create_game, play_move
 from service.commands import CommandError, arguments, console, fail, visible
-from service.commands.arguments import add_ruleset, add_seats, bots_for, check_players, options_of, ruleset_of
+from service.commands.arguments import (
+    add_ruleset,
+    add_seats,
+    check_players,
+    engine_seats_for,
+    options_of,
+    ruleset_of,
+)
 from service.commands.screens import SCREENS, Players, Screen, screen_for
+from service.commands.screens.base import searchers, strength
 from service.commands.screens.seat import Refused, Seat, refusal
 
 #: What a person types to leave the game (the end of input leaves it too).
@@ -39,6 +52,9 @@ QUIT = frozenset({"q", "quit", "exit"})
 BOTS = "greedy"
 #: The name of your seat in a game made here or on a server, unless --name gives another.
 YOUR_NAME = "you"
+#: Seconds a move's answer may take before the terminal says who is thinking: a greedy bot
+#: answers at once, a search may take seconds, and a still screen should never last longer.
+THINKING_AFTER = 0.15
 #: The defaults of the options that describe a new game: a game joined with --game has its
 #: own, so there they are refused (see `check_server_options`).
 NEW_GAME_DEFAULTS = {"ruleset": DEFAULT_RULESET, "players": 4, "bots": BOTS, "seat": 0}
@@ -73,7 +89,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         formatter_class=Paragraphs,
     )
     add_ruleset(command)
-    add_seats(command, BOTS, "other seat")
+    add_seats(command, BOTS, "other seat", engine=True)
     command.add_argument("--seed", type=arguments.seed, help=f"{arguments.SEED_RANGE} (default: random)")
     command.add_argument(
         "--seat", type=int, metavar="N", help="your seat, from 0 (default 0); the bots sit in the others"
@@ -115,15 +131,33 @@ def add(commands: argparse._SubParsersAction) -> None:
 # -- a game played here ------------------------------------------------------------------------
 
 
+def unset_if_none(playouts: int | None) -> int | msgspec.UnsetType:
+    """A seat's playouts as events.codec.Player takes them: left out (UNSET: the ruleset's
+    default for a search bot, and nothing at all for another bot), or the number given."""
+    return msgspec.UNSET if playouts is None else playouts
+
+
+def bot_name(bot: str, seat: int) -> str:
+    """A bot's seat named by what plays it: "greedy bot 2", "mcts bot 1" (here and on a server)."""
+    return f"{bot} bot {seat}"
+
+
 class LocalSeat:
     """A game played in memory, with the service's code: the person at seat `you`, bots in
     every other seat."""
 
-    def __init__(self, ruleset: Ruleset, bots: list[str], you: int, seed: int, options: dict[str, Any]) -> None:
+    def __init__(
+        self, ruleset: Ruleset, bots: list[arguments.Seat], you: int, seed: int, options: dict[str, Any]
+    ) -> None:
         seats = [seat for seat in range(len(bots) + 1) if seat != you]
         bot_of = dict(zip(seats, bots, strict=True))
-        names = ["you" if seat == you else f"{bot_of[seat]} bot {seat}" for seat in range(len(bots) + 1)]
-        created = tuple(Player(seat=seat, name=name, bot=bot_of.get(seat)) for seat, name in enumerate(names))
+        names = ["you" if seat == you else bot_name(bot_of[seat].bot, seat) for seat in range(len(bots) + 1)]
+        created = tuple(
+            Player(seat=seat, name=name)
+            if seat == you
+            else Player(seat=seat, name=name, bot=bot_of[seat].bot, playouts=unset_if_none(bot_of[seat].playouts))
+            for seat, name in enumerate(names)
+        )
         events, self.logged = create_game(ruleset.name, "terminal", created, seed=seed, options=options)
         self.you = you
         self.seed = seed
@@ -191,12 +225,25 @@ class Terminal:
         others = [s for s in range(len(players)) if s != seat.you]
         self.header = Text.assemble(
             f"{title}: you are seat {seat.you} against ",
-            players.listed(others),
+            Text(", ").join(self.named(other) for other in others),
             seat.where(),
             f". {screen.best.capitalize()} total wins.",
         )
         #: What happened since the person's last move, as told (a redrawn board shows it again).
         self.story: list[RenderableType] = []
+
+    def named(self, seat: int) -> Text:
+        """A seat's name, with its strength if a search bot plays it ("mcts bot 1 (2,000 playouts)")."""
+        shown = strength(self.seat.view.players[seat])
+        name = self.seat.players.name(seat)
+        return name if shown is None else Text.assemble(name, f" ({shown})")
+
+    def thinking(self) -> Text:
+        """Who the person waits for while a move's answer takes long: the search bots."""
+        seats = searchers(self.seat.view.players)
+        if not seats:
+            return Text("waiting for the game's answer…")
+        return Text.assemble(self.seat.players.listed(seats), " is thinking…" if len(seats) == 1 else " are thinking…")
 
     def say(self, *renderables: RenderableType) -> None:
         # Into a terminal, rich wraps lines between words at its width (the console never
@@ -254,7 +301,7 @@ class Terminal:
                 self.say(Text(visible(move), style="red"))
                 continue
             try:
-                return self.seat.play(move)
+                return patiently(self.out, self.thinking, partial(self.seat.play, move))
             except Refused as refused:
                 self.say(Text.assemble((visible(str(refused)), "red"), f" — {self.screen.help}"))
                 if refused.stale:
@@ -318,10 +365,43 @@ class Terminal:
             self.say(Text(again))
 
 
+T = TypeVar("T")
+
+
+def patiently(out: Console, words: Callable[[], Text], work: Callable[[], T]) -> T:
+    """`work()`'s result (or its exception). Into a terminal, once it has taken THINKING_AFTER
+    seconds, a spinner with `words()` shows until it is done, then vanishes: the person never
+    faces a still screen with no word. The work runs on a thread of its own (the search
+    releases the GIL, so the spinner turns); Ctrl-C still ends the command at once (the thread
+    is a daemon, left to end with the process). Into a pipe, nothing is added to the transcript."""
+    if not out.is_terminal:
+        return work()
+    outcome: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as error:  # handed to the caller, as if it had run there
+            outcome.append((False, error))
+        finally:
+            done.set()
+
+    done = threading.Event()
+    threading.Thread(target=run, name="poison-play-answer", daemon=True).start()
+    if not done.wait(THINKING_AFTER):
+        with out.status(words(), spinner="dots"):
+            done.wait()
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    result: T = value
+    return result
+
+
 # -- the command ----------------------------------------------------------------------------------
 
 
-def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[str], int]:
+def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[arguments.Seat], int]:
     """The new game the options describe: its ruleset and options, the bots of the other
     seats, and your seat (CommandError for any option out of bounds)."""
     for name, default in NEW_GAME_DEFAULTS.items():
@@ -341,7 +421,7 @@ def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[st
             if waiting > 0
             else f"--open {waiting}: leave 1 seat open or more"
         )
-    bots = bots_for(args.bots, ruleset, args.players - 1 - waiting, of="other seats", each="other seat")
+    bots = engine_seats_for(args.bots, ruleset, args.players - 1 - waiting, of="other seats", each="other seat")
     return ruleset, options, bots, args.seat
 
 
@@ -404,7 +484,9 @@ def run(args: argparse.Namespace) -> int:
             return remote.run(args, out)
         ruleset, options, bots, you = new_game(args)
         seed = args.seed if args.seed is not None else secrets.randbits(63)
-        seat = LocalSeat(ruleset, bots, you, seed, options)
+        # The bots before your seat play as the game is made: a search among them may take a while.
+        thinking = Text("the bots before you are thinking…")
+        seat = patiently(out, lambda: thinking, lambda: LocalSeat(ruleset, bots, you, seed, options))
     except CommandError as error:
         return fail("play", error, error.code)
     except RuleError as error:

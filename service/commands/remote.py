@@ -33,7 +33,7 @@ from events.codec import Event, GameStarted, MalformedEvent, SeatJoined, SeatLef
 from events.rulesets import rules_for
 from service.client import ApiProblem, Client, ClientError, Unreachable
 from service.commands import CommandError, fail, visible
-from service.commands.play import YOUR_NAME, Terminal, new_game
+from service.commands.play import YOUR_NAME, Terminal, bot_name, new_game
 from service.commands.screens import Players, Screen, screen_for
 from service.commands.screens.lobby import OPEN, is_open, room, seat_names, told, waiting_games
 from service.commands.screens.seat import refusal
@@ -76,7 +76,10 @@ class RemoteSeat:
             elif seat in waiting:
                 players.append({"open": True})
             else:
-                players.append({"name": f"{bot_of[seat]} bot {seat}", "bot": bot_of[seat]})
+                bot = bot_of[seat]
+                player = {"name": bot_name(bot.bot, seat), "bot": bot.bot}
+                # A search bot without a strength plays the service's default (its view says which).
+                players.append(player if bot.playouts is None else {**player, "playouts": bot.playouts})
         created = client.create_game(screen_for(ruleset.name).create_body(players, args.seed, options))
         token = created.players[you].token
         if not isinstance(token, str):

@@ -20,6 +20,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from core.errors import SEARCH_BOT
 from core.rulesets import Ruleset
 from events.codec import Event
 from service.commands import visible
@@ -63,6 +64,18 @@ class Players:
 
     def listed(self, seats: Iterable[int]) -> Text:
         return Text(", ").join(self.name(seat) for seat in seats)
+
+
+def strength(player: Any) -> str | None:
+    """A search bot's strength as a seat of a view or a listing carries it ("2,000
+    playouts"), or None for a seat that does not search (the API gives it no `playouts`)."""
+    playouts = getattr(player, "playouts", None)  # None, or UNSET, where a Struct omits it
+    return f"{playouts:,} playout{'' if playouts == 1 else 's'}" if isinstance(playouts, int) else None
+
+
+def searchers(players: Sequence[Any]) -> list[int]:
+    """The seats the search bot plays: the ones whose moves may take visibly long."""
+    return [seat for seat, player in enumerate(players) if getattr(player, "bot", None) == SEARCH_BOT]
 
 
 class Scored(Protocol):

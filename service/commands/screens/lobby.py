@@ -15,7 +15,7 @@ from rich.text import Text
 from core.rulesets import RULESETS
 from events.codec import Event, GameStarted, RematchCreated, SeatJoined, SeatLeft
 from service.commands import visible
-from service.commands.screens.base import YOU, seats_table
+from service.commands.screens.base import YOU, seats_table, strength
 
 #: How an open seat is shown where a name would be.
 OPEN = "(open)"
@@ -53,13 +53,23 @@ def waiting_games(games: Sequence[Any]) -> Table:
 
 
 def room(players: Sequence[Any], you: int) -> Text:
-    """Who sits where while the game waits: "seat 0 you, seat 1 (open), seat 2 ada (greedy)"."""
+    """Who sits where while the game waits: "seat 0 you, seat 1 (open), seat 2 ada (greedy),
+    seat 3 mcts bot 3 (2,000 playouts)"."""
     parts = []
     for seat, (player, name) in enumerate(zip(players, seat_names(players, you), strict=True)):
-        bot = getattr(player, "bot", None)
-        said = f" ({bot})" if bot and bot not in name.split() else ""  # not "greedy bot 2 (greedy)"
-        parts.append(Text.assemble(f"seat {seat} ", (name, "bold" if seat == you else ""), said))
+        parts.append(Text.assemble(f"seat {seat} ", (name, "bold" if seat == you else ""), played_by(player, name)))
     return Text(", ").join(parts)
+
+
+def played_by(player: Any, name: str) -> str:
+    """What plays a seat, said once after its name: " (greedy)", " (mcts, 2,000 playouts)",
+    or only the strength when the name says the bot already ("mcts bot 2 (2,000 playouts)",
+    never "greedy bot 2 (greedy)"); "" for a person."""
+    bot = getattr(player, "bot", None)
+    said = [bot] if bot and bot not in name.split() else []
+    shown = strength(player)
+    said += [] if shown is None else [shown]
+    return f" ({', '.join(said)})" if said else ""
 
 
 def told(event: Event, names: Sequence[str]) -> Text | None:
