@@ -30,6 +30,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from core import RuleError
+from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET, Ruleset
 from events.codec import Event, Player
 from events.play import create_game, play_move
@@ -368,6 +369,13 @@ class Terminal:
 T = TypeVar("T")
 
 
+def starting(bots: list[arguments.Seat]) -> Callable[[], Text]:
+    """What a new game's making says when it takes long: the bots before your seat play their
+    first moves as it is made (here or on a server), and a search among them takes a while."""
+    searching = any(bot.bot == SEARCH_BOT for bot in bots)
+    return lambda: Text("the bots before you are thinking…" if searching else "making the game…")
+
+
 def patiently(out: Console, words: Callable[[], Text], work: Callable[[], T]) -> T:
     """`work()`'s result (or its exception). Into a terminal, once it has taken THINKING_AFTER
     seconds, a spinner with `words()` shows until it is done, then vanishes: the person never
@@ -485,8 +493,7 @@ def run(args: argparse.Namespace) -> int:
         ruleset, options, bots, you = new_game(args)
         seed = args.seed if args.seed is not None else secrets.randbits(63)
         # The bots before your seat play as the game is made: a search among them may take a while.
-        thinking = Text("the bots before you are thinking…")
-        seat = patiently(out, lambda: thinking, lambda: LocalSeat(ruleset, bots, you, seed, options))
+        seat = patiently(out, starting(bots), partial(LocalSeat, ruleset, bots, you, seed, options))
     except CommandError as error:
         return fail("play", error, error.code)
     except RuleError as error:

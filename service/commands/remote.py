@@ -24,6 +24,7 @@ import secrets
 import sys
 from collections.abc import Iterator
 from contextlib import closing
+from functools import partial
 from typing import Any
 
 from rich.console import Console
@@ -33,7 +34,7 @@ from events.codec import Event, GameStarted, MalformedEvent, SeatJoined, SeatLef
 from events.rulesets import rules_for
 from service.client import ApiProblem, Client, ClientError, Unreachable
 from service.commands import CommandError, fail, visible
-from service.commands.play import YOUR_NAME, Terminal, bot_name, new_game
+from service.commands.play import YOUR_NAME, Terminal, bot_name, new_game, patiently, starting
 from service.commands.screens import Players, Screen, screen_for
 from service.commands.screens.lobby import OPEN, is_open, room, seat_names, told, waiting_games
 from service.commands.screens.seat import refusal
@@ -231,7 +232,8 @@ def take_seat(client: Client, args: argparse.Namespace, out: Console) -> RemoteS
         return RemoteSeat.rematch(client, args.game, args.token)
     if args.game:
         return RemoteSeat(client, args.game, args.token)
-    return RemoteSeat.create(client, args)
+    # The bots before your seat answer the creation with their moves: a search takes a while.
+    return patiently(out, starting(new_game(args)[2]), partial(RemoteSeat.create, client, args))
 
 
 def choose(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat | None:
