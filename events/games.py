@@ -164,7 +164,7 @@ class Games:
             return rebuild(events, research=False)
         cached = self._cache.get(game_id)
         if cached is None:
-            events = await self.store.read(game_id)
+            events = await self.store.read_log(game_id)  # a finished game: its copy, one value
             if not events:
                 raise UnknownGame(game_id)
             # A whole log of our own store: the core's batch (events.restore), or the checked
