@@ -94,7 +94,7 @@ def test_a_json_log_line_written_while_a_request_is_served_names_its_id():
         request_ids.current.reset(token)
     assert line["request_id"] == "req-42"
     assert line["level"] == "error"
-    assert line["message"] == "error on GET /x"
+    assert line["message"] == "unexpected error on GET /x"
     assert line["worker"] == os.getpid()
     assert "RuntimeError: boom" in line["error"]
 
