@@ -101,7 +101,8 @@ def restore(events: Sequence[tuple[int, Event]]) -> LoggedGame:
     when it can. Only for a whole log as the store holds it (every move with everything it
     caused, as each append writes them), never for a log from outside."""
     restored = _batched(events)
-    return restored if restored is not None else rebuild(events)
+    # Every search bot move of our store was judged when appended: taken as logged (still legal).
+    return restored if restored is not None else rebuild(events, research=False)
 
 
 def _batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:

@@ -23,7 +23,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
-from events.games import Games
+from events.games import Games, Searches
 from service import metrics, openapi, problems, responses
 from service.controllers import health, table
 from service.controllers.games import GamesController
@@ -47,10 +47,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
             namespace=settings.namespace,
             timeout=settings.store_timeout,
         ) as opened:
-            app.state.games = Games(opened, limits=settings.rate_limits())
+            app.state.games = Games(
+                opened, limits=settings.rate_limits(), searches=Searches(settings.search_threads)
+            )
             try:
                 yield
             finally:
+                app.state.games.searches.close()
                 metrics.worker_stopped()
 
     app = Litestar(
