@@ -66,6 +66,9 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "cannot_close": (422, "the pot game: the pot may not be closed with that card"),
     "idempotency_key_reused": (422, "the same Idempotency-Key with a different move"),
     "invalid_log": (422, "a replayed log the rules could not have written (`at_version` names its first bad event)"),
+    "playouts_without_search": (422, "a seat given `playouts` that the mcts bot does not play (a person, another bot)"),
+    "search_without_person": (422, "a new game with the mcts bot but no person and no open seat"),
+    "search_limit": (422, "a replayed log whose mcts moves would take more playouts to check than a replay searches"),
     "rate_limited": (429, "too many requests from this client or seat (`retry_after`, and Retry-After, say when)"),
     "internal_error": (500, "a bug (none is known): the request changed nothing"),
     "store_unavailable": (
@@ -83,7 +86,14 @@ _BODY = ("payload_too_large", "unsupported_media_type")
 #: none of the API's and method_not_allowed for a method it does not take; any connection may
 #: be answered request_timeout or too_many_connections before its request is routed.)
 CODES_OF: dict[str, tuple[str, ...]] = {
-    "create_game": ("invalid_request", *_BODY, "rate_limited", "store_unavailable"),
+    "create_game": (
+        "invalid_request",
+        *_BODY,
+        "playouts_without_search",
+        "search_without_person",
+        "rate_limited",
+        "store_unavailable",
+    ),
     "list_games": ("invalid_request", "store_unavailable"),
     "get_game": _READ,
     "play_move": (
@@ -114,7 +124,7 @@ CODES_OF: dict[str, tuple[str, ...]] = {
     "get_events": _READ,
     "stream_events": _READ,
     "export_log": (*_READ, "game_active"),
-    "replay_log": ("invalid_request", *_BODY, "invalid_log"),
+    "replay_log": ("invalid_request", *_BODY, "invalid_log", "search_limit"),
     "get_health": ("store_unavailable",),
     "get_ready": ("store_unavailable",),
     "get_live": (),
@@ -133,6 +143,12 @@ TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{BEARER: []}, {}]
 
 #: How long an Idempotency-Key may be (games.play refuses others, 400).
 IDEMPOTENCY_KEY_LENGTH = (1, 200)
+
+#: The most playouts checking one replayed log may search (events.replay.search_work: each
+#: mcts move logged, at its seat's playouts): about 10 to 15 s of one core at the most, in a
+#: search thread. A game at the default budget with one person and three mcts bots needs
+#: about 150,000; a log asking more is 422 search_limit (`poison replay` checks any).
+REPLAY_PLAYOUTS = 1_000_000
 
 
 def _idempotency_key(description: str, example: str) -> dict[str, Any]:
@@ -297,6 +313,14 @@ def examples() -> dict[str, Any]:
         },
         "create_pot": {"ruleset": "pot", "players": [{"name": "ana"}, {"name": "bob", "bot": "greedy"}]},
         "create_open": {"players": [{"name": "ana"}, {"open": True}, {"name": "cy", "bot": "random"}], "rounds": 3},
+        "create_search": {
+            "ruleset": "pot",
+            "players": [
+                {"name": "ana"},
+                {"name": "bob", "bot": "mcts", "playouts": 2000},
+                {"name": "cy", "bot": "mcts"},
+            ],
+        },
         "join": {"name": "bob"},
         "joined": _json(SeatTakenOut(seat=1, name="bob", token=TOKEN, game=game_view(started, seat=1))),
         "created": _json(
@@ -369,6 +393,19 @@ def _problems() -> dict[str, Any]:
             IdempotencyKeyReused("idempotency key 'move-1' was used for a different request")
         ),
         "invalid_log": from_invalid_log(InvalidLog(3, "card_played: seat 1 may not play now: it is seat 0's turn")),
+        "playouts_without_search": ApiError(
+            422,
+            "playouts_without_search",
+            "players[1].playouts: the greedy bot plays this seat; playouts are the mcts bot's budget alone",
+        ),
+        "search_without_person": ApiError(
+            422, "search_without_person", "players[0] is the mcts bot: a game with it needs a person or an open seat"
+        ),
+        "search_limit": ApiError(
+            422,
+            "search_limit",
+            f"checking this log's mcts moves takes 1,200,000 playouts; a replay searches {REPLAY_PLAYOUTS:,} at most",
+        ),
         "rate_limited": from_rate_limited(RateLimited(2000, "new games from this address")),
         "internal_error": ApiError(500, "internal_error", "the server failed; the request changed nothing"),
         "store_unavailable": from_store_unavailable(StoreUnavailable("the event store cannot be reached: timeout")),

@@ -81,7 +81,8 @@ _ANSWERS = (
 _TAGGED_UNIONS = (schemas.AnyGameView, schemas.AnyScores)
 #: The parts of events' data that their Structs (events/) leave without a docstring.
 _EVENT_PARTS = {
-    "Player": "A seat as the game was created: its name and, for a seat the service plays, its bot (else null).",
+    "Player": "A seat as the game was created: its name and, for a seat the service plays, its bot (else null); "
+    "an mcts bot's seat alone has `playouts`, the budget of each of its decisions.",
     "Rules": "Poison's rule options as the game was created.",
     "TakenCounts": "How many cards of each kind a seat took in the round.",
 }
@@ -206,6 +207,7 @@ def _player_in(derived: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         "properties": {
             "name": fields["name"]["anyOf"][0] | {"description": fields["name"]["description"]},
             "bot": fields["bot"],
+            "playouts": fields["playouts"],
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -345,6 +347,10 @@ def _bodies(paths: dict[str, Any], shown: dict[str, Any]) -> None:
                     "poison": {"summary": "Poison: a person and two bots", "value": shown["create_poison"]},
                     "pot": {"summary": "the pot game: a person and a bot", "value": shown["create_pot"]},
                     "open": {"summary": "Poison: a person, an open seat and a bot", "value": shown["create_open"]},
+                    "search": {
+                        "summary": "the pot game: a person and two mcts bots (2,000 playouts, and the default)",
+                        "value": shown["create_search"],
+                    },
                 },
             }
         },

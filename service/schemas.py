@@ -21,8 +21,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from core.errors import SEED_LIMIT
+from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT
 from core.rulesets import POISON, POT, RULESETS, Ruleset
+
+#: The fewest and the most playouts a seat of the search bot may be given through the API
+#: (the engine takes up to PLAYOUT_BOUNDS[1]): a decision at the most takes about a quarter
+#: of a second of one core, so a request that lets five such bots move stays within seconds.
+SERVICE_PLAYOUTS = (PLAYOUT_BOUNDS[0], 20_000)
 
 
 def _card(ruleset: Ruleset, *examples: str) -> Any:
@@ -43,7 +48,9 @@ else:
     PoisonCard = _card(POISON, "R5", "B7", "G4")
     #: A card of the pot game: T and its toxicity.
     PotCard = _card(POT, "T3", "T0")
-    BotName = Literal[tuple(sorted({bot for ruleset in RULESETS.values() for bot in ruleset.bots}))]
+    # Every bot the engines play, the search bot included (service/controllers/games.py
+    # refuses one the game's own ruleset lacks).
+    BotName = Literal[tuple(sorted({bot for ruleset in RULESETS.values() for bot in ruleset.engine_bots}))]
     RulesetName = Literal[tuple(RULESETS)]
 #: A card of any ruleset; the game's ruleset refuses a card of another one.
 Card = Annotated[
@@ -69,6 +76,27 @@ ROUNDS = POISON.option("rounds").bounds or (1, 1)
 Version = Annotated[int, msgspec.Meta(ge=1, description="the number of events in the game's log")]
 GameId = Annotated[str, msgspec.Meta(examples=["9K46SJYydR0cf_B7"], description="the game's id")]
 Count = Annotated[int, msgspec.Meta(ge=0)]
+_DEFAULT_PLAYOUTS = ", ".join(f"{r.default_playouts:,} ({r.title})" for r in RULESETS.values())
+Playouts = Annotated[
+    int,
+    msgspec.Meta(
+        ge=SERVICE_PLAYOUTS[0],
+        le=SERVICE_PLAYOUTS[1],
+        examples=[2000],
+        description=f"the {SEARCH_BOT} bot only: the playouts of each of its decisions (more plays stronger and "
+        f"slower); default: the ruleset's, {_DEFAULT_PLAYOUTS}",
+    ),
+]
+#: A seat's playouts in a view: present on a search bot's seat alone.
+PlayoutsOut = Annotated[
+    int,
+    msgspec.Meta(
+        ge=PLAYOUT_BOUNDS[0],
+        le=PLAYOUT_BOUNDS[1],
+        description=f"the {SEARCH_BOT} bot's seat only: the playouts of each of its decisions (the default "
+        "included, as the log records it); absent on every other seat",
+    ),
+]
 Points = Annotated[list[int], msgspec.Meta(description="one number per seat, in seat order")]
 
 
@@ -96,6 +124,7 @@ class PlayerIn(Request):
         Literal[True] | UnsetType,
         msgspec.Meta(description="true: leave the seat open for someone to join (no name, never a bot)"),
     ] = UNSET
+    playouts: Playouts | UnsetType = UNSET
 
 
 class RulesIn(Request):
@@ -205,6 +234,7 @@ class PlayerView(Response):
         Count, msgspec.Meta(description="how many cards the seat has taken this round (face down: never which)")
     ]
     open: OpenSeat | UnsetType = UNSET
+    playouts: PlayoutsOut | UnsetType = UNSET
 
 
 class CauldronView(Response):
@@ -373,6 +403,7 @@ class PotPlayerView(Response):
     bot: Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
     hand_size: Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
     open: OpenSeat | UnsetType = UNSET
+    playouts: PlayoutsOut | UnsetType = UNSET
 
 
 class PotOut(Response):

@@ -114,6 +114,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     move_burst: Annotated[Burst, _setting(_BURST.format("moves", "client address"))] = 20_000
     seat_move_rate: Annotated[PerSecond, _setting(_RATE.format("moves", "seat (its token)"))] = 200.0
     seat_move_burst: Annotated[Burst, _setting(_BURST.format("moves", "seat"))] = 400
+    # The search bot (events/games.py): each of its searches runs in a worker thread, never
+    # on the event loop; at most this many at once, the rest wait their turn.
+    search_threads: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=256)] | None,
+        _setting(
+            "searches of the mcts bot run at once per worker, each in a thread of its own (more wait their turn); "
+            "unset: the machine's cores"
+        ),
+    ] = None
     # What it says.
     log_level: Annotated[
         LogLevel,

@@ -17,7 +17,7 @@ from events.codec import Event, event_data, event_type
 from events.play import LoggedGame
 from events.ruleset import EventRules
 from service.rulesets import service_rules_of
-from service.schemas import AnyGameView, AnyScores, EventOut, MovePlayed
+from service.schemas import AnyGameView, AnyScores, EventOut, MovePlayed, PlayerView, PotPlayerView
 
 
 def status_of(logged: LoggedGame) -> str:
@@ -44,8 +44,19 @@ def public_view(logged: LoggedGame) -> AnyGameView:
     shared, it is never changed: `game_view` adds a caller's part to a copy."""
     view = logged.memo.get("public_view")
     if view is None:
-        view = logged.memo["public_view"] = service_rules_of(logged).public_view(logged, status_of(logged))
+        view = with_playouts(service_rules_of(logged).public_view(logged, status_of(logged)), logged)
+        logged.memo["public_view"] = view
     return view  # type: ignore[return-value]
+
+
+def with_playouts(view: AnyGameView, logged: LoggedGame) -> AnyGameView:
+    """`view` with each search bot's seat showing its playouts, for every ruleset (before
+    the view is shared); no other seat gets the key."""
+    seats: list[PlayerView | PotPlayerView] = list(view.players)
+    for seen, player in zip(seats, logged.players, strict=True):
+        if player.playouts is not msgspec.UNSET:
+            seen.playouts = player.playouts
+    return view
 
 
 def scores(logged: LoggedGame) -> AnyScores:

@@ -23,6 +23,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp
 
 from core import RuleError
+from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player
 from events.games import Games
@@ -95,7 +96,24 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
             raise ApiError(400, "invalid_request", f"players[{seat}] is open: an open seat has no name and no bot")
         if player.open is not True and player.name is None:
             raise ApiError(400, "invalid_request", f"players[{seat}] needs a 'name' (or 'open': true)")
-    players = tuple(Player(seat=seat, name=p.name, bot=p.bot) for seat, p in enumerate(wanted))
+    for seat, player in enumerate(wanted):
+        if player.playouts is not msgspec.UNSET and player.bot != SEARCH_BOT:
+            who = "a person" if player.bot is None else f"the {player.bot} bot"
+            raise ApiError(
+                422,
+                "playouts_without_search",
+                f"players[{seat}].playouts: {who} plays this seat; playouts are the {SEARCH_BOT} bot's budget alone",
+            )
+    searchers = [seat for seat, player in enumerate(wanted) if player.bot == SEARCH_BOT]
+    if searchers and all(player.bot is not None for player in wanted):
+        # Each request then lets bots play only until a person's turn: a bounded number of
+        # searches, where a table of bots alone would search a whole game in one request.
+        raise ApiError(
+            422,
+            "search_without_person",
+            f"players[{searchers[0]}] is the {SEARCH_BOT} bot: a game with it needs a person or an open seat",
+        )
+    players = tuple(Player(seat=seat, name=p.name, bot=p.bot, playouts=p.playouts) for seat, p in enumerate(wanted))
     wrong = check_seating(players)
     if wrong is not None:
         raise ApiError(400, "invalid_request", wrong)
@@ -136,7 +154,9 @@ class GamesController(Controller):
         options = rules.options(data)
         players = seated(data.players)
         game_id = new_game_id()
-        unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(rules.ruleset.bots)
+        unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(
+            rules.ruleset.engine_bots
+        )
         if unknown_bots:
             raise ApiError(400, "invalid_request", f"{rules.ruleset.title} has no bot {sorted(unknown_bots)[0]!r}")
         # A person's seat gets a token; an open seat gets one when someone joins it.

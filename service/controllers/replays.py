@@ -1,4 +1,8 @@
-"""Replaying an exported log: validate every event against the rules, store nothing."""
+"""Replaying an exported log: validate every event against the rules, store nothing.
+
+A log with mcts seats is checked by re-running each of their searches: its work is counted
+first (events.replay.search_work), refused above REPLAY_PLAYOUTS, and done in a search
+thread (events.games.Searches), never on the event loop."""
 
 from __future__ import annotations
 
@@ -9,9 +13,9 @@ from litestar.params import QueryParameter
 
 from events.codec import PublicEvent
 from events.exported import NDJSON, NotALog, from_json, from_ndjson
-from events.replay import decode_log, rebuild, require_complete
-from service.dependencies import media_type
-from service.documented import problems
+from events.replay import decode_log, rebuild, require_complete, search_work
+from service.dependencies import games_of, media_type
+from service.documented import REPLAY_PLAYOUTS, problems
 from service.problems import ApiError
 from service.schemas import Replayed
 from service.views import game_view, scores
@@ -42,7 +46,9 @@ def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
     description="Checks a log of either ruleset against the rules, event by event, and shows the game it describes; "
     "nothing is stored. A replayed log is public, so its view shows everything (`all`). A whole log must be "
     "complete (not stop in the middle of a move or before a deal that is due); with `version`, only its first "
-    "events are replayed. The first bad event is named by its version (422 invalid_log, `at_version`).",
+    "events are replayed. The first bad event is named by its version (422 invalid_log, `at_version`). Each move "
+    f"of an mcts seat is checked by running its search again: a log whose checks would search more than "
+    f"{REPLAY_PLAYOUTS:,} playouts in all is 422 search_limit.",
     response_description="the game the log describes, and its scores",
     responses=problems("replay_log"),
     opt={"body_media_types": MEDIA_TYPES},
@@ -59,7 +65,15 @@ async def replay_log(
         if version > len(public):
             raise ApiError(400, "invalid_request", f"version {version} is beyond the log's {len(public)} events")
         public = public[:version]
-    logged = rebuild(decode_log(public))
+    numbered = decode_log(public)
+    work = search_work(numbered)
+    if work > REPLAY_PLAYOUTS:
+        raise ApiError(
+            422,
+            "search_limit",
+            f"checking this log's mcts moves takes {work:,} playouts; a replay searches {REPLAY_PLAYOUTS:,} at most",
+        )
+    logged = await games_of(request).searches.judge(work > 0, rebuild, numbered)
     if version is None:
         require_complete(logged)  # a whole log may not stop half-way through a move
     return Replayed(version=logged.version, game=game_view(logged, everything=True), scores=scores(logged))

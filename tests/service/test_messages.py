@@ -206,7 +206,7 @@ async def test_an_unknown_card_names_every_card_code_not_a_pattern(client):
         ({"players": THREE[:2]}, "players must have 3 to 6 entries, not 2"),
         (
             {"players": [{"nome": "x"}, *THREE[1:]]},
-            "players[0].nome is not a field: players[0] has only name, bot and open",
+            "players[0].nome is not a field: players[0] has only name, bot, open and playouts",
         ),
         ({"players": [{"name": "a", "bot": "smart"}, *THREE[1:]]}, "players[0].bot: 'smart' is not one of "),
         (

@@ -19,8 +19,9 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from core.rulesets import POISON, RULESETS
-from events.codec import Player
+from events.codec import Player, to_public
 from events.games import Games
+from events.play import create_game, play_move
 from events.store import EventStore
 from service import problems as service_problems
 from service.app import create_app
@@ -466,6 +467,20 @@ async def _rematch_limited(p: Provoker) -> Any:
 
 
 _BAD_LOG = {"events": [{"version": 2, "type": "game_created", "data": {}}]}
+
+
+def _search_limit(p: Provoker) -> Any:
+    """A pot game's log whose mcts seat says the engine's most playouts: checking it would search too long."""
+    table = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="mcts", playouts=1))
+    log, logged = create_game("pot", "g", table, seed=3, options={})
+    while not logged.finished:
+        caused, logged = play_move(logged, 0, tuple(logged.game.legal_moves()[0]))
+        log += caused
+    events = [msgspec.to_builtins(to_public(version, event)) for version, event in enumerate(log, start=1)]
+    events[0]["data"]["players"][1]["playouts"] = 200_000
+    return p.client.post("/v1/replays", json={"events": events})
+
+
 PROVOKE: dict[str, dict[str, Provocation]] = {
     "create_game": {
         "invalid_request": lambda p: p.client.post("/v1/games", json={"players": [{"name": "a"}] * 3}),
@@ -478,6 +493,13 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "rate_limited": _create_limited,
         "store_unavailable": lambda p: p.down.post(
             "/v1/games", json={"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+        ),
+        "playouts_without_search": lambda p: p.client.post(
+            "/v1/games", json={"ruleset": "pot", "players": [{"name": "a", "playouts": 10}, {"name": "b"}]}
+        ),
+        "search_without_person": lambda p: p.client.post(
+            "/v1/games",
+            json={"ruleset": "pot", "players": [{"name": "a", "bot": "mcts"}, {"name": "b", "bot": "greedy"}]},
         ),
     },
     "list_games": {
@@ -552,6 +574,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
             "/v1/replays", content=b"{}", headers={"content-type": "text/plain"}
         ),
         "invalid_log": lambda p: p.client.post("/v1/replays", json=_BAD_LOG),
+        "search_limit": _search_limit,
     },
     "get_health": {"store_unavailable": lambda p: p.down.get("/health")},
     "get_ready": {"store_unavailable": lambda p: p.down.get("/health/ready")},
