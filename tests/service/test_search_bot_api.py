@@ -141,11 +141,26 @@ def test_playouts_out_of_the_services_bounds_are_refused_400(http, playouts):
     assert "playouts" in refused.json()["detail"]
 
 
-def test_an_mcts_seat_with_an_open_seat_beside_it_is_a_waiting_game(http):
-    created = create(http, [{"open": True}, {"name": "bob", "bot": "mcts", "playouts": 50}], ruleset="pot")
+def test_an_mcts_seat_beside_an_open_seat_waits_and_plays_once_it_is_joined(http):
+    created = create(http, [{"open": True}, {"name": "bob", "bot": "mcts", "playouts": 50}], ruleset="pot", seed=2)
     assert created.status_code == 201, created.text
     assert created.json()["game"]["status"] == "waiting"
     assert created.json()["game"]["players"][1]["playouts"] == 50
+    joined = http.post(f"/v1/games/{created.json()['game_id']}/seats/0", json={"name": "dee"})
+    assert joined.status_code == 201, joined.text
+    game = joined.json()["game"]
+    assert game["status"] == "active"
+    assert game["turn"] == 0  # had bob been first, he has moved already
+    assert game["players"][1]["playouts"] == 50
+
+
+def test_a_rematch_keeps_every_mcts_seat_and_its_playouts(http, finished):
+    token = finished["created"]["players"][0]["token"]
+    rematch = http.post(f"/v1/games/{finished['id']}/rematch", headers={"Authorization": f"Bearer {token}"})
+    assert rematch.status_code == 201, rematch.text
+    players = rematch.json()["game"]["players"]
+    expected = [(None, None), ("mcts", 200), ("mcts", POT.default_playouts)]
+    assert [(p["bot"], p.get("playouts")) for p in players] == expected
 
 
 def test_the_document_offers_mcts_and_states_the_playouts_bounds(http):
