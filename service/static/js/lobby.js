@@ -1,5 +1,5 @@
 // The lobby: start a game of either ruleset (seats, people or bots or left open for anyone
-// to join, options, a seed), hand each person their seat's link, list the games (waiting,
+// to join, the search bot's strength, options, a seed), hand each person their seat's link, list the games (waiting,
 // active and finished, page by page; a waiting game's open seat joined with a name), and
 // take an exported log to replay. The form offers what the API document says the service
 // accepts (schema.js); the service still checks everything and its refusals are shown.
@@ -11,7 +11,7 @@ import { noticeBoard } from "./notices.js";
 import { replayLater } from "./replay.js";
 import { links } from "./route.js";
 import { newGameForms } from "./schema.js";
-import { isOpen, openSeats, seatName } from "./seating.js";
+import { isOpen, openSeats, SEARCH_BOT, seatName, strength } from "./seating.js";
 
 const NAMES = ["Ana", "Bob", "Cy", "Dee", "Eve", "Fay"];
 const PAGE = 10;
@@ -104,8 +104,49 @@ export function mountLobby(root, { status }) {
       seat.bot = kind && kind !== OPEN ? kind : null;
     }
 
+    // A new seat's bot: the first bots the document offers, in turn (never the search bot
+    // unasked: it thinks a while each move).
     function newSeat(index) {
-      return { name: NAMES[index] ?? `Seat ${index + 1}`, bot: index === 0 ? null : form.bots[(index - 1) % form.bots.length] ?? null };
+      const quick = form.bots.filter((bot) => bot !== SEARCH_BOT);
+      const bots = quick.length ? quick : form.bots;
+      return { name: NAMES[index] ?? `Seat ${index + 1}`, bot: index === 0 ? null : bots[(index - 1) % bots.length] ?? null, playouts: "" };
+    }
+
+    /** The search bot's strength for a seat it plays: its playouts a move, within the
+     * document's bounds; blank plays the service's default (shown as the placeholder). */
+    function strengthField(seat, index) {
+      const bounds = form.playouts;
+      if (seat.bot !== SEARCH_BOT || !bounds) return null;
+      return h(
+        "label",
+        { class: "seat-strength", title: bounds.description || null },
+        h("input", {
+          type: "number",
+          class: "seat-playouts",
+          min: bounds.min,
+          max: bounds.max,
+          step: 1,
+          value: seat.playouts,
+          placeholder: bounds.fallback === null ? "default" : String(bounds.fallback),
+          "aria-label": `Seat ${index + 1}: playouts a move (${bounds.min} to ${bounds.max}; blank: the default)`,
+          on: { input: (event) => (seat.playouts = event.target.value) },
+        }),
+        h("span", { class: "hint" }, `playouts (${bounds.min.toLocaleString("en")}–${bounds.max.toLocaleString("en")})`),
+      );
+    }
+
+    /** A seat as the request has it; a search bot's playouts checked against the document's bounds. */
+    function seatBody(seat, index) {
+      if (seat.open) return { open: true };
+      if (!seat.bot) return { name: seat.name.trim() };
+      const player = { name: seat.name.trim(), bot: seat.bot };
+      const typed = String(seat.playouts ?? "").trim();
+      if (seat.bot !== SEARCH_BOT || !form.playouts || typed === "") return player;
+      const { min, max } = form.playouts;
+      if (!/^[0-9]+$/.test(typed) || Number(typed) < min || Number(typed) > max) {
+        throw Object.assign(new Error(`Seat ${index + 1} (${seat.name.trim() || "the search bot"}): its playouts a move are a whole number from ${min.toLocaleString("en")} to ${max.toLocaleString("en")}, or blank for the default.`), { title: "Check the bot's strength." });
+      }
+      return { ...player, playouts: Number(typed) };
     }
 
     function drawSeats() {
@@ -135,6 +176,7 @@ export function mountLobby(root, { status }) {
               index > 0 ? h("option", { value: OPEN, selected: seat.open }, "open: anyone may join") : null,
               form.bots.map((bot) => h("option", { value: bot, selected: seat.bot === bot }, `bot: ${bot}`)),
             ),
+            strengthField(seat, index),
             h("button", { type: "button", class: "remove-seat", "aria-label": `Remove seat ${index + 1}`, disabled: seats.length <= form.seats.min, on: { click: () => (seats.splice(index, 1), drawSeats()) } }, "×"),
           ),
         ),
@@ -170,7 +212,7 @@ export function mountLobby(root, { status }) {
 
     /** The request's JSON text: a seed is written as the digits typed (it may exceed 2⁵³). */
     function body() {
-      const request = { ruleset: form.ruleset, players: seats.map((seat) => (seat.open ? { open: true } : seat.bot ? { name: seat.name.trim(), bot: seat.bot } : { name: seat.name.trim() })) };
+      const request = { ruleset: form.ruleset, players: seats.map(seatBody) };
       for (const input of options.querySelectorAll(".option")) {
         if (input.value === "") continue;
         const path = input.dataset.path.split(".");
@@ -181,7 +223,7 @@ export function mountLobby(root, { status }) {
       const text = JSON.stringify(request);
       const digits = seed.value.trim();
       if (digits === "") return text;
-      if (!/^[0-9]{1,19}$/.test(digits)) throw new Error("A seed is a whole number from 0 to 9223372036854775807, or blank for a random one.");
+      if (!/^[0-9]{1,19}$/.test(digits)) throw Object.assign(new Error("A seed is a whole number from 0 to 9223372036854775807, or blank for a random one."), { title: "Check the seed." });
       return `${text.slice(0, -1)},"seed":${digits}}`;
     }
 
@@ -191,7 +233,7 @@ export function mountLobby(root, { status }) {
       try {
         text = body();
       } catch (error) {
-        problems.show("refused", "Check the seed.", error.message);
+        problems.show("refused", error.title ?? "Check the form.", error.message);
         return;
       }
       submit.disabled = true;
@@ -270,7 +312,7 @@ export function mountLobby(root, { status }) {
             ),
           ),
         ),
-        bots.length ? h("p", { class: "hint" }, `Played by bots: ${listing(bots.map((player) => player.name))}.`) : null,
+        bots.length ? h("p", { class: "hint" }, `Played by bots: ${listing(bots.map((player) => (player.playouts == null ? player.name : `${player.name} (${strength(player.playouts)})`)))}.`) : null,
         open.length
           ? h(
               "p",

@@ -1,6 +1,6 @@
 // What the lobby's form may offer, read from the service's OpenAPI document (the request
 // body of `POST /v1/games`): each ruleset, its fewest and most seats, its bots, the longest
-// name, its options and their bounds. The page declares none of these itself, so the form
+// name, the search bot's playouts (bounds, default), its options and their bounds. The page declares none of these itself, so the form
 // always offers exactly what the service accepts.
 
 function resolve(doc, node) {
@@ -49,12 +49,15 @@ export function newGameForms(doc) {
       .filter(([name]) => !["ruleset", "players", "seed"].includes(name))
       .flatMap(([name, node]) => option(doc, [name], node, name));
     const seed = alternatives(doc, properties.seed).find((alternative) => alternative.type === "integer");
+    // The search bot's strength: its playouts a move, within the service's bounds.
+    const playouts = seat.properties.playouts ? alternatives(doc, seat.properties.playouts).find((alternative) => alternative.type === "integer") : null;
     return {
       ruleset,
       description: schema.description ?? "",
       seats: { min: players.minItems, max: players.maxItems },
       nameLength: { min: seat.properties.name.minLength ?? 1, max: seat.properties.name.maxLength },
       bots: enumOf(doc, seat.properties.bot),
+      playouts: playouts ? { min: playouts.minimum, max: playouts.maximum, fallback: seat.properties.playouts.default ?? playouts.default ?? null, description: playouts.description ?? seat.properties.playouts.description ?? "" } : null,
       options,
       seed: seed ? { description: seed.description ?? "" } : null,
     };

@@ -8,6 +8,21 @@ import { h, listing } from "./dom.js";
 /** The lobby's events, which a game of any ruleset may log and stream. */
 export const LOBBY_EVENTS = ["seat_joined", "seat_left", "game_started", "rematch_created"];
 
+/** The search bot's name on the wire (docs/http-api.md): only its seats take `playouts`. */
+export const SEARCH_BOT = "mcts";
+
+/** A search bot's strength in words: "2,000 playouts" (the playouts of each of its moves). */
+export const strength = (playouts) => `${playouts.toLocaleString("en")} playout${playouts === 1 ? "" : "s"}`;
+
+/** What plays a seat, as badges: "bot · greedy"; a search bot's strength in a badge of its
+ * own beside it, "2,000 playouts" (the API shows a search bot's seat with the playouts it
+ * plays with, its default included), which wraps to the next line in a narrow seat. */
+export const botBadges = (player) =>
+  player.bot ? [h("span", { class: "badge badge-bot" }, `bot · ${player.bot}`), player.playouts == null ? null : h("span", { class: "badge badge-strength", title: "playouts a move: more plays stronger" }, strength(player.playouts))] : [];
+
+/** The seats the search bot plays: their moves may take a while to come. */
+export const searchers = (view) => view.players.filter((player) => player.bot === SEARCH_BOT);
+
 /** A seat nobody has taken yet: the API shows it `open`, with no name. */
 export const isOpen = (player) => player.open === true || player.name === null || player.name === undefined;
 
@@ -65,7 +80,7 @@ export function waitingRoom(view, { you = null, leave = null, leaving = false } 
           { class: ["waiting-seat", isOpen(player) ? "is-open" : "is-taken", you === player.seat && "you"], "data-seat": player.seat, "data-open": isOpen(player) ? "true" : "false" },
           h("span", { class: "seat-number" }, `Seat ${player.seat + 1}`),
           h("span", { class: "name" }, isOpen(player) ? "open: anyone may join" : player.name),
-          player.bot ? h("span", { class: "badge badge-bot" }, `bot · ${player.bot}`) : null,
+          ...botBadges(player),
           you === player.seat ? h("span", { class: "badge badge-you" }, "you") : null,
         ),
       ),

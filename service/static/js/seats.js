@@ -4,7 +4,7 @@
 
 import { cardBack } from "./cards.js";
 import { h } from "./dom.js";
-import { seatName } from "./seating.js";
+import { botBadges, seatName } from "./seating.js";
 
 function badge(text, kind) {
   return h("span", { class: ["badge", kind && `badge-${kind}`] }, text);
@@ -35,7 +35,7 @@ export function seatList(view, game, { you = null, event = null, hands = null } 
           h("span", { class: "seat-swatch", "aria-hidden": "true" }),
           h("span", { class: "name" }, seatName(player)),
           you === player.seat ? badge("you", "you") : null,
-          player.bot ? badge(`bot · ${player.bot}`, "bot") : null,
+          ...botBadges(player),
           view.dealer === player.seat ? badge("dealer", "dealer") : null,
           winners.has(player.seat) ? badge("★ winner", "winner") : null,
         ),

@@ -9,14 +9,14 @@
 
 import { api } from "./api.js";
 import { totalsChart } from "./chart.js";
-import { fill, h } from "./dom.js";
+import { fill, h, listing } from "./dom.js";
 import { follow } from "./follow.js";
 import { gameOf } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { links } from "./route.js";
 import { seatList } from "./seats.js";
-import { describeLobby, LOBBY_EVENTS, namesOf, openSeats, waitingRoom } from "./seating.js";
+import { describeLobby, LOBBY_EVENTS, namesOf, openSeats, searchers, waitingRoom } from "./seating.js";
 
 /** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
 const CATCH_UP = 30;
@@ -25,6 +25,8 @@ const FEED_LINES = 60;
 const RECENT = 12;
 /** After a failed read, the table asks again this much later. */
 const RETRY_MS = 2000;
+/** A move's answer that takes longer than this is a search bot's answering it: the banner says it thinks. */
+const THINKING_MS = 150;
 const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "every event received" };
 
 export function mountTable(root, { gameId, token }) {
@@ -70,6 +72,7 @@ export function mountTable(root, { gameId, token }) {
     known: new Set(), // the version of every event ever queued: each is told once
     pumping: false,
     sending: false,
+    thinking: false, // a move's answer is late: the search bots its events bring are thinking
     selected: null, // the index in your hand of the card you picked
     moment: null,
     event: null,
@@ -254,6 +257,14 @@ export function mountTable(root, { gameId, token }) {
     state.sending = true;
     state.selected = null;
     render();
+    // The service answers a move with the bots' moves that follow it, searched first: past a
+    // glance, the banner says so rather than "Sending your move…" for seconds.
+    const late = searchers(state.view).length
+      ? setTimeout(() => {
+          state.thinking = state.sending;
+          render();
+        }, THINKING_MS)
+      : null;
     try {
       const answer = await api.play(gameId, token, move, state.view.version);
       notices.clear();
@@ -266,7 +277,9 @@ export function mountTable(root, { gameId, token }) {
         notices.problem(again);
       }
     } finally {
+      clearTimeout(late);
       state.sending = false;
+      state.thinking = false;
       render();
     }
   }
@@ -400,11 +413,16 @@ export function mountTable(root, { gameId, token }) {
     if (state.moment) return `${names[state.moment.seat]} plays…`;
     if (waiting()) return state.event ? game.describe(state.event, names) : "Catching up…";
     if (view.turn === null) return "Dealing the next round…";
+    if (state.thinking) return thinkingText(searchers(view).map((player) => names[player.seat]));
     if (state.sending) return "Sending your move…";
     if (myTurn()) return state.selected === null ? game.prompt.pick : game.prompt.place(view.you.hand[state.selected]);
     const player = view.players[view.turn];
-    if (player.bot) return `${player.name} (bot) is thinking…`;
+    if (player.bot) return thinkingText([player.name]);
     return you() === null ? `${player.name} to play.` : `Waiting for ${player.name} to play.`;
+  }
+
+  function thinkingText(thinkers) {
+    return thinkers.length === 1 ? `${thinkers[0]} (bot) is thinking…` : `${listing(thinkers)} (bots) are thinking…`;
   }
 
   function renderHand() {
