@@ -1,0 +1,148 @@
+"""The pipelined connection on a real 3+3 cluster: given any node's URL it finds the
+cluster, routes each command to its slot's primary, follows a slot that moved, loads a
+script a node lacks, and waits for a replica after a replicated write."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import signal
+import time
+import uuid
+
+import pytest
+import redis
+from redis.exceptions import ResponseError
+
+from events.cluster import LocalCluster
+from events.pipelined import NotReplicated, PipelinedConnection, Replication
+from events.slots import slot_of
+
+pytestmark = pytest.mark.anyio
+
+APPEND = """
+-- KEYS: a game's stream and its summary (one slot); ARGV: expected version, event
+local version = redis.call('XLEN', KEYS[1])
+if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
+redis.call('XADD', KEYS[1], '0-' .. (version + 1), 'e', ARGV[2])
+redis.call('HSET', KEYS[2], 'version', version + 1)
+return {'appended', version + 1}
+"""
+APPEND_SHA = hashlib.sha1(APPEND.encode()).hexdigest()
+
+
+def master_of(cluster: LocalCluster, slot: int) -> int:
+    return next(port for first, last, port, _ in cluster.slots() if first <= slot <= last)
+
+
+def game_keys(game: str) -> list[str]:
+    return [f"poison:{{{game}}}:events", f"poison:{{{game}}}:summary"]
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"c{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+async def wire(cluster: LocalCluster):
+    connection = PipelinedConnection(cluster.url, timeout=2.0)
+    yield connection
+    await connection.close()
+
+
+def test_slots_computed_here_are_the_clusters_own(cluster: LocalCluster):
+    keys = ["poison:{g1}:events", "{}x", "a{}{b}", "{only", "close}{", "plain", "é{ü}", "x{y}z{w}", ""]
+    keys += [f"poison:{{game-{n}}}:summary" for n in range(200)]
+    with redis.Redis(port=cluster.nodes[0].port) as client:
+        assert [slot_of(key) for key in keys] == [client.execute_command("CLUSTER", "KEYSLOT", key) for key in keys]
+
+
+async def test_any_node_of_the_cluster_even_a_replica_is_a_url_that_just_works(cluster: LocalCluster, prefix):
+    for node in cluster.nodes:
+        wire = PipelinedConnection(node.url)
+        try:
+            await wire.execute("SET", f"{prefix}:{node.port}", "reached")
+            assert wire.cluster is not None
+            assert await wire.execute("GET", f"{prefix}:{node.port}") == b"reached"
+        finally:
+            await wire.close()
+
+
+async def test_a_multi_key_script_of_one_game_runs_on_its_slots_primary(cluster: LocalCluster, wire, prefix):
+    game = f"{prefix}-game"
+    replies = [await wire.script(APPEND_SHA, APPEND, game_keys(game), [n, f"move {n}"]) for n in range(3)]
+    assert replies == [[b"appended", 1], [b"appended", 2], [b"appended", 3]]
+    assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "late"]) == [b"conflict", 3]
+    with redis.Redis(port=master_of(cluster, slot_of(game_keys(game)[0]))) as owner:
+        assert owner.xlen(game_keys(game)[0]) == 3
+
+
+async def test_the_games_spread_over_the_three_masters_and_each_is_read_back_whole(cluster: LocalCluster, wire, prefix):
+    games = [f"{prefix}-{n}" for n in range(60)]
+    await asyncio.gather(*(wire.script(APPEND_SHA, APPEND, game_keys(game), [0, game]) for game in games))
+    owners = {master_of(cluster, slot_of(game_keys(game)[0])) for game in games}
+    assert len(owners) == 3
+    read = await asyncio.gather(*(wire.execute("XRANGE", game_keys(game)[0], "-", "+") for game in games))
+    assert [entries[0][1] for entries in read] == [[b"e", game.encode()] for game in games]
+
+
+async def test_a_script_a_node_lost_is_sent_again_by_its_source(cluster: LocalCluster, wire, prefix):
+    game = f"{prefix}-flushed"
+    assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [0, "first"]) == [b"appended", 1]
+    owner = master_of(cluster, slot_of(game_keys(game)[0]))
+    with redis.Redis(port=owner) as client:
+        client.script_flush()
+        assert client.script_exists(APPEND_SHA) == [False]
+        assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "second"]) == [b"appended", 2]
+        assert client.script_exists(APPEND_SHA) == [True]
+
+
+async def test_a_slot_moved_by_migrateslots_is_followed_without_an_error(cluster: LocalCluster, wire, prefix):
+    game = f"{prefix}-moving"
+    slot = slot_of(game_keys(game)[0])
+    assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [0, "before"]) == [b"appended", 1]
+    source = master_of(cluster, slot)
+    target = next(port for _, _, port, _ in cluster.slots() if port != source)
+    with redis.Redis(port=target) as client:
+        target_id = client.execute_command("CLUSTER", "MYID").decode()
+    with redis.Redis(port=source) as client:
+        client.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", slot, slot, "NODE", target_id)
+    deadline = time.monotonic() + 10
+    while master_of(cluster, slot) != target:  # the wire's map still says: source
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "after"]) == [b"appended", 2]
+    assert wire.cluster.slots[slot] is wire.cluster.node("127.0.0.1", target)  # learned from MOVED
+    with redis.Redis(port=target) as client:
+        assert client.xlen(game_keys(game)[0]) == 2
+
+
+async def test_a_replicated_write_waits_for_a_replica_and_fails_when_none_acknowledges(cluster: LocalCluster, prefix):
+    game = f"{prefix}-waited"
+    slot = slot_of(game_keys(game)[0])
+    replica = next(followers[0] for first, last, _, followers in cluster.slots() if first <= slot <= last)
+    wire = PipelinedConnection(cluster.url, timeout=1.0, replication=Replication.REPLICAS)
+    try:
+        assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [0, "kept twice"]) == [b"appended", 1]
+        with redis.Redis(port=replica) as client:
+            client.execute_command("READONLY")
+            assert client.xlen(game_keys(game)[0]) == 1  # the replica had it before we were told
+        process = cluster.node_on(replica).process
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(NotReplicated, match="NOREPLICAS"):
+                await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "kept once"])
+            assert time.monotonic() - started < 1.0  # within the store's timeout
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
+    finally:
+        await wire.close()
+
+
+async def test_a_reply_that_is_an_error_is_the_redis_py_exception_for_it_on_a_cluster(wire, prefix):
+    await wire.execute("SET", f"{prefix}:text", "x")
+    with pytest.raises(ResponseError, match="WRONGTYPE"):
+        await wire.execute("LPUSH", f"{prefix}:text", "y")
