@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import get_args
 
 import httpx
 import msgspec
@@ -24,6 +25,7 @@ from events.codec import Player
 from events.play import create_game, play_move
 from service.cli import main
 from service.commands.play import THINKING_AFTER
+from service.schemas import Playouts
 from tests.service.command import Terminal, assert_one_line_refusal, shown_lines
 from tests.service.served import serving
 
@@ -197,3 +199,13 @@ def test_the_waiting_room_says_each_search_bot_s_strength_once(server):
         if waiting.poll() is None:
             waiting.kill()
             waiting.communicate()
+
+
+def test_a_strength_beyond_the_server_s_bounds_is_the_server_s_refusal_in_one_line(server, capsys):
+    bounds = get_args(Playouts)[1]  # the service's, below the engine's
+    fewest, most = bounds.ge, bounds.le
+    args = ["play", "--server", server, "--ruleset", "pot", "--players", "2", "--bots", f"mcts:{most + 1}"]
+    status = main(args)
+    out, err = capsys.readouterr()
+    assert_one_line_refusal(subprocess.CompletedProcess(args, status, out, err), "play", "playouts")
+    assert f"playouts must be a whole number from {fewest} to {most:,}, not {most + 1}" in err
