@@ -3,8 +3,10 @@
 Cases: appending one move's events (the Lua append at an expected version, on the
 session's server, which fsyncs every write: checked), the floor under it (one write and
 fdatasync of as many bytes into a file beside the server's, in the same run), and loading
-a finished game from a cold cache (read the whole stream, rebuild it through the core): a
-six-round game of Poison and a whole pot game. Each asserts its result: every append
+a finished game from a cold cache (read its whole log, rebuild it through the core): a
+six-round game of Poison and a whole pot game, each from its finished copy (one value, as a
+cold load reads a finished game), and the six-round game from its stream too (as any other
+game loads), for the ratio of the two in one run. Each asserts its result: every append
 landed at the version it expected, and the loaded game is the one that was played.
 """
 
@@ -23,6 +25,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from events.codec import Event
 from events.games import Games
 from events.play import LoggedGame, create_game, move, new_game, play_move
+from events.restore import restore
 from events.schema import CODEC, Player, Rules
 from events.server import EmbeddedServer
 from events.store import Appended, EventStore
@@ -149,17 +152,40 @@ def test_the_append_benchmark_starts_each_new_stream_at_version_zero(
     assert [stream for stream, _, _ in record[::APPENDS_PER_STREAM]] == ["append0", "append1", "append2"]
 
 
+def has_finished_copy(loop: asyncio.AbstractEventLoop, store: EventStore, game_id: str) -> bool:
+    return bool(loop.run_until_complete(store.client.exists(store._key(game_id, "finished"))))
+
+
 @pytest.mark.benchmark(group="store")
 def test_load_a_finished_six_round_game(
     benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
 ) -> None:
     log, finished = six_round_game()
     loop.run_until_complete(bench_store.append("six", log, 0))
+    assert has_finished_copy(loop, bench_store, "six")
 
     def load() -> LoggedGame:
         return loop.run_until_complete(Games(bench_store).load("six"))  # a cold cache each time
 
     loaded = benchmark(load)
+    assert loaded.version == len(log) > 300
+    assert loaded.finished
+    assert loaded.game.round_results() == finished.game.round_results()
+
+
+@pytest.mark.benchmark(group="store")
+def test_load_a_finished_six_round_game_from_its_stream(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
+) -> None:
+    # The road of a game that is not finished (or finished before copies existed): every
+    # entry of the stream read and decoded, then the same rebuild.
+    log, finished = six_round_game()
+    loop.run_until_complete(bench_store.append("six", log, 0))
+
+    async def load() -> LoggedGame:
+        return restore(await bench_store.read("six"))
+
+    loaded = benchmark(lambda: loop.run_until_complete(load()))
     assert loaded.version == len(log) > 300
     assert loaded.finished
     assert loaded.game.round_results() == finished.game.round_results()
@@ -182,6 +208,7 @@ def test_load_a_finished_pot_game(
 ) -> None:
     log, finished = pot_game()
     loop.run_until_complete(bench_store.append("pot", log, 0, codec=finished.rules.codec))
+    assert has_finished_copy(loop, bench_store, "pot")
 
     def load() -> LoggedGame:
         return loop.run_until_complete(Games(bench_store).load("pot"))  # a cold cache each time
