@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from contextvars import ContextVar
+from random import Random
 
 from litestar.types import Scope
 
@@ -30,8 +31,15 @@ current: ContextVar[bytes | None] = ContextVar("poison_request_id", default=None
 
 
 def new_request_id() -> bytes:
-    """A fresh id: 16 hexadecimal digits (64 random bits)."""
-    return os.urandom(8).hex().encode()
+    """A fresh id: 16 hexadecimal digits (64 random bits). An id names a request in the logs
+    and guards nothing, so the fast generator serves (reading the system's, os.urandom, cost
+    a system call, a sixth of the id's whole cost). It is seeded from the system's in each
+    process (and again in a forked child), so workers never share a sequence."""
+    return b"%016x" % _ids.getrandbits(64)
+
+
+_ids = Random()  # seeded from os.urandom; a generator of its own, leaving `random`'s alone
+os.register_at_fork(after_in_child=_ids.seed)
 
 
 def request_id_of(scope: Scope) -> bytes:
