@@ -29,6 +29,7 @@ from core import RuleError
 from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.limits import Limit, RateLimits
+from events.metrics import MOVES
 from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game, searches
 from events.replay import InvalidLog, advance, rebuild
 from events.restore import restore
@@ -252,11 +253,14 @@ class Games:
                     continue  # judged on a cache that may be behind: judge it on the log
                 raise
             try:
-                return await self._record(game_id, logged, events, after, answer, idempotency, limits, "moves")
+                recorded = await self._record(game_id, logged, events, after, answer, idempotency, limits, "moves")
             except VersionConflict:
                 if attempts >= RACE_RETRIES or (expected_version is not None and logged is not cached):
                     raise  # the script's conflict names the version it found
                 continue  # someone moved first (or the cache was behind): look again
+            if not recorded[0].replayed:  # a raced retry of an idempotent move was counted once
+                MOVES.labels(logged.rules.name).inc()
+            return recorded
 
     async def join(
         self,

@@ -132,6 +132,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         bool,
         _setting("one line per request on stdout: time, worker, client, request line, status", flag="--access-log"),
     ] = False
+    log_format: Annotated[
+        Literal["text", "json"],
+        _setting("how log lines are written: text (for people) or json (one object a line, with request ids)"),
+    ] = "text"
 
     def __post_init__(self) -> None:
         if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
@@ -161,8 +165,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             if value not in (None, ""):
                 found[setting.name] = value
         found.update({name: value for name, value in overrides.items() if value is not None})
-        if isinstance(found.get("log_level"), str):
-            found["log_level"] = str(found["log_level"]).lower()  # INFO as well as info
+        for name in ("log_level", "log_format"):
+            if isinstance(found.get(name), str):
+                found[name] = str(found[name]).lower()  # INFO as well as info
         try:
             return msgspec.convert(found, cls, strict=False, dec_hook=_decode)
         except msgspec.ValidationError as error:
