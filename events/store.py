@@ -29,6 +29,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
+from time import perf_counter
 from typing import Any, NamedTuple, cast
 
 import msgspec
@@ -51,6 +52,7 @@ from core.rulesets import DEFAULT_RULESET
 from events.codec import Codec, Event, GameFinished, MalformedEvent, RematchCreated
 from events.follow import BLOCK_MS, Follower
 from events.limits import CHARGE_LUA, LIMIT, Limit, RateLimited, limit_args
+from events.metrics import APPEND_SECONDS, STORE_ERRORS, VERSION_CONFLICTS
 from events.pipelined import Argument, PipelinedConnection
 from events.replay import InvalidLog
 from events.restore import decode_entries, decode_finished, finished_copy_header
@@ -271,7 +273,10 @@ async def reachable(timeout: float) -> AsyncIterator[None]:
         async with asyncio.timeout(timeout):
             yield
     except (RedisError, OSError, TimeoutError) as error:
-        raise (unavailable(error) or error) from None
+        failed = unavailable(error)
+        if failed is not None:
+            STORE_ERRORS.inc()
+        raise (failed or error) from None
 
 
 class EventStore:
@@ -423,11 +428,16 @@ class EventStore:
             self._key(game_id, "finished"),
             *(limit.key for limit in limits),
         ]
-        reply = await self._script(self._append, keys, args)
+        started = perf_counter()
+        try:
+            reply = await self._script(self._append, keys, args)
+        finally:
+            APPEND_SECONDS.observe(perf_counter() - started)  # failed ones too: their wait is the store's
         outcome = reply[0].decode()
         if outcome == "limited":
             raise RateLimited(int(reply[1]), limited)
         if outcome == "conflict":
+            VERSION_CONFLICTS.inc()
             raise VersionConflict(expected_version, int(reply[1]))
         if outcome == "idempotent":
             assert idempotency is not None
