@@ -98,7 +98,7 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
             raise ApiError(400, "invalid_request", f"players[{seat}] needs a 'name' (or 'open': true)")
     for seat, player in enumerate(wanted):
         if player.playouts is not msgspec.UNSET and player.bot != SEARCH_BOT:
-            who = "a person" if player.bot is None else f"the {player.bot} bot"
+            who = f"the {player.bot} bot" if player.bot else "nobody yet" if player.open is True else "a person"
             raise ApiError(
                 422,
                 "playouts_without_search",

@@ -125,6 +125,7 @@ def test_a_replayed_log_asking_more_search_than_a_replay_does_is_refused_before_
         ([{"name": "ana", "playouts": 500}, {"name": "bob", "bot": "mcts"}], "playouts_without_search", "players[0]"),
         ([{"name": "ana"}, {"name": "bob", "bot": "greedy", "playouts": 500}], "playouts_without_search", "greedy"),
         ([{"name": "ana", "bot": "mcts"}, {"name": "bob", "bot": "greedy"}], "search_without_person", "person"),
+        ([{"open": True, "playouts": 9}, {"name": "bob", "bot": "mcts"}], "playouts_without_search", "nobody yet"),
     ],
 )
 def test_seats_the_search_bot_cannot_take_are_refused_422(http, players, code, says):
