@@ -209,3 +209,26 @@ def test_a_strength_beyond_the_server_s_bounds_is_the_server_s_refusal_in_one_li
     out, err = capsys.readouterr()
     assert_one_line_refusal(subprocess.CompletedProcess(args, status, out, err), "play", "playouts")
     assert f"playouts must be a whole number from {fewest} to {most:,}, not {most + 1}" in err
+
+
+def test_on_a_server_the_terminal_says_who_is_thinking_while_the_service_searches(server):
+    # Five search bots at the service's most playouts: the answer to a move waits for five
+    # searches (about half a second here), past the moment the terminal names them.
+    most = get_args(Playouts)[1].le
+    args = ("play", "--server", server, "--ruleset", "pot", "--players", "6", "--bots", f"mcts:{most}", "--seed", "2")
+    with Terminal(*args, columns=120, lines=30) as terminal:
+        terminal.read_until(b"your move: ")
+        before = len(terminal.output)
+        os.write(terminal.master, b"1\n")
+        deadline = time.monotonic() + 30
+        while b"are thinking" not in terminal.output[before:]:
+            assert time.monotonic() < deadline, terminal.output[before:][-500:]
+            terminal._read(1)
+        thinking = "mcts bot 1, mcts bot 2, mcts bot 3, mcts bot 4, mcts bot 5 are thinking…"
+        assert thinking in shown_lines(terminal.screen())[-1]
+        while b"your move: " not in terminal.output[before:]:
+            assert time.monotonic() < deadline, terminal.output[before:][-500:]
+            terminal._read(1)
+        assert not any("thinking" in line for line in shown_lines(terminal.screen()))
+        os.write(terminal.master, b"q\n")
+        assert terminal.wait(30) == 0
