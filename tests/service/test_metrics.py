@@ -51,6 +51,10 @@ async def test_a_move_is_measured_under_its_route_template_and_never_its_game_id
     text = (await client.get("/metrics")).text
     after = samples(text)
     assert requests(after, "POST", MOVES, 201) == requests(before, "POST", MOVES, 201) + 1
+    moves = ("poison_moves_total", (("ruleset", "poison"),))
+    assert after[moves] == before.get(moves, 0.0) + 1  # counted by the games layer
+    appends = ("poison_store_append_seconds_count", ())
+    assert after[appends] == before[appends] + 1  # and its one append, by the store
     buckets = [
         value
         for (name, labels), value in after.items()
