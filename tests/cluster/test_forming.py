@@ -15,9 +15,9 @@ def owner_of(cluster: LocalCluster, key: str) -> int:
 
 
 def test_the_cluster_serves_every_slot_from_three_masters_each_with_a_replica(cluster: LocalCluster):
-    ranges = cluster.slots()
-    assert [(first, last) for first, last, _, _ in ranges] == [(0, 5460), (5461, 10921), (10922, 16383)]
-    assert sum(last - first + 1 for first, last, _, _ in ranges) == SLOTS
+    ranges = cluster.slots()  # other tests may have moved a slot, or failed a master over
+    served = [slot for first, last, _, _ in ranges for slot in range(first, last + 1)]
+    assert served == list(range(SLOTS))
     masters = {master for _, _, master, _ in ranges}
     replicas = {replica for _, _, _, followers in ranges for replica in followers}
     assert len(masters) == 3
