@@ -50,7 +50,7 @@ from core.results import (
 #: Every card code, in the canonical order of hands, legal moves and the deck.
 CARD_CODES: tuple[str, ...]
 CAULDRON_RULES: tuple[CauldronRule, ...]
-#: The bots a seat can be played by wherever bots are offered (the service too).
+#: The bots both implementations play, the plain reference too.
 BOTS: tuple[Bot, ...]
 #: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/mcts.pyx).
 ENGINE_BOTS: tuple[EngineBot, ...]

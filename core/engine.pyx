@@ -47,11 +47,12 @@ CARD_CODES = (
     "G4",
 )
 CAULDRON_RULES = ("dynamic", "fixed")
-#: The bots a seat can be played by wherever bots are offered, the service too (index = policy
-#: code in rules.pxd).
+#: The bots both implementations play, the plain reference too (index = policy code in
+#: rules.pxd).
 BOTS = ("random", "greedy")
 #: Every bot `Game.choose` and `simulate` play: those and the search bot (core/mcts.pyx), whose
-#: policy code follows theirs. The service does not offer `mcts` yet, so BOTS leaves it out.
+#: policy code follows theirs. The reference does not play `mcts`, so BOTS leaves it out;
+#: wherever a seat may be a bot's (the service, `poison play`), these are offered.
 ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
 #: The playouts of one `mcts` decision when none are given.
 DEFAULT_PLAYOUTS = MCTS_PLAYOUTS

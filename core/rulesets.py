@@ -38,10 +38,10 @@ class Ruleset:
     players: tuple[int, int]  # the fewest and the most seats
     card_codes: tuple[str, ...]  # canonical order
     card_pattern: str  # a regular expression matching exactly the card codes
-    #: The bots offered wherever a seat may be played by a bot (the service, `poison play`).
+    #: The bots both implementations play, the plain reference too (`random`, `greedy`).
     bots: tuple[str, ...]
-    #: Every bot the engine plays (`Game.choose`, `simulate`, `poison simulate` and `ladder`):
-    #: `bots` and the search bot, which the service does not offer yet.
+    #: Every bot the compiled engine plays, wherever a seat may be played by a bot (the
+    #: service, `poison play`, `simulate`, `ladder`): `bots` and the search bot `mcts`.
     engine_bots: tuple[str, ...]
     #: The playouts of one decision of the search bot when none are given.
     default_playouts: int

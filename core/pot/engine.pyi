@@ -53,7 +53,7 @@ from core.results import (
 
 #: Every card code (kind k is toxicity k), in the canonical order of hands and legal moves.
 CARD_CODES: tuple[str, ...]
-#: The bots `Game.choose` and `simulate` can play a seat with.
+#: The bots both implementations play, the plain reference too.
 BOTS: tuple[Bot, ...]
 #: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/pot/mcts.pyx).
 ENGINE_BOTS: tuple[EngineBot, ...]

@@ -37,11 +37,12 @@ from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replay
 
 #: Card codes by kind (kind k is toxicity k): the canonical order of hands and legal moves.
 CARD_CODES = tuple([f"T{kind}" for kind in range(N_TOXICITIES)])
-#: The bots a seat can be played by wherever bots are offered, the service too (index = policy
-#: code in rules.pxd).
+#: The bots both implementations play, the plain reference too (index = policy code in
+#: rules.pxd).
 BOTS = ("random", "greedy")
 #: Every bot `Game.choose` and `simulate` play: those and the search bot (core/pot/mcts.pyx),
-#: whose policy code follows theirs. The service does not offer `mcts` yet, so BOTS leaves it out.
+#: whose policy code follows theirs. The reference does not play `mcts`, so BOTS leaves it out;
+#: wherever a seat may be a bot's (the service, `poison play`), these are offered.
 ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
 #: The playouts of one `mcts` decision when none are given.
 DEFAULT_PLAYOUTS = MCTS_PLAYOUTS
