@@ -58,12 +58,15 @@ _children: dict[tuple[str, str, int], Histogram] = {}
 
 
 def observe(method: str, route: str, status: int, seconds: float) -> None:
-    """One request's observation (its labelled child found once, then kept)."""
+    """One request's observation (its labelled child found once, then kept). The method is
+    bounded before it is a key: a client may send any token as a method, and each would
+    otherwise keep a child for ever."""
+    if method not in METHODS:
+        method = "other"
     key = (method, route, status)
     child = _children.get(key)
     if child is None:
-        label = method if method in METHODS else "other"
-        child = _children[key] = REQUEST_SECONDS.labels(label, route, str(status))
+        child = _children[key] = REQUEST_SECONDS.labels(method, route, str(status))
     child.observe(seconds)
 
 

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from service import metrics
 from tests.service.api import auth, create, view
 from tests.service.served import serving
 
@@ -82,6 +83,7 @@ async def test_unknown_paths_and_methods_are_labelled_without_their_own_words(cl
     assert requests(after, "GET", "unmatched", 404) == requests(before, "GET", "unmatched", 404) + 1
     assert requests(after, "other", "unmatched", 405) == requests(before, "other", "unmatched", 405) + 1
     assert not any("xyzzy" in str(labels) or "BREW" in str(labels) for _, labels in after)
+    assert not any(method not in metrics.METHODS | {"other"} for method, _, _ in metrics._children)
 
 
 async def test_metrics_are_not_in_the_public_api_document(client):
