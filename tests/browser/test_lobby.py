@@ -72,6 +72,7 @@ def test_the_lobby_offers_the_seats_and_options_the_api_document_allows(
     assert page.locator(".seat-kind").first.locator("option").all_inner_texts() == [
         "a person",
         "bot: greedy",
+        "bot: mcts",
         "bot: random",
     ]
 
