@@ -60,7 +60,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from events.slots import SLOTS, Argument, Command, slot_of_command
+from events.slots import SLOTS, Argument, Command, slot_of, slot_of_command
 
 IN_FLIGHT = 4096  # commands awaiting their replies on one connection, at most
 MAX_REDIRECTS = 5  # MOVED and ASK answers followed for one command, at most
@@ -107,10 +107,10 @@ def error_reply(text: str) -> RedisError:
 class Replication(enum.Enum):
     """What an acknowledged write promises (`POISON_REDIS_WAIT`)."""
 
-    NONE = "none"  # the primary has it (in its append-only file, if it keeps one)
-    REPLICAS = "replicas"  # and a replica has it in memory (WAIT 1)
-    AOF = "aof"  # and a replica has written it to its append-only file (WAITAOF 0 1)
     AUTO = "auto"  # REPLICAS where the primary has replicas, else NONE (the default)
+    REPLICAS = "replicas"  # a replica has it in memory (WAIT 1)
+    AOF = "aof"  # a replica has written it to its append-only file (WAITAOF 0 1)
+    NONE = "none"  # the primary has it (in its append-only file, if it keeps one)
 
 
 class NotReplicated(ResponseError):
@@ -336,6 +336,15 @@ class PipelinedConnection:
         node.replicas = 0
         node._single_wait = None
         return node
+
+    async def node_for(self, key: Argument) -> PipelinedConnection:
+        """The connection to the node that serves `key` (this one, on a single server):
+        for what must stay on one node's connection, as a blocking read and its unblocking."""
+        if self._cluster is None and (self._protocol is None or self._protocol.closed):
+            await self._connected(asyncio.get_running_loop().time() + self.timeout)
+        if self._cluster is None:
+            return self
+        return self._cluster.primary(slot_of(key))
 
     @property
     def cluster(self) -> _Cluster | None:

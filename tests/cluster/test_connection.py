@@ -146,3 +146,13 @@ async def test_a_reply_that_is_an_error_is_the_redis_py_exception_for_it_on_a_cl
     await wire.execute("SET", f"{prefix}:text", "x")
     with pytest.raises(ResponseError, match="WRONGTYPE"):
         await wire.execute("LPUSH", f"{prefix}:text", "y")
+
+
+async def test_the_node_for_a_key_is_the_connection_to_its_slots_primary(cluster: LocalCluster, wire, prefix):
+    game = f"{prefix}-blocking"
+    node = await wire.node_for(game_keys(game)[0])
+    assert node.options["port"] == master_of(cluster, slot_of(game_keys(game)[0]))
+    client_id = await node.execute("CLIENT", "ID")  # the same connection as a command of the game's
+    assert await node.execute("XLEN", game_keys(game)[0]) == 0
+    with redis.Redis(port=node.options["port"]) as client:
+        assert str(client_id) in [entry["id"] for entry in client.client_list()]

@@ -21,7 +21,8 @@ from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from events.pipelined import PipelinedConnection, tls_context
+from events.connect import replication
+from events.pipelined import NotReplicated, PipelinedConnection, Replication, tls_context
 from events.server import EmbeddedServer, find_server_binary
 
 pytestmark = pytest.mark.anyio
@@ -273,3 +274,86 @@ async def test_an_error_reply_is_the_redis_py_exception_that_names_it(wire, pref
     await wire.execute("SET", f"{prefix}:text", "x")
     with pytest.raises(ResponseError, match="WRONGTYPE"):
         await wire.execute("LPUSH", f"{prefix}:text", "y")
+
+
+async def test_the_node_for_any_key_of_a_single_server_is_the_connection_itself(wire):
+    assert await wire.node_for("poison:{any}:events") is wire
+    assert wire.cluster is None
+
+
+@pytest.fixture
+def replicated_server(own_server, tmp_path):
+    """own_server with a replica of its own, linked."""
+    with redis.Redis(port=own_server.port) as client:
+        client.config_set("repl-diskless-sync-delay", 0)  # the replica's first copy at once, not in 5 s
+    replica = EmbeddedServer(tmp_path / "replica", arguments=["--replicaof", "127.0.0.1", str(own_server.port)])
+    replica.start()
+    with redis.Redis(port=replica.port) as client:
+        deadline = time.monotonic() + 10
+        while client.info("replication").get("master_link_status") != "up":
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    yield own_server, replica
+    if replica.process is not None:
+        os.kill(replica.process.pid, signal.SIGCONT)
+    replica.stop()
+
+
+async def test_a_replicated_write_on_a_server_with_a_replica_is_acknowledged_only_once_the_replica_has_it(
+    replicated_server, prefix
+):
+    primary, replica = replicated_server
+    wire = PipelinedConnection(primary.url, timeout=1.0)  # auto: it has a replica, so it waits
+    try:
+        source = "return redis.call('INCR', KEYS[1])"
+        sha = hashlib.sha1(source.encode()).hexdigest()
+        assert await asyncio.gather(*(wire.script(sha, source, [f"{prefix}:n"], []) for _ in range(50))) == list(
+            range(1, 51)
+        )
+        assert wire.replicas == 1
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        with pytest.raises(NotReplicated, match="NOREPLICAS"):
+            await wire.script(sha, source, [f"{prefix}:n"], [])
+        assert time.monotonic() - started < 1.0
+        assert await wire.execute("GET", f"{prefix}:n") == b"51"  # done, but not acknowledged
+        unwaited = PipelinedConnection(primary.url, timeout=1.0, replication=Replication.NONE)
+        assert await unwaited.script(sha, source, [f"{prefix}:n"], []) == 52
+        await unwaited.close()
+    finally:
+        await wire.close()
+
+
+async def test_commands_beyond_the_cap_in_flight_wait_for_room_and_all_get_their_replies(wire, redis_url, prefix):
+    capped = PipelinedConnection(redis_url, in_flight=3)
+    try:
+        replies = await asyncio.gather(*(capped.execute("INCR", f"{prefix}:capped") for _ in range(200)))
+        assert sorted(replies) == list(range(1, 201))
+    finally:
+        await capped.close()
+
+
+async def test_commands_beyond_the_cap_on_a_frozen_server_give_up_at_their_deadline(own_server):
+    capped = PipelinedConnection(own_server.url, timeout=0.5, in_flight=2)
+    await capped.execute("PING")
+    os.kill(own_server.process.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        replies = await asyncio.gather(*(capped.execute("PING") for _ in range(10)), return_exceptions=True)
+        assert all(isinstance(reply, RedisTimeoutError) for reply in replies)
+        assert sum("no room" in str(reply) for reply in replies) == 8  # two were sent, eight never were
+        assert time.monotonic() - started < 1.0
+    finally:
+        os.kill(own_server.process.pid, signal.SIGCONT)
+        await capped.close()
+
+
+def test_the_acknowledgement_asked_for_is_checked_by_name(monkeypatch):
+    monkeypatch.setenv("POISON_REDIS_WAIT", "aof")
+    assert replication() is Replication.AOF
+    assert replication("none") is Replication.NONE
+    monkeypatch.setenv("POISON_REDIS_WAIT", "always")
+    with pytest.raises(ValueError, match="POISON_REDIS_WAIT must be one of auto, replicas, aof, none, not 'always'"):
+        replication()
+    monkeypatch.delenv("POISON_REDIS_WAIT")
+    assert replication() is Replication.AUTO
