@@ -98,9 +98,17 @@ for _ = 1, n do
   redis.call('XADD', KEYS[1], '0-' .. version, 't', ARGV[i], 's', ARGV[i + 1], 'd', ARGV[i + 2])
   i = i + 3
 end
-local before = redis.call('HGET', KEYS[2], 'status')
+-- The summary's status and listing member, before this append and after it (from the
+-- pairs written now, so that the summary is read once).
+local before = redis.call('HMGET', KEYS[2], 'status', 'listed')
+local status, listed = before[1], before[2]
 local pairs = tonumber(ARGV[i])
-if pairs > 0 then redis.call('HSET', KEYS[2], unpack(ARGV, i + 1, i + 2 * pairs)) end
+if pairs > 0 then
+  for p = i + 1, i + 2 * pairs, 2 do
+    if ARGV[p] == 'status' then status = ARGV[p + 1] elseif ARGV[p] == 'listed' then listed = ARGV[p + 1] end
+  end
+  redis.call('HSET', KEYS[2], unpack(ARGV, i + 1, i + 2 * pairs))
+end
 i = i + 1 + 2 * pairs
 pairs = tonumber(ARGV[i])
 if pairs > 0 then redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * pairs)) end
@@ -138,14 +146,13 @@ if ARGV[2] ~= '' then
 end
 -- The listing: a game enters the index with its first summary, and its status's index
 -- whenever its status changes (leaving the one before).
-local now = redis.call('HMGET', KEYS[2], 'status', 'listed')
-if now[1] and now[2] and now[1] ~= before then
-  if before then
-    redis.call('ZREM', ARGV[5] .. before, now[2])
+if status and listed and status ~= before[1] then
+  if before[1] then
+    redis.call('ZREM', ARGV[5] .. before[1], listed)
   else
-    redis.call('ZADD', KEYS[5], 'NX', 0, now[2])
+    redis.call('ZADD', KEYS[5], 'NX', 0, listed)
   end
-  redis.call('ZADD', ARGV[5] .. now[1], 0, now[2])
+  redis.call('ZADD', ARGV[5] .. status, 0, listed)
 end
 return {'appended', version}
 """
@@ -177,7 +184,7 @@ return 1
 
 #: Events after which a game's log is kept whole in its finished copy too: its end, and
 #: the one event that may follow it.
-ENDING = (GameFinished, RematchCreated)
+ENDING: frozenset[type[Event]] = frozenset((GameFinished, RematchCreated))
 
 
 @cache
@@ -245,6 +252,15 @@ class GameSummary(msgspec.Struct, frozen=True):
 def listing_member(game_id: str, created_ms: int) -> str:
     """A game's entry in the listing's indexes: newest first, then by id."""
     return f"{NEWEST - created_ms:013d}:{check_game_id(game_id)}"
+
+
+def idempotency_record(idempotency: Idempotency | None, *, scoped: bool = True) -> str:
+    """The name of an idempotency key's record among its game's keys."""
+    # The client's key is hashed: any string is safe in a key name and of fixed length.
+    # Records written before keys had a scope have none in their name (`scoped=False`).
+    digest = hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
+    scope = f"{idempotency.scope}:" if idempotency and idempotency.scope and scoped else ""
+    return f"idempotency:{scope}{digest}"
 
 
 def check_game_id(game_id: str) -> str:
@@ -349,14 +365,14 @@ class EventStore:
     # -- keys ---------------------------------------------------------------------------
 
     def _key(self, game_id: str, what: str) -> str:
-        return f"{self.namespace}:{{{check_game_id(game_id)}}}:{what}"
+        return f"{self._game(game_id)}{what}"
+
+    def _game(self, game_id: str) -> str:
+        """What every key of a game starts with (its id checked once: the append names six)."""
+        return f"{self.namespace}:{{{check_game_id(game_id)}}}:"
 
     def _idempotency_key(self, game_id: str, idempotency: Idempotency | None, *, scoped: bool = True) -> str:
-        # The client's key is hashed: any string is safe in a key name and of fixed length.
-        # Records written before keys had a scope have none in their name (`scoped=False`).
-        digest = hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
-        scope = f"{idempotency.scope}:" if idempotency and idempotency.scope and scoped else ""
-        return self._key(game_id, f"idempotency:{scope}{digest}")
+        return self._game(game_id) + idempotency_record(idempotency, scoped=scoped)
 
     def limit_key(self, kind: str, who: str) -> str:
         """The rate-limit bucket of a client (`who`: its address) for `kind` of request."""
@@ -418,14 +434,15 @@ class EventStore:
             args.append(len(pairs))
             for field, value in pairs.items():
                 args.extend((field, value))
-        args.extend(copy_args(codec) if any(isinstance(event, ENDING) for event in events) else ("", 0))
+        args.extend(copy_args(codec) if ENDING.intersection(map(type, events)) else ("", 0))
+        game = self._game(game_id)
         keys = [
-            self._key(game_id, "events"),
-            self._key(game_id, "summary"),
-            self._key(game_id, "tokens"),
-            self._idempotency_key(game_id, idempotency),
+            game + "events",
+            game + "summary",
+            game + "tokens",
+            game + idempotency_record(idempotency),
             self._index,
-            self._key(game_id, "finished"),
+            game + "finished",
             *(limit.key for limit in limits),
         ]
         started = perf_counter()
