@@ -12,6 +12,7 @@ first stream) and the commands that name no key (sent to any node).
 from __future__ import annotations
 
 import binascii
+from functools import lru_cache
 
 #: One word of a command: hiredis packs each as its bulk string.
 Argument = str | bytes | memoryview | int | float
@@ -58,7 +59,16 @@ def _word(argument: Argument) -> bytes:
 
 def slot_of(key: Argument) -> int:
     """The hash slot of a key."""
-    data = _word(key)
+    return _slot_of_text(key) if isinstance(key, str) else _slot_of_bytes(_word(key))
+
+
+@lru_cache(maxsize=65536)
+def _slot_of_text(key: str) -> int:
+    # A game's few keys are used over and over: their slots are remembered.
+    return _slot_of_bytes(key.encode())
+
+
+def _slot_of_bytes(data: bytes) -> int:
     start = data.find(b"{")
     if start >= 0:
         end = data.find(b"}", start + 1)
@@ -69,7 +79,8 @@ def slot_of(key: Argument) -> int:
 
 def routing_key(command: Command) -> Argument | None:
     """The key that decides where a command goes; None for a command that names none."""
-    name = _word(command[0]).decode(errors="replace").upper()
+    name = command[0]
+    name = name.upper() if isinstance(name, str) else _word(name).decode(errors="replace").upper()
     if name in SCRIPTS:
         return command[3] if len(command) > 3 and int(command[2]) > 0 else None
     if name in STREAM_READS:
