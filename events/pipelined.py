@@ -627,9 +627,10 @@ class _Cluster:
                 asked = self.node(ask.host, ask.port)
             except TryAgainError:
                 if loop.time() + TRY_AGAIN_PAUSE >= deadline:
-                    raise
+                    raise  # a manual migration under way: the keys are split between two nodes
                 await asyncio.sleep(TRY_AGAIN_PAUSE)
                 asked = None
+                redirects = 0  # the deadline bounds these tries, not the count of redirections
             except (RedisConnectionError, RedisTimeoutError, ClusterDownError, ReadOnlyError, NotReplicated):
                 self.refresh_soon()  # a primary lost, or a replica promoted: read the map again
                 raise

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 import redis
-from redis.exceptions import ResponseError
+from redis.exceptions import ResponseError, TryAgainError
 
 from events.cluster import LocalCluster
 from events.pipelined import NotReplicated, PipelinedConnection, Replication
@@ -156,3 +156,43 @@ async def test_the_node_for_a_key_is_the_connection_to_its_slots_primary(cluster
     assert await node.execute("XLEN", game_keys(game)[0]) == 0
     with redis.Redis(port=node.options["port"]) as client:
         assert str(client_id) in [entry["id"] for entry in client.client_list()]
+
+
+async def test_a_slot_half_migrated_by_hand_is_followed_by_asking_the_node_it_goes_to(cluster: LocalCluster, prefix):
+    with redis.Redis(port=cluster.nodes[0].port) as any_node:
+        game = next(
+            f"{prefix}-asked-{n}"
+            for n in range(100)
+            if any_node.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot_of(f"{{{prefix}-asked-{n}}}")) == 0
+        )  # a slot no other test wrote to: nothing of it to move by hand below
+    slot = slot_of(game_keys(game)[0])
+    wire = PipelinedConnection(cluster.url, timeout=0.5)
+    await wire.execute("PING")  # the map is read: the slot is the source's
+    source = master_of(cluster, slot)
+    target = next(port for _, _, port, _ in cluster.slots() if port != source)
+    with redis.Redis(port=source) as from_, redis.Redis(port=target) as to:
+        source_id, target_id = (c.execute_command("CLUSTER", "MYID").decode() for c in (from_, to))
+        to.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+        from_.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+        try:
+            # A key the source does not have: it answers ASK, and the command goes to the
+            # target behind ASKING, in one write.
+            await wire.execute("XADD", game_keys(game)[0], "0-1", "e", "asked")
+            assert to.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 1
+            assert from_.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
+            assert wire.cluster.slots[slot].options["port"] == source  # ASK moves one command, not the slot
+            # Two keys split between the nodes: TRYAGAIN, tried again until the deadline,
+            # then the error the store reports as unavailable (503), not a hang.
+            started = time.monotonic()
+            with pytest.raises(TryAgainError):
+                await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "split"])
+            assert 0.4 < time.monotonic() - started < 1.0
+        finally:
+            for client in (to, from_):  # the migration ends: the slot is the target's
+                client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+            await wire.close()
+    wire = PipelinedConnection(cluster.nodes[0].url)
+    try:
+        assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "after"]) == [b"appended", 2]
+    finally:
+        await wire.close()
