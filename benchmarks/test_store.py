@@ -153,7 +153,7 @@ def test_the_append_benchmark_starts_each_new_stream_at_version_zero(
 
 
 def has_finished_copy(loop: asyncio.AbstractEventLoop, store: EventStore, game_id: str) -> bool:
-    return bool(loop.run_until_complete(store.client.exists(store._key(game_id, "finished"))))
+    return bool(loop.run_until_complete(store.wire.execute("EXISTS", store._key(game_id, "finished"))))
 
 
 @pytest.mark.benchmark(group="store")

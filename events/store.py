@@ -4,17 +4,21 @@ Keys of one game share the hash tag `{game_id}` (its stream, summary, token hash
 idempotency records, its seats' rate limits and, once it is finished, its finished copy:
 the whole log in one value, written by the append that ends the game, so that loading a
 finished game reads one value instead of an entry per event; the stream stays the source
-of truth, read by everything else). Outside a game are the listing's indexes
-(every game, and one per status) and the per-client rate limits; the append script
-updates the indexes and takes from the rate limits in the same atomic step as the events,
-so a listed game's status is always the one its index says (this ties the store to one
-server, or one Cluster slot for all keys: see the README).
+of truth, read by everything else), so that on a Redis Cluster a game lives in one slot
+and its append is one script there. Outside a game are the listing's indexes (every game,
+and one per status, each cut in SHARDS sorted sets of their own tags, read together and
+merged) and the per-client rate limits. The append script tells what the listing needs
+(the status before and after); the store then moves the game's entry between the status
+indexes in calls of their own, the new one first, and the listing, which reads each
+listed game's summary anyway, skips and repairs an entry its summary disagrees with, so a
+crash between the two never lists a game wrongly for long.
 
 Stream entry ids are `0-<version>`: version n is the n-th event, so reading "after
 version n" is a plain XRANGE and the stream's length is the game's version. Appends run
-as one Lua script: check the idempotency key, check the expected version, add every event
-of the move, update the summary and the listing, record the idempotency result, or do
-nothing at all.
+as one Lua script: check the idempotency key, take the seats' rate-limit tokens (the
+client's too on one server; on a cluster the client's bucket, of another slot, is taken in
+a call just before), check the expected version, add every event of the move, update the
+summary, record the idempotency result, or do nothing at all.
 
 Every call is bounded by a timeout; a server that is down or unreachable raises
 StoreUnavailable within about `timeout` seconds, never hangs.
@@ -23,20 +27,19 @@ StoreUnavailable within about `timeout` seconds, never hangs.
 from __future__ import annotations
 
 import asyncio
+import binascii
 import hashlib
+import heapq
+import logging
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
 from time import perf_counter
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import msgspec
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.commands.core import AsyncScript
 from redis.exceptions import (
     ClusterDownError,
     OutOfMemoryError,
@@ -71,26 +74,35 @@ INDEXING_BATCH = 500  # games indexed by status at a time, when an older store i
 UNAVAILABLE_ERRORS = (OutOfMemoryError, ReadOnlyError, ClusterDownError, TryAgainError)
 UNAVAILABLE_REPLIES = frozenset({"MISCONF", "NOREPLICAS"})
 NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
+#: The listing's indexes are each cut in this many sorted sets of their own hash tag, so
+#: that on a Redis Cluster they spread over the nodes (one set would be one node's load)
+#: and a listing reads all of them at once and merges them (issue 13).
+SHARDS = 16
+SUMMARY_FIELDS = ("status", "players", "round", "rounds", "version", "ruleset", "listed")
+
+log = logging.getLogger(__name__)
 
 APPEND = (
     CHARGE_LUA
     + """
--- KEYS: stream, summary, tokens, idempotency record, listing index, finished copy, then n
---       rate-limit buckets
--- ARGV: expected version, fingerprint ('' for none), result, ttl, prefix of the status
---       indexes, n buckets, (rate, burst) per bucket, n events, (type, schema, data) per
---       event, n summary pairs, pairs, n token pairs, pairs, the finished copy's header
---       ('' for no copy), n stored forms, (type, schema) per form
+-- KEYS: stream, summary, tokens, idempotency record, finished copy (all of the game's
+--       slot), then n rate-limit buckets (its seats'; on one server, its client's too)
+-- ARGV: expected version, fingerprint ('' for none), result, ttl, n buckets,
+--       (rate, burst) per bucket, n events, (type, schema, data) per event, n summary
+--       pairs, pairs, n token pairs, pairs, the finished copy's header ('' for no copy),
+--       n stored forms, (type, schema) per form
+-- Returns {'appended', version, status before, status now, listing member} ('' for none):
+-- the listing's indexes, outside the game's slot, are the caller's to update.
 if ARGV[2] ~= '' then
   local seen = redis.call('HMGET', KEYS[4], 'f', 'r', 'v', 'n')
   if seen[1] then return {'idempotent', seen[1], seen[2], seen[3], seen[4]} end
 end
-local buckets = tonumber(ARGV[6])
-local wait = charge(7, 7, buckets)
+local buckets = tonumber(ARGV[5])
+local wait = charge(6, 6, buckets)
 if wait > 0 then return {'limited', wait} end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
-local i = 7 + 2 * buckets
+local i = 6 + 2 * buckets
 local n = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, n do
@@ -133,42 +145,31 @@ if ARGV[i] ~= '' then
     local n = #data  -- a msgpack array32 header (its length in 4 bytes, big-endian), then the events
     local header = string.char(0xdd, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256,
       math.floor(n / 256) % 256, n % 256)
-    redis.call('SET', KEYS[6], ARGV[i] .. header .. table.concat(data))
+    redis.call('SET', KEYS[5], ARGV[i] .. header .. table.concat(data))
   else
-    redis.call('DEL', KEYS[6])
+    redis.call('DEL', KEYS[5])
   end
-elseif redis.call('EXISTS', KEYS[6]) == 1 then
-  redis.call('DEL', KEYS[6])  -- an append after the copy was made, of another event
+elseif redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('DEL', KEYS[5])  -- an append after the copy was made, of another event
 end
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[4], 'f', ARGV[2], 'r', ARGV[3], 'v', version, 'n', n)
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 end
--- The listing: a game enters the index with its first summary, and its status's index
--- whenever its status changes (leaving the one before).
-if status and listed and status ~= before[1] then
-  if before[1] then
-    redis.call('ZREM', ARGV[5] .. before[1], listed)
-  else
-    redis.call('ZADD', KEYS[5], 'NX', 0, listed)
-  end
-  redis.call('ZADD', ARGV[5] .. status, 0, listed)
-end
-return {'appended', version}
+return {'appended', version, before[1] or '', status or '', listed or ''}
 """
 )
 
 INDEX_STATUSES = """
--- KEYS: summaries of games listed before the status indexes existed
--- ARGV: prefix of the status indexes, then the listing member of each game
-for j = 1, #KEYS do
-  local row = redis.call('HMGET', KEYS[j], 'status', 'listed')
-  if row[1] and not row[2] then
-    redis.call('HSET', KEYS[j], 'listed', ARGV[j + 1])
-    redis.call('ZADD', ARGV[1] .. row[1], 0, ARGV[j + 1])
-  end
+-- KEYS: the summary of a game listed before the status indexes existed
+-- ARGV: the game's listing member
+-- Returns its status when it had no member yet (given it now), else nothing.
+local row = redis.call('HMGET', KEYS[1], 'status', 'listed')
+if row[1] and not row[2] then
+  redis.call('HSET', KEYS[1], 'listed', ARGV[1])
+  return row[1]
 end
-return #KEYS
+return false
 """
 
 
@@ -193,6 +194,28 @@ def copy_args(codec: Codec) -> tuple[bytes | int, ...]:
     ruleset: the copy's header, then the stored forms the copy may hold (today's)."""
     forms = [part for form in codec.stored_forms for part in form]
     return (finished_copy_header(codec.ruleset), len(codec.stored_forms), *forms)
+
+
+class Script(NamedTuple):
+    """A Lua script, run by its SHA1 (its source sent only to a server that lacks it)."""
+
+    source: str
+    sha: str
+
+    @classmethod
+    def of(cls, source: str) -> Script:
+        return cls(source, hashlib.sha1(source.encode()).hexdigest())
+
+
+APPEND_SCRIPT = Script.of(APPEND)
+REMEMBER_SCRIPT = Script.of(REMEMBER)
+LIMIT_SCRIPT = Script.of(LIMIT)
+INDEX_STATUSES_SCRIPT = Script.of(INDEX_STATUSES)
+
+
+def shard_of(game_id: str) -> int:
+    """Which of the listing's shards holds a game (the same in every index)."""
+    return binascii.crc_hqx(game_id.encode(), 0) % SHARDS
 
 
 class StoreUnavailable(Exception):
@@ -298,43 +321,27 @@ async def reachable(timeout: float) -> AsyncIterator[None]:
 class EventStore:
     """Game logs in Redis. Safe to share between the tasks of one event loop.
 
-    The commands of playing and reading games go through one pipelined connection
-    (`wire`); the live streams' one blocking read through another (`waiter`, see
-    events/follow.py); the listing through redis-py's pool (`client`)."""
+    Every command goes through one pipelined connection (`wire`, one per node on a
+    cluster); the live streams' blocking read through another (`waiter`, see
+    events/follow.py)."""
 
     def __init__(
         self,
-        client: aioredis.Redis,
         wire: PipelinedConnection,
         *,
         namespace: str = "poison",
         timeout: float = 2.0,
         waiter: PipelinedConnection | None = None,
     ) -> None:
-        self.client = client
         self.wire = wire
         self.namespace = namespace
         self.timeout = timeout
-        self._append = client.register_script(APPEND)
-        self._remember = client.register_script(REMEMBER)
-        self._limit = client.register_script(LIMIT)
-        self._index_statuses = client.register_script(INDEX_STATUSES)
         self._statuses_indexed = False
         self.follower = Follower(self, waiter) if waiter is not None else None
 
     @classmethod
     def from_url(cls, url: str, *, namespace: str = "poison", timeout: float = 2.0) -> EventStore:
-        client = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            # One quick retry reconnects a connection the server dropped (a restart);
-            # more would only delay telling the caller that the store is down.
-            retry=Retry(NoBackoff(), 1),
-            health_check_interval=0,
-        )
         return cls(
-            client,
             PipelinedConnection(url, timeout=timeout),
             namespace=namespace,
             timeout=timeout,
@@ -345,7 +352,6 @@ class EventStore:
         if self.follower is not None:
             await self.follower.close()
         await self.wire.close()
-        await self.client.aclose()
 
     async def _execute(self, *command: Argument, repeatable: bool = False) -> Any:
         """One command on the pipelined connection (its own deadline bounds the wait).
@@ -356,9 +362,9 @@ class EventStore:
         except (RedisError, OSError, TimeoutError) as error:
             raise (unavailable(error) or error) from None
 
-    async def _script(self, script: AsyncScript, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
+    async def _script(self, script: Script, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
         try:
-            return await self.wire.script(script.sha, script.script, keys, args, repeatable=repeatable)
+            return await self.wire.script(script.sha, script.source, keys, args, repeatable=repeatable)
         except (RedisError, OSError, TimeoutError) as error:
             raise (unavailable(error) or error) from None
 
@@ -382,13 +388,24 @@ class EventStore:
         """The rate-limit bucket of a seat of a game (kept with the game's keys)."""
         return self._key(game_id, f"limits:{kind}:{seat}")
 
-    @property
-    def _index(self) -> str:
-        return f"{self.namespace}:games"
+    def _index(self, shard: int | None, status: str | None = None) -> str:
+        """A shard of the listing's index of every game, or of a status's games; shard
+        None: the single index of stores written before the shards (still read)."""
+        name = f"{self.namespace}:games" if status is None else f"{self.namespace}:games:status:{status}"
+        return name if shard is None else f"{name}:{{{shard}}}"
 
-    @property
-    def _status_prefix(self) -> str:
-        return f"{self.namespace}:games:status:"
+    def _indexes(self, status: str | None) -> list[str]:
+        """Every index a listing reads: the shards, then the index from before them."""
+        return [self._index(shard, status) for shard in range(SHARDS)] + [self._index(None, status)]
+
+    async def _clustered(self, key: str) -> bool:
+        """Whether the store is a Redis Cluster (asking the server once, when first used)."""
+        if self.wire.cluster is not None:
+            return True
+        try:
+            return await self.wire.node_for(key) is not self.wire
+        except (RedisError, OSError, TimeoutError) as error:
+            raise (unavailable(error) or error) from None
 
     # -- writing ------------------------------------------------------------------------
 
@@ -414,18 +431,27 @@ class EventStore:
         retry returns the first attempt's Appended with `replayed` set and appends nothing.
         `limits`: the rate-limit buckets this request takes from, in the same step (after
         the idempotency check, before the version check: a conflict has taken its token);
-        RateLimited (naming what is `limited`) when one is empty, and nothing is done.
+        RateLimited (naming what is `limited`) when one is empty, and nothing is done. On a
+        cluster a bucket outside the game's slot (a client's) is taken by a call just
+        before the append, so a conflict or an idempotent retry has taken that token too.
         """
         if not events:
             raise ValueError("an append holds at least one event")
+        game = self._game(game_id)
+        stream = game + "events"
+        # A seat's bucket is one of the game's keys; a client's is not: on a cluster it is
+        # taken first, in a call of its own (so a request refused after it has taken it).
+        buckets = list(limits)
+        if any(not limit.key.startswith(game) for limit in buckets) and await self._clustered(stream):
+            await self.limit([limit for limit in buckets if not limit.key.startswith(game)], limited)
+            buckets = [limit for limit in buckets if limit.key.startswith(game)]
         args: list[Any] = [
             expected_version,
             idempotency.fingerprint if idempotency else "",
             idempotency.result if idempotency else b"",
             IDEMPOTENCY_TTL,
-            self._status_prefix,
-            len(limits),
-            *limit_args(list(limits)),
+            len(buckets),
+            *limit_args(buckets),
             len(events),
         ]
         for event in events:
@@ -435,19 +461,27 @@ class EventStore:
             for field, value in pairs.items():
                 args.extend((field, value))
         args.extend(copy_args(codec) if ENDING.intersection(map(type, events)) else ("", 0))
-        game = self._game(game_id)
         keys = [
-            game + "events",
+            stream,
             game + "summary",
             game + "tokens",
             game + idempotency_record(idempotency),
-            self._index,
             game + "finished",
-            *(limit.key for limit in limits),
+            *(limit.key for limit in buckets),
         ]
+        # A new game is indexed in the same write as its first append (an index entry
+        # whose summary is missing or names another entry is skipped when listing), so
+        # that no crash can leave a written game out of the listing.
+        status, listed = (summary or {}).get("status"), (summary or {}).get("listed")
+        created = str(status) if expected_version == 0 and status and listed else None
         started = perf_counter()
         try:
-            reply = await self._script(self._append, keys, args)
+            script = self._script(APPEND_SCRIPT, keys, args)
+            if created is not None:
+                indexed = self._list(game_id, str(listed), None, created)
+                reply, _ = await asyncio.gather(script, indexed)
+            else:
+                reply = await script
         finally:
             APPEND_SECONDS.observe(perf_counter() - started)  # failed ones too: their wait is the store's
         outcome = reply[0].decode()
@@ -461,7 +495,35 @@ class EventStore:
             if reply[1].decode() != idempotency.fingerprint:
                 raise IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
             return Appended(int(reply[3]), int(reply[4]), replayed=True, result=reply[2])
+        before, now, member = (part.decode() for part in reply[2:5])
+        if now and member and now != before and created is None:
+            await self._relist(game_id, member, before or None, now)
         return Appended(int(reply[1]), len(events))
+
+    async def _list(self, game_id: str, member: str, left: str | None, status: str) -> None:
+        """Put a game's entry in its `status`'s index (and the index of every game, when it
+        is new: `left` None), then take it out of the index of the status it `left`. In
+        that order, so that a crash between the two leaves the entry in both (the listing
+        reads each summary, skips the stale one and repairs it), never in neither."""
+        shard = shard_of(game_id)
+        adding = [self._execute("ZADD", self._index(shard, status), 0, member, repeatable=True)]
+        if left is None:
+            adding.append(self._execute("ZADD", self._index(shard), "NX", 0, member, repeatable=True))
+        await asyncio.gather(*adding)
+        if left is not None:
+            await asyncio.gather(
+                self._execute("ZREM", self._index(shard, left), member, repeatable=True),
+                self._execute("ZREM", self._index(None, left), member, repeatable=True),  # a game listed before shards
+            )
+
+    async def _relist(self, game_id: str, member: str, left: str | None, status: str) -> None:
+        """`_list` after an append that changed the game's status. The append is done and
+        must be answered as done: an index that cannot be written now is repaired by the
+        next listing of the status it left (or, for a new game, was written with it)."""
+        try:
+            await self._list(game_id, member, left, status)
+        except StoreUnavailable as error:
+            log.warning("game %s is %s, but its listing still says %s: %s", game_id, status, left, error)
 
     async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
         """What the first request with this idempotency key appended, if there was one.
@@ -489,7 +551,7 @@ class EventStore:
         Returns what the key holds afterwards: this answer, or an earlier one."""
         key = self._idempotency_key(game_id, idempotency)
         await self._script(
-            self._remember,
+            REMEMBER_SCRIPT,
             [key, self._key(game_id, "events")],
             [idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL],
             repeatable=True,  # it writes only where nothing was written yet
@@ -505,7 +567,7 @@ class EventStore:
         if not limits:
             return
         keys = [limit.key for limit in limits]
-        wait = await self._script(self._limit, keys, limit_args(list(limits)))
+        wait = await self._script(LIMIT_SCRIPT, keys, limit_args(list(limits)))
         if wait:
             raise RateLimited(int(wait), what)
 
@@ -513,25 +575,46 @@ class EventStore:
         """List the game (newest first) on its own, as games were before the append listed
         them (under their status) itself: a game indexed here but never appended is skipped
         when listing."""
-        await self._execute("ZADD", self._index, "NX", 0, listing_member(game_id, created_ms), repeatable=True)
+        member = listing_member(game_id, created_ms)
+        await self._execute("ZADD", self._index(shard_of(game_id)), "NX", 0, member, repeatable=True)
 
     async def index_statuses(self) -> None:
         """Put every game listed before the status indexes existed into its status's index
-        (once per store: a marker key says it is done; doing it twice is harmless). Each
-        game is indexed by a script that also gives its summary its `listed` member, so an
-        append racing it either came first (and the game is indexed under its new status)
-        or finds the member and moves the game itself."""
+        (once per store: a marker key says it is done; doing it twice is harmless). A
+        script gives each game's summary its `listed` member (one game's keys: one slot),
+        then its entry enters its status's index: an append racing it either came first or
+        finds the member and moves the game itself, and an entry left under the status the
+        game had a moment before is repaired by the listing (see `_repair`)."""
         if self._statuses_indexed:
             return
         marker = f"{self.namespace}:games:status-indexed"
         if not await self._execute("EXISTS", marker, repeatable=True):
             start = "-"
-            while members := await self._execute(
-                "ZRANGE", self._index, start, "+", "BYLEX", "LIMIT", 0, INDEXING_BATCH, repeatable=True
-            ):
-                names = [member.decode() for member in members]
-                keys = [self._key(name.split(":", 1)[1], "summary") for name in names]
-                await self._script(self._index_statuses, keys, [self._status_prefix, *names], repeatable=True)
+            more = True
+            while more:
+                entries, more = await self._entries(self._indexes(None), start, INDEXING_BATCH)
+                if not entries:
+                    break
+                names = [member for member, _ in entries]
+                # One script per game (its summary is its slot's), all in one write.
+                found = await asyncio.gather(
+                    *(
+                        self._script(
+                            INDEX_STATUSES_SCRIPT,
+                            [self._key(name.split(":", 1)[1], "summary")],
+                            [name],
+                            repeatable=True,
+                        )
+                        for name in names
+                    )
+                )
+                await asyncio.gather(
+                    *(
+                        self._execute("ZADD", self._index(shard_of(name.split(":", 1)[1]), status.decode()), 0, name)
+                        for name, status in zip(names, found, strict=True)
+                        if status is not None
+                    )
+                )
                 start = f"({names[-1]}"
             await self._execute("SET", marker, 1, repeatable=True)
         self._statuses_indexed = True
@@ -606,32 +689,34 @@ class EventStore:
         start = f"({cursor}" if cursor else "-"
         if status is not None:
             await self.index_statuses()
-            index, batch = self._status_prefix + status, limit + 1
-        else:
-            index, batch = self._index, max(limit + 1, 100)
+        batch = limit + 1 if status is not None else max(limit + 1, 100)
+        indexes = self._indexes(status)
+        repairs: list[tuple[str, str, str | None]] = []  # (entry, index it is wrongly in, its status)
         scanned = None
         for _ in range(MAX_LISTING_BATCHES):  # a sparse listing stops here and hands back a cursor
-            async with reachable(self.timeout):
-                # The client decodes no reply (no decode_responses) and scores are not asked
-                # for: the members come as bytes, whatever else zrange may return.
-                members = cast(
-                    "list[bytes]", await self.client.zrange(index, start, "+", bylex=True, offset=0, num=batch)
-                )
-            if not members:
+            entries, more = await self._entries(indexes, start, batch)
+            if not entries:
                 scanned = None
                 break
-            async with reachable(self.timeout), self.client.pipeline(transaction=False) as pipe:
-                for member in members:
-                    game_id = member.decode().split(":", 1)[1]
-                    pipe.hmget(
-                        self._key(game_id, "summary"), "status", "players", "round", "rounds", "version", "ruleset"
+            rows = await asyncio.gather(
+                *(
+                    self._execute(
+                        "HMGET", self._key(member.split(":", 1)[1], "summary"), *SUMMARY_FIELDS, repeatable=True
                     )
-                rows = await pipe.execute()
-            for member, row in zip(members, rows, strict=True):
-                scanned = member.decode()
-                if row[0] is None or (status is not None and row[0].decode() != status):
-                    continue  # never written, or filtered out
-                game_id = scanned.split(":", 1)[1]
+                    for member, _ in entries
+                )
+            )
+            for (member, index), row in zip(entries, rows, strict=True):
+                scanned = member
+                if row[0] is None:
+                    continue  # never written (or its first append is on its way)
+                if row[6] is not None and row[6].decode() != member:
+                    repairs.append((member, index, None))  # another game of this id: never listed
+                    continue
+                if status is not None and row[0].decode() != status:
+                    repairs.append((member, index, row[0].decode()))  # its status's index is another
+                    continue
+                game_id = member.split(":", 1)[1]
                 summary = GameSummary(
                     game_id,
                     row[0].decode(),
@@ -641,18 +726,61 @@ class EventStore:
                     int(row[4]),
                     DEFAULT_RULESET if row[5] is None else row[5].decode(),
                 )
-                found.append((scanned, summary))
+                found.append((member, summary))
                 if len(found) > limit:
                     break
-            if len(found) > limit or len(members) < batch:  # a page and one more, or the end
+            if len(found) > limit or not more:  # a page and one more, or the end
                 break
-            start = f"({members[-1].decode()}"
+            start = f"({entries[-1][0]}"
         else:
+            await self._repair(repairs)
             summaries = [summary for _, summary in found[:limit]]
             return summaries, (found[limit - 1][0] if len(found) >= limit else scanned)
+        await self._repair(repairs)
         page = found[:limit]
         following = page[-1][0] if len(found) > limit else None
         return [summary for _, summary in page], following
+
+    async def _entries(self, indexes: list[str], start: str, batch: int) -> tuple[list[tuple[str, str]], bool]:
+        """The first `batch` entries from `start` on of these indexes merged (each with the
+        index it came from), and whether any index may hold more. Each index is asked for
+        `batch` of them, all at once: the first `batch` of the merge are the first of all."""
+        answers = await asyncio.gather(
+            *(
+                self._execute("ZRANGE", index, start, "+", "BYLEX", "LIMIT", 0, batch, repeatable=True)
+                for index in indexes
+            )
+        )
+        merged = heapq.merge(
+            *([(member.decode(), index) for member in members] for index, members in zip(indexes, answers, strict=True))
+        )
+        entries: list[tuple[str, str]] = []
+        for member, index in merged:
+            if entries and entries[-1][0] == member:
+                continue  # in a shard and in the index from before them
+            if len(entries) == batch:
+                return entries, True
+            entries.append((member, index))
+        return entries, any(len(members) == batch for members in answers)
+
+    async def _repair(self, repairs: list[tuple[str, str, str | None]]) -> None:
+        """Read repair: an entry found in an index its summary disagrees with leaves it,
+        and enters its status's index first (an append whose index write was lost, say in
+        a crash, between the two). A failure is left for the next listing to repair."""
+        if not repairs:
+            return
+        adding = [
+            self._list(member.split(":", 1)[1], member, None, status)
+            for member, _, status in repairs
+            if status is not None
+        ]
+        done = await asyncio.gather(*adding, return_exceptions=True)
+        if not any(isinstance(failed, BaseException) for failed in done):  # only once they are where they belong
+            leaving = [self._execute("ZREM", index, member, repeatable=True) for member, index, _ in repairs]
+            done = await asyncio.gather(*leaving, return_exceptions=True)
+        for failed in done:
+            if isinstance(failed, BaseException):
+                log.warning("a listing could not repair its index: %s", failed)
 
     async def ping(self) -> None:
         await self._execute("PING", repeatable=True)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
+from typing import Any
 
 import msgspec
 import pytest
@@ -18,6 +20,12 @@ from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownG
 from tests.events.logs import game_log, numbered, players
 
 pytestmark = pytest.mark.anyio
+
+
+async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
+    """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
+    await store.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))
+
 
 LOG, FINISHED = game_log(4, seed=21)
 CARD = CardPlayed(round=1, seat=1, card="R1", cauldron=0, total=1)
@@ -64,7 +72,7 @@ async def test_an_idempotent_retry_returns_the_first_result_and_appends_nothing(
     with pytest.raises(IdempotencyKeyReused):
         await store.recall("g3", Idempotency("retry-1", "fingerprint-b"))
     assert await store.recall("g3", Idempotency("another", "x")) is None
-    ttl = await store.client.ttl(store._key("g3", "idempotency:" + hashlib.sha256(b"retry-1").hexdigest()))
+    ttl = await store.wire.execute("TTL", store._key("g3", "idempotency:" + hashlib.sha256(b"retry-1").hexdigest()))
     assert ttl > 24 * 3600
 
 
@@ -194,7 +202,7 @@ def test_fifty_processes_appending_at_one_version_leave_exactly_one_winner(redis
 
 async def test_an_unreadable_stored_event_is_named_by_its_version(store):
     await store.append("bad", LOG[:2], 0)
-    await store.client.xadd(store._key("bad", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, id="0-3")
+    await xadd(store, store._key("bad", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, "0-3")
     with pytest.raises(InvalidLog) as refused:
         await store.read("bad")
     assert refused.value.at_version == 3
@@ -207,7 +215,7 @@ async def test_an_unreadable_stored_event_is_named_by_its_version(store):
 )
 async def test_a_stored_event_missing_its_fields_is_named_by_its_version(store, fields):
     await store.append("holey", LOG[:2], 0)
-    await store.client.xadd(store._key("holey", "events"), fields, id="0-3")
+    await xadd(store, store._key("holey", "events"), fields, "0-3")
     with pytest.raises(InvalidLog) as refused:
         await store.read("holey")
     assert refused.value.at_version == 3
@@ -218,7 +226,7 @@ async def test_an_older_stored_event_is_upcast_when_read(store):
     v1 = msgspec.msgpack.encode(
         {"round": 1, "scores": [0, 0, 0, 0], "taken": [[0, 0, 0, 0]] * 4, "discarded": [[], [], [], []]}
     )
-    await store.client.xadd(store._key("old", "events"), {"t": "round_scored", "s": 1, "d": v1}, id="0-3")
+    await xadd(store, store._key("old", "events"), {"t": "round_scored", "s": 1, "d": v1}, "0-3")
     ((_, event),) = await store.read("old", after=2)
     assert isinstance(event, RoundScored)
     assert event.taken[0].red == 0

@@ -10,6 +10,7 @@ not decode, a stream holding an entry of an older form, an append after the copy
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -24,6 +25,12 @@ from tests.events.logs import game_log
 from tests.events.test_restore import random_log
 
 pytestmark = pytest.mark.anyio
+
+
+async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
+    """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
+    await store.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))
+
 
 #: A whole game of Poison and its events.
 WHOLE, FINISHED = game_log(4, seed=5)
@@ -44,7 +51,7 @@ async def append_in_moves(store: EventStore, game_id: str, events: list[tuple[in
 
 
 async def copy_of(store: EventStore, game_id: str) -> bytes | None:
-    copy: bytes | None = await store.client.get(store._key(game_id, "finished"))
+    copy: bytes | None = await store.wire.execute("GET", store._key(game_id, "finished"))
     return copy
 
 
@@ -87,7 +94,7 @@ async def test_any_other_append_after_the_end_removes_the_copy_and_loads_read_th
 
 async def test_a_game_finished_before_copies_existed_loads_from_its_stream(store):
     await store.append("older", WHOLE, 0)
-    await store.client.delete(store._key("older", "finished"))
+    await store.wire.execute("DEL", store._key("older", "finished"))
     loaded = restore(await store.read_log("older"))
     assert loaded.finished
     assert loaded.version == len(WHOLE)
@@ -101,15 +108,15 @@ async def test_a_game_finished_before_copies_existed_loads_from_its_stream(store
 )
 async def test_a_copy_that_does_not_decode_is_passed_over_for_the_stream(store, copy):
     await store.append("spoilt", WHOLE, 0)
-    await store.client.set(store._key("spoilt", "finished"), copy)
+    await store.wire.execute("SET", store._key("spoilt", "finished"), copy)
     assert decode_finished(copy) is None
     assert await store.read_log("spoilt") == list(enumerate(WHOLE, 1))
 
 
 async def test_a_spoilt_copy_over_a_spoilt_stream_is_refused_at_the_bad_events_version(store):
     await store.append("both", WHOLE, 0)
-    await store.client.set(store._key("both", "finished"), b"\xc1")
-    await store.client.xadd(store._key("both", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, id="0-9999")
+    await store.wire.execute("SET", store._key("both", "finished"), b"\xc1")
+    await xadd(store, store._key("both", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, "0-9999")
     with pytest.raises(InvalidLog) as refused:
         await store.read_log("both")
     assert refused.value.at_version == 9999
@@ -122,10 +129,11 @@ async def test_a_stream_with_an_entry_of_an_older_form_gets_no_copy_and_still_lo
     old: dict[str, Any] = msgspec.to_builtins(WHOLE[scored - 1])
     old["taken"] = [[t["red"], t["blue"], t["purple"], t["poison"]] for t in old["taken"]]
     del old["type"]
-    await store.client.xadd(
+    await xadd(
+        store,
         store._key("aged", "events"),
         {"t": "round_scored", "s": 1, "d": msgspec.msgpack.encode(old)},
-        id=f"0-{scored}",
+        f"0-{scored}",
     )
     await store.append("aged", WHOLE[scored:], scored)
     assert await copy_of(store, "aged") is None
