@@ -1,0 +1,126 @@
+"""The event store on a real Redis Cluster (three masters, a replica each): whole games of
+both rulesets, idempotent retries, racing appends, the finished copy, the listing (its
+shards merged, with cursors and status filters) and the rate limits, as on one server."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from events.cluster import LocalCluster
+from events.games import Games
+from events.limits import Rate, RateLimited, RateLimits
+from events.slots import slot_of
+from events.store import EventStore, Idempotency, IdempotencyKeyReused, VersionConflict
+from tests.events.logs import game_log, players
+
+pytestmark = pytest.mark.anyio
+
+LOG, _ = game_log(4, seed=5)
+
+
+@pytest.fixture
+async def store(cluster: LocalCluster) -> AsyncIterator[EventStore]:
+    store = EventStore.from_url(cluster.url, namespace=f"c{uuid.uuid4().hex[:8]}")
+    yield store
+    await store.close()
+
+
+def masters_of(cluster: LocalCluster, keys: list[str]) -> set[int]:
+    ranges = cluster.slots()
+    return {next(port for first, last, port, _ in ranges if first <= slot_of(key) <= last) for key in keys}
+
+
+async def play_to_the_end(games: Games, game_id: str, client: str | None = None) -> int:
+    logged = await games.load(game_id)
+    moves = 0
+    while not logged.finished:
+        _, logged = await games.play(game_id, logged.game.turn, *logged.game.legal_moves()[0], client=client)
+        moves += 1
+    return moves
+
+
+async def test_whole_games_of_both_rulesets_are_stored_and_read_back_with_their_finished_copy(store, cluster):
+    games = Games(store)
+    await games.create("poison-1", players(3), rounds=1, seed=1, token_hashes={0: "h0"}, created_ms=1)
+    await games.create("pot-1", players(3), ruleset="pot", options={}, seed=2, token_hashes={}, created_ms=2)
+    assert len(masters_of(cluster, [store._key(game, "events") for game in ("poison-1", "pot-1")])) == 2
+    for game_id in ("poison-1", "pot-1"):
+        await play_to_the_end(games, game_id)
+        log = await store.read(game_id)
+        assert [version for version, _ in log] == list(range(1, len(log) + 1))
+        assert await store.version(game_id) == len(log)
+        assert await store.wire.execute("EXISTS", store._key(game_id, "finished")) == 1
+        assert await store.read_log(game_id) == log
+        assert (await Games(store).load(game_id)).finished
+    assert await store.token_hashes("poison-1") == {0: "h0"}
+
+
+async def test_an_idempotent_retry_is_answered_from_its_record_and_another_request_with_its_key_refused(store):
+    await store.append("idem", LOG[:2], 0)
+    key = Idempotency("retry", "fingerprint-a", b"answer")
+    first = await store.append("idem", LOG[2:3], 2, idempotency=key)
+    again = await store.append("idem", LOG[2:3], 2, idempotency=key)
+    assert (again.version, again.replayed, again.result) == (first.version, True, b"answer")
+    assert await store.recall("idem", key) == again
+    with pytest.raises(IdempotencyKeyReused):
+        await store.append("idem", LOG[3:4], 3, idempotency=Idempotency("retry", "fingerprint-b"))
+    assert await store.version("idem") == 3
+
+
+async def test_appends_racing_at_one_version_leave_exactly_one_winner(store):
+    await store.append("race", LOG[:2], 0)
+
+    async def attempt(n: int) -> str:
+        try:
+            await store.append("race", LOG[2:3], 2, summary={"version": 3, "by": n})
+        except VersionConflict:
+            return "lost"
+        return "won"
+
+    outcomes = await asyncio.gather(*(attempt(n) for n in range(30)))
+    assert outcomes.count("won") == 1
+    assert [version for version, _ in await store.read("race")] == [1, 2, 3]
+
+
+async def test_games_on_three_masters_are_listed_newest_first_with_cursors_and_status_filters(store, cluster):
+    games = Games(store)
+    ids = [f"L{number}" for number in range(24)]
+    for number, game_id in enumerate(ids):
+        await games.create(game_id, players(3), rounds=1, seed=number, token_hashes={}, created_ms=number)
+    assert len(masters_of(cluster, [store._key(game_id, "summary") for game_id in ids])) == 3
+    assert len(masters_of(cluster, store._indexes(None))) == 3  # the listing's shards too
+    finished = {"L2", "L11", "L19"}
+    for game_id in sorted(finished):
+        await play_to_the_end(games, game_id)
+    for status, expected in [
+        (None, ids[::-1]),
+        ("active", [game_id for game_id in ids[::-1] if game_id not in finished]),
+        ("finished", ["L19", "L11", "L2"]),
+    ]:
+        seen, cursor = [], None
+        while True:
+            page, cursor = await store.list_games(status=status, limit=5, cursor=cursor)
+            seen += [summary.game_id for summary in page]
+            if cursor is None:
+                break
+        assert seen == expected
+
+
+async def test_a_client_over_its_move_limit_is_refused_and_its_move_not_stored(store):
+    games = Games(store, limits=RateLimits(move=Rate(0.01, 3), seat_move=Rate(1000, 1000)))
+    await games.create("limited", players(3), rounds=1, seed=7, token_hashes={}, created_ms=1)
+    logged = await games.load("limited")
+    for _ in range(3):
+        _, logged = await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.1")
+    version = logged.version
+    with pytest.raises(RateLimited) as refused:
+        await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.1")
+    assert refused.value.what == "moves"
+    assert await store.version("limited") == version
+    # Another client's bucket is its own.
+    await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.2")
+    assert await store.version("limited") > version
