@@ -47,9 +47,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             namespace=settings.namespace,
             timeout=settings.store_timeout,
         ) as opened:
-            app.state.games = Games(
-                opened, limits=settings.rate_limits(), searches=Searches(settings.search_threads)
-            )
+            app.state.games = Games(opened, limits=settings.rate_limits(), searches=Searches(settings.search_threads))
             try:
                 yield
             finally:
