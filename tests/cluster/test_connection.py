@@ -159,12 +159,12 @@ async def test_the_node_for_a_key_is_the_connection_to_its_slots_primary(cluster
 
 
 async def test_a_slot_half_migrated_by_hand_is_followed_by_asking_the_node_it_goes_to(cluster: LocalCluster, prefix):
-    with redis.Redis(port=cluster.nodes[0].port) as any_node:
-        game = next(
-            f"{prefix}-asked-{n}"
-            for n in range(100)
-            if any_node.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot_of(f"{{{prefix}-asked-{n}}}")) == 0
-        )  # a slot no other test wrote to: nothing of it to move by hand below
+    def empty(game: str) -> bool:  # a slot no other test wrote to: nothing of it to move by hand below
+        slot = slot_of(f"{{{game}}}")
+        with redis.Redis(port=master_of(cluster, slot)) as owner:
+            return owner.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
+
+    game = next(f"{prefix}-asked-{n}" for n in range(100) if empty(f"{prefix}-asked-{n}"))
     slot = slot_of(game_keys(game)[0])
     wire = PipelinedConnection(cluster.url, timeout=0.5)
     await wire.execute("PING")  # the map is read: the slot is the source's
@@ -194,5 +194,28 @@ async def test_a_slot_half_migrated_by_hand_is_followed_by_asking_the_node_it_go
     wire = PipelinedConnection(cluster.nodes[0].url)
     try:
         assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "after"]) == [b"appended", 2]
+    finally:
+        await wire.close()
+
+
+async def test_a_write_acknowledged_after_waitaof_is_on_a_replicas_disk(cluster: LocalCluster, prefix):
+    game = f"{prefix}-on-disk"
+    wire = PipelinedConnection(cluster.url, timeout=2.0, replication=Replication.AOF)
+    try:
+        replies = await asyncio.gather(
+            *(wire.script(APPEND_SHA, APPEND, game_keys(f"{game}-{n}"), [0, "x"]) for n in range(30))
+        )
+        assert replies == [[b"appended", 1]] * 30
+        slot = slot_of(game_keys(f"{game}-0")[0])
+        replica = next(followers[0] for first, last, _, followers in cluster.slots() if first <= slot <= last)
+        with redis.Redis(port=replica) as client:
+            assert client.info("persistence")["aof_enabled"] == 1  # what WAITAOF counts on
+        master = master_of(cluster, slot)
+        writes = sum(master_of(cluster, slot_of(game_keys(f"{game}-{n}")[0])) == master for n in range(30))
+        with redis.Redis(port=master) as client:
+            waits = client.info("commandstats")["cmdstat_waitaof"]["calls"]
+        # Sent after the writes, one per turn of the loop (the EVALSHAs, then the EVALs of a
+        # script the node lacked), not one per write.
+        assert 1 <= waits <= 2 < writes
     finally:
         await wire.close()

@@ -24,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from events.connect import replication
 from events.pipelined import NotReplicated, PipelinedConnection, Replication, tls_context
 from events.server import EmbeddedServer, find_server_binary
+from events.store import StoreUnavailable, unavailable
 
 pytestmark = pytest.mark.anyio
 
@@ -360,3 +361,8 @@ def test_the_acknowledgement_asked_for_is_checked_by_name(monkeypatch):
         replication()
     monkeypatch.delenv("POISON_REDIS_WAIT")
     assert replication() is Replication.AUTO
+
+
+def test_a_write_no_replica_acknowledged_is_the_stores_unavailable_not_a_bug():
+    refusal = unavailable(NotReplicated("NOREPLICAS the write was done but no replica acknowledged it"))
+    assert isinstance(refusal, StoreUnavailable)  # the service's 503 store_unavailable
