@@ -15,6 +15,13 @@ is unblocked (CLIENT UNBLOCK, sent on the pipelined connection) so that it reads
 the new game included, rather than after its block time. A stream that hears nothing for
 `idle` seconds reads the log itself once (so a stalled waiter or a store outage is noticed
 by every stream, as a blocking read of its own would have noticed it).
+
+On a Redis Cluster one XREAD may only name keys of one slot (CROSSSLOT otherwise, even
+for two slots of one node), so there is a waiter per slot that has followed games, each
+with its own blocking connection to the slot's primary (closed when its last game is no
+longer followed: a worker holds as many as the slots of the games followed on it, at most
+one per game), and CLIENT UNBLOCK goes to that primary. A waiter whose read fails (the
+slot moved, its primary was lost) reads the cluster's map again and connects anew.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from events.codec import Event
 from events.pipelined import Argument, PipelinedConnection
+from events.slots import slot_of
 
 if TYPE_CHECKING:
     from events.store import EventStore
@@ -42,10 +50,11 @@ class _Watch:
     """One followed game: the version the waiter reads after, the events it read last
     (decoded, in order, ending at `position`), and an event set when they change."""
 
-    __slots__ = ("changed", "position", "recent", "users")
+    __slots__ = ("changed", "group", "position", "recent", "users")
 
-    def __init__(self, position: int) -> None:
+    def __init__(self, position: int, group: int | None) -> None:
         self.position = position
+        self.group = group  # the waiter that reads it: its slot on a cluster, None on one server
         self.recent: list[tuple[int, Event]] = []
         self.changed = asyncio.Event()
         self.users = 0
@@ -57,18 +66,33 @@ class _Watch:
         changed.set()
 
 
+class _Waiter:
+    """The blocking read of the only server, or of one slot of a cluster."""
+
+    __slots__ = ("blocked", "client_id", "connection", "group", "task", "unblocking")
+
+    def __init__(self, group: int | None, connection: PipelinedConnection) -> None:
+        self.group = group
+        self.connection = connection  # its own: it blocks
+        self.task: asyncio.Task[None] | None = None
+        self.client_id: int | None = None  # the connection, as the server names it
+        self.blocked = False  # an XREAD is out
+        self.unblocking = False
+
+    def noted_id(self, task: asyncio.Future[Any]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self.client_id = int(task.result())
+
+
 class Follower:
     """Every live stream of one store and one event loop."""
 
     def __init__(self, store: EventStore, connection: PipelinedConnection, *, block_ms: int = BLOCK_MS) -> None:
         self.store = store
-        self.connection = connection  # the waiter's own: it blocks
+        self.connection = connection  # the waiters' own (a connection per node on a cluster): they block
         self.block_ms = block_ms
         self._watches: dict[str, _Watch] = {}  # by the key of the game's stream
-        self._task: asyncio.Task[None] | None = None
-        self._client_id: int | None = None  # the waiter's connection, as the server names it
-        self._blocked = False  # an XREAD is out
-        self._unblocking = False
+        self._waiters: dict[int | None, _Waiter] = {}  # by their group (see _Watch)
 
     @property
     def followed(self) -> int:
@@ -81,7 +105,7 @@ class Follower:
         """The game's events after version `after`, as they come: a batch at a time, in
         order, for as long as the caller iterates (and closes it: `contextlib.aclosing`)."""
         key = self.store._key(game_id, "events")
-        watch = self._enter(key, after)
+        watch = self._enter(key, after, await self._group_of(key))
         try:
             check = True  # read the log here: at first, and after an idle wait
             while True:
@@ -106,20 +130,39 @@ class Follower:
             self._leave(key, watch)
 
     async def close(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
+        tasks = [waiter.task for waiter in self._waiters.values() if waiter.task is not None]
+        self._waiters = {}
+        for task in tasks:
             task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.connection.close()
 
-    # -- the waiter ---------------------------------------------------------------------
+    # -- the waiters --------------------------------------------------------------------
 
-    def _enter(self, key: str, after: int) -> _Watch:
+    async def _group_of(self, key: str) -> int | None:
+        """The waiter for `key`'s stream: its slot on a cluster, None on one server."""
+        if self.connection.cluster is None:
+            try:
+                await self.connection.node_for(key)  # connects, and so finds a cluster
+            except Exception as error:  # unreachable now: streams read the log themselves
+                log.debug("could not reach the store to follow %s: %r", key, error)
+        return None if self.connection.cluster is None else slot_of(key)
+
+    async def _connect(self, group: int | None, key: str) -> PipelinedConnection:
+        """A waiter's connection: the follower's own on one server, a new one to the
+        slot's primary on a cluster."""
+        if group is None:
+            return self.connection
+        primary = await self.connection.node_for(key)
+        return primary.node(primary.options["host"], primary.options["port"])
+
+    def _enter(self, key: str, after: int, group: int | None) -> _Watch:
         watch = self._watches.get(key)
         if watch is None:
-            watch = self._watches[key] = _Watch(after)
-            self._wake()
+            watch = self._watches[key] = _Watch(after, group)
+            self._wake(group, key)
         watch.users += 1
         return watch
 
@@ -128,52 +171,80 @@ class Follower:
         if watch.users == 0 and self._watches.get(key) is watch:
             del self._watches[key]  # the waiter's next XREAD leaves it out
 
-    def _wake(self) -> None:
-        """A game is newly followed: start the waiter, or have it read again at once."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="poison-follower")
-        elif self._blocked and self._client_id is not None and not self._unblocking:
-            self._unblocking = True
-            asyncio.get_running_loop().create_task(self._unblock(self._client_id))
+    def _wake(self, group: int | None, key: str) -> None:
+        """A game (`key`) is newly followed by the waiter of `group`: start it, or have it
+        read again at once."""
+        waiter = self._waiters.get(group)
+        if waiter is None or waiter.task is None or waiter.task.done():
+            loop = asyncio.get_running_loop()
+            waiter = self._waiters[group] = _Waiter(group, self.connection)
+            waiter.task = loop.create_task(self._run(waiter), name="poison-follower")
+        elif waiter.blocked and waiter.client_id is not None and not waiter.unblocking:
+            waiter.unblocking = True
+            asyncio.get_running_loop().create_task(self._unblock(waiter, waiter.client_id, key))
 
-    async def _unblock(self, client_id: int) -> None:
+    async def _unblock(self, waiter: _Waiter, client_id: int, key: str) -> None:
         try:
-            await self.store.wire.execute("CLIENT", "UNBLOCK", client_id, repeatable=True)
+            # On the store's own connection to the server the waiter blocks on (the
+            # primary of `key`'s slot, on a cluster).
+            node = await self.store.wire.node_for(key)
+            await node.execute("CLIENT", "UNBLOCK", client_id, repeatable=True)
         except Exception as error:  # the waiter reads again after its block time anyway
             log.debug("could not unblock the follower: %r", error)
         finally:
-            self._unblocking = False
+            waiter.unblocking = False
 
-    def _noted_id(self, task: asyncio.Future[Any]) -> None:
-        if not task.cancelled() and task.exception() is None:
-            self._client_id = int(task.result())
+    async def _run(self, waiter: _Waiter) -> None:
+        try:
+            await self._read(waiter)
+        finally:
+            # At once, in the step that found no game left: a game followed from now on
+            # finds no waiter and starts one.
+            if self._waiters.get(waiter.group) is waiter:
+                del self._waiters[waiter.group]
+            if waiter.connection is not self.connection:
+                await waiter.connection.close()
 
-    async def _run(self) -> None:
+    async def _read(self, waiter: _Waiter) -> None:
         delay = 0.0
-        while self._watches:
-            watches = dict(self._watches)
-            command: list[Argument] = ["XREAD", "COUNT", COUNT, "BLOCK", self.block_ms, "STREAMS", *watches]
-            command += [f"0-{watch.position}" for watch in watches.values()]
-            # CLIENT ID leaves in the same write as the XREAD, on the same connection: the
-            # id to unblock is that of the connection the XREAD blocks.
-            self._client_id = None
-            named = asyncio.ensure_future(self.connection.execute("CLIENT", "ID", repeatable=True))
-            named.add_done_callback(self._noted_id)
-            reading = asyncio.ensure_future(self.connection.execute(*command, repeatable=True))  # sent second
-            self._blocked = True
+        connect = waiter.group is not None  # a cluster's waiter connects first, and after a failure
+        while watches := {name: watch for name, watch in self._watches.items() if watch.group == waiter.group}:
             try:
-                reply = await reading
+                if connect:
+                    if waiter.connection is not self.connection:
+                        await waiter.connection.close()
+                    waiter.connection = self.connection
+                    waiter.connection = await self._connect(waiter.group, next(iter(watches)))
+                    connect = False
+                command: list[Argument] = ["XREAD", "COUNT", COUNT, "BLOCK", self.block_ms, "STREAMS", *watches]
+                command += [f"0-{watch.position}" for watch in watches.values()]
+                # CLIENT ID leaves in the same write as the XREAD, on the same connection:
+                # the id to unblock is that of the connection the XREAD blocks.
+                waiter.client_id = None
+                named = asyncio.ensure_future(waiter.connection.execute("CLIENT", "ID", repeatable=True))
+                named.add_done_callback(waiter.noted_id)
+                reading = asyncio.ensure_future(waiter.connection.execute(*command, repeatable=True))  # sent second
+                waiter.blocked = True
+                try:
+                    reply = await reading
+                except asyncio.CancelledError:
+                    named.cancel()
+                    reading.cancel()
+                    raise
+                finally:
+                    waiter.blocked = False
             except asyncio.CancelledError:
-                named.cancel()
-                reading.cancel()
                 raise
             except Exception as error:  # the store is down: streams find out by reading
                 log.debug("the follower's read failed: %r", error)
                 delay = min(2.0, max(0.05, delay * 2))
+                cluster = self.connection.cluster
+                if cluster is not None:  # the slot moved, or its primary was lost
+                    with contextlib.suppress(Exception):
+                        await cluster.refresh()
+                    connect = True
                 await asyncio.sleep(delay)
                 continue
-            finally:
-                self._blocked = False
             delay = 0.0
             for key, entries in reply or ():
                 watch = self._watches.get(key.decode())

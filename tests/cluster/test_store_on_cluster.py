@@ -5,8 +5,10 @@ shards merged, with cursors and status filters) and the rate limits, as on one s
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import pytest
 
@@ -124,3 +126,57 @@ async def test_a_client_over_its_move_limit_is_refused_and_its_move_not_stored(s
     # Another client's bucket is its own.
     await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.2")
     assert await store.version("limited") > version
+
+
+async def test_games_on_three_masters_are_followed_live_one_waiter_a_slot(store, cluster):
+    ids = [f"F{number}" for number in range(9)]
+    assert len(masters_of(cluster, [store._key(game_id, "events") for game_id in ids])) == 3
+    for game_id in ids:
+        await store.append(game_id, LOG[:2], 0)
+
+    async def follow(game_id: str) -> list[int]:
+        seen: list[int] = []
+        async with aclosing(store.follow(game_id, 2)) as batches:
+            async for batch in batches:
+                seen += [version for version, _ in batch]
+                if seen[-1] >= 6:
+                    return seen
+        return seen
+
+    following = [asyncio.ensure_future(follow(game_id)) for game_id in ids]
+    await asyncio.sleep(0.2)  # every waiter blocked: each later game is read at once (CLIENT UNBLOCK)
+    started = time.monotonic()
+    for version in range(2, 6):
+        for game_id in ids:
+            await store.append(game_id, LOG[version : version + 1], version)
+    assert await asyncio.wait_for(asyncio.gather(*following), 5) == [[3, 4, 5, 6]] * len(ids)
+    assert time.monotonic() - started < 0.9  # not after a waiter's block time (1 s)
+    assert store.follower is not None
+    assert store.follower.followed == 0
+    # Each waiter, once its XREAD (1 s at most) finds no game left, is gone.
+    deadline = time.monotonic() + 3
+    while store.follower._waiters and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert store.follower._waiters == {}
+
+
+async def test_a_game_followed_while_its_nodes_waiter_blocks_is_read_at_once(store, cluster):
+    first, second = (
+        "W0",
+        next(
+            f"W{n}"
+            for n in range(1, 99)
+            if masters_of(cluster, [store._key(f"W{n}", "events")]) == masters_of(cluster, [store._key("W0", "events")])
+        ),
+    )
+    for game_id in (first, second):
+        await store.append(game_id, LOG[:2], 0)
+    quiet = asyncio.ensure_future(anext(aiter(store.follow(first, 2))))
+    await asyncio.sleep(0.3)  # the node's waiter now blocks on the first game alone (for up to 1 s)
+    started = time.monotonic()
+    following = asyncio.ensure_future(anext(aiter(store.follow(second, 2))))
+    await asyncio.sleep(0.05)
+    await store.append(second, LOG[2:3], 2)
+    assert [version for version, _ in await asyncio.wait_for(following, 5)] == [3]
+    assert time.monotonic() - started < 0.5
+    quiet.cancel()
