@@ -245,16 +245,41 @@ def _until(deadline: float, what: str, condition: Any) -> None:
         time.sleep(0.02)
 
 
-def main() -> int:
-    """`python -m events.cluster [DIRECTORY]`: run a local 3+3 cluster until interrupted."""
+def main(argv: list[str] | None = None) -> int:
+    """`python -m events.cluster [DIRECTORY] [--serve N] [--port P]`: run a local 3+3
+    cluster (and N `poison serve` processes on it, on ports P, P+1, ..., each given another
+    master's URL) until interrupted."""
+    import argparse
     import signal
+    import subprocess
 
-    cluster = LocalCluster(sys.argv[1] if len(sys.argv) > 1 else "poison-cluster")
+    parser = argparse.ArgumentParser(prog="python -m events.cluster", description=main.__doc__)
+    parser.add_argument("directory", nargs="?", default="poison-cluster", help="the nodes' data (default: %(default)s)")
+    parser.add_argument("--serve", type=int, default=0, metavar="N", help="poison serve processes to start on it")
+    parser.add_argument(
+        "--port", type=int, default=8000, metavar="P", help="the first one's port (default: %(default)s)"
+    )
+    options = parser.parse_args(argv)
+    if not 0 <= options.serve <= 16:
+        parser.error(f"--serve must be between 0 and 16, not {options.serve}")
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # for sigwait below
+    cluster = LocalCluster(options.directory)
     cluster.start()
-    print(" ".join(cluster.urls), flush=True)
+    services: list[subprocess.Popen[bytes]] = []
     try:
+        print("cluster:", " ".join(cluster.urls), flush=True)
+        masters = cluster.nodes[: cluster.masters]
+        for n in range(options.serve):
+            port, url = options.port + n, masters[n % len(masters)].url
+            command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--redis-url", url]
+            services.append(subprocess.Popen(command, start_new_session=True))
+            print(f"poison serve on http://127.0.0.1:{port} (store: {url})", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     finally:
+        for service in services:
+            service.send_signal(signal.SIGTERM)
+        for service in services:
+            service.wait(30)
         cluster.stop()
     return 0
 
