@@ -3,14 +3,20 @@ given a different node's URL: moves alternate between them, and each sees the ot
 
 from __future__ import annotations
 
+import asyncio
+import time
+import uuid
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from events.cluster import LocalCluster
+from events.slots import slot_of
 from tests.service.api import auth
 from tests.service.served import serving
+
+pytestmark = pytest.mark.anyio
 
 
 def play_through(services: list[str], body: dict) -> dict:
@@ -64,3 +70,75 @@ def test_a_whole_game_is_played_through_two_services_on_one_cluster(services: li
         listed = client.get(f"{first}/v1/games", params={"status": "finished"}).json()
     assert len(events["events"]) == finished["version"]
     assert finished["game_id"] in [game["game_id"] for game in listed["games"]]
+
+
+async def play_on(
+    client: httpx.AsyncClient, services: list[str], game_id: str, tokens: dict[int, str], outages: list[float]
+) -> list[tuple[int, str, int]]:
+    """Play a game to its end through both services in turn, each move sent with its own
+    Idempotency-Key and sent again (the same key, the same move) after a 503; every answer
+    that is a 503 is timed. The moves acknowledged: (seat, card, cauldron)."""
+    acknowledged: list[tuple[int, str, int]] = []
+    turn = 0
+    while True:
+        base = services[turn % len(services)]
+        turn += 1
+        started = time.monotonic()
+        seen = await client.get(f"{base}/v1/games/{game_id}")
+        if seen.status_code == 503:
+            outages.append(time.monotonic() - started)
+            await asyncio.sleep(0.05)
+            continue
+        assert seen.status_code == 200, seen.text
+        if seen.json()["status"] == "finished":
+            return acknowledged
+        seat = seen.json()["turn"]
+        mine = await client.get(f"{base}/v1/games/{game_id}", headers=auth(tokens[seat]))
+        if mine.status_code == 503:
+            continue
+        move = mine.json()["you"]["legal_moves"][0]
+        headers = {**auth(tokens[seat]), "Idempotency-Key": uuid.uuid4().hex}
+        while True:
+            started = time.monotonic()
+            answer = await client.post(f"{base}/v1/games/{game_id}/moves", json=move, headers=headers)
+            if answer.status_code != 503:
+                break
+            outages.append(time.monotonic() - started)
+            await asyncio.sleep(0.05)
+        assert answer.status_code == 201, answer.text
+        acknowledged.append((seat, move["card"], move["cauldron"]))
+
+
+async def test_a_master_killed_while_games_are_played_through_the_services_loses_and_doubles_no_move(
+    cluster: LocalCluster, services: list[str]
+):
+    async with httpx.AsyncClient(timeout=10) as client:
+        games: list[tuple[str, dict[int, str]]] = []
+        for seed in range(6):
+            body = {"players": [{"name": f"p{s}"} for s in range(3)], "rounds": 1, "seed": 100 + seed}
+            created = (await client.post(f"{services[seed % 2]}/v1/games", json=body)).json()
+            games.append((created["game_id"], {p["seat"]: p["token"] for p in created["players"]}))
+        outages: list[float] = []
+        playing = [asyncio.ensure_future(play_on(client, services, *game, outages)) for game in games]
+        slot = slot_of(f"{{{games[0][0]}}}")  # every key of a game carries its id as the tag
+        victim = cluster.node_on(next(port for first, last, port, _ in cluster.slots() if first <= slot <= last))
+        try:
+            await asyncio.sleep(0.3)
+            victim.kill()  # kill -9, mid-game
+            acknowledged = await asyncio.wait_for(asyncio.gather(*playing), 60)
+            for (game_id, _), moves in zip(games, acknowledged, strict=True):
+                log = (await client.get(f"{services[0]}/v1/games/{game_id}/events")).json()["events"]
+                played = [
+                    (e["data"]["seat"], e["data"]["card"], e["data"]["cauldron"])
+                    for e in log
+                    if e["type"] == "card_played"
+                ]
+                assert played == moves  # every acknowledged move once, in order, and no other
+            assert outages  # the lost master's games saw it
+            assert max(outages) < 2.0 + 1.0  # each 503 within the store timeout (2 s), none hung
+        finally:
+            for task in playing:
+                task.cancel()
+            await asyncio.gather(*playing, return_exceptions=True)
+            victim.start()  # back, as its promoted replica's replica
+            cluster.wait_until_ok(30)
