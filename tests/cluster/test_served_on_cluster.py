@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+import redis
 
 from events.cluster import LocalCluster
 from events.slots import slot_of
@@ -142,3 +143,38 @@ async def test_a_master_killed_while_games_are_played_through_the_services_loses
             await asyncio.gather(*playing, return_exceptions=True)
             victim.start()  # back, as its promoted replica's replica
             cluster.wait_until_ok(30)
+
+
+async def test_a_slot_moved_by_migrateslots_while_games_are_played_costs_no_error_and_no_move(
+    cluster: LocalCluster, services: list[str]
+):
+    async with httpx.AsyncClient(timeout=10) as client:
+        games: list[tuple[str, dict[int, str]]] = []
+        for seed in range(4):
+            body = {"players": [{"name": f"p{s}"} for s in range(3)], "rounds": 1, "seed": 200 + seed}
+            created = (await client.post(f"{services[seed % 2]}/v1/games", json=body)).json()
+            games.append((created["game_id"], {p["seat"]: p["token"] for p in created["players"]}))
+        slot = slot_of(f"{{{games[0][0]}}}")
+        source = next(port for first, last, port, _ in cluster.slots() if first <= slot <= last)
+        target = next(port for _, _, port, _ in cluster.slots() if port != source)
+        with redis.Redis(port=target) as client_of_target:
+            target_id = client_of_target.execute_command("CLUSTER", "MYID").decode()
+        outages: list[float] = []
+        playing = [asyncio.ensure_future(play_on(client, services, *game, outages)) for game in games]
+        try:
+            await asyncio.sleep(0.2)
+            with redis.Redis(port=source) as client_of_source:
+                client_of_source.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", slot, slot, "NODE", target_id)
+            acknowledged = await asyncio.wait_for(asyncio.gather(*playing), 60)
+        finally:
+            for task in playing:
+                task.cancel()
+            await asyncio.gather(*playing, return_exceptions=True)
+        assert next(port for first, last, port, _ in cluster.slots() if first <= slot <= last) == target
+        for (game_id, _), moves in zip(games, acknowledged, strict=True):
+            log = (await client.get(f"{services[1]}/v1/games/{game_id}/events")).json()["events"]
+            played = [
+                (e["data"]["seat"], e["data"]["card"], e["data"]["cauldron"]) for e in log if e["type"] == "card_played"
+            ]
+            assert played == moves
+        assert outages == []  # the services saw MOVED only, followed it, and answered every request
