@@ -475,13 +475,19 @@ class EventStore:
         status, listed = (summary or {}).get("status"), (summary or {}).get("listed")
         created = str(status) if expected_version == 0 and status and listed else None
         started = perf_counter()
+        unindexed = False
         try:
-            script = self._script(APPEND_SCRIPT, keys, args)
-            if created is not None:
-                indexed = self._list(game_id, str(listed), None, created)
-                reply, _ = await asyncio.gather(script, indexed)
+            if created is None:
+                reply = await self._script(APPEND_SCRIPT, keys, args)
             else:
-                reply = await script
+                reply, indexed = await asyncio.gather(
+                    self._script(APPEND_SCRIPT, keys, args),
+                    self._list(game_id, str(listed), None, created),
+                    return_exceptions=True,
+                )
+                if isinstance(reply, BaseException):
+                    raise reply
+                unindexed = isinstance(indexed, BaseException)
         finally:
             APPEND_SECONDS.observe(perf_counter() - started)  # failed ones too: their wait is the store's
         outcome = reply[0].decode()
@@ -496,8 +502,8 @@ class EventStore:
                 raise IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
             return Appended(int(reply[3]), int(reply[4]), replayed=True, result=reply[2])
         before, now, member = (part.decode() for part in reply[2:5])
-        if now and member and now != before and created is None:
-            await self._relist(game_id, member, before or None, now)
+        if now and member and now != before and (created is None or unindexed):
+            await self._relist(game_id, member, before or None, now)  # once more, for a new game
         return Appended(int(reply[1]), len(events))
 
     async def _list(self, game_id: str, member: str, left: str | None, status: str) -> None:
