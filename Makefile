@@ -10,7 +10,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/
 RUN_STAMP    := $(VENV)/.installed-run
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run test typecheck bench load fuzz thorough lint playthroughs annotate clean
+.PHONY: setup run test typecheck bench load fuzz thorough lint playthroughs annotate cluster clean
 
 setup: $(DEV_STAMP)
 
@@ -63,6 +63,12 @@ load: setup
 	$(BIN)/python -m benchmarks.load --clients 16
 	$(BIN)/python -m benchmarks.load --clients 64 --p99-bar 20
 
+## cluster: a local Redis Cluster of the embedded Valkey (3 masters, a replica of each; data in
+## ./poison-cluster, formed on the first run and recovered after) and two poison serve on it, on
+## http://127.0.0.1:8000 and :8001, each given another master's URL; Ctrl-C stops them all
+cluster: $(RUN_STAMP)
+	$(BIN)/python -m events.cluster poison-cluster --serve 2
+
 ## thorough: every property test of the rules with ten times its everyday examples
 ## (POISON_EXAMPLES_SCALE=10, tests/examples.py): the engine/reference equivalence over 5,000 games
 thorough: setup
@@ -91,4 +97,4 @@ annotate: setup
 
 clean:
 	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/pot/*.c core/pot/*.so core/pot/*.html \
-		.benchmarks .pytest_cache .hypothesis .mypy_cache .ruff_cache .schemathesis poison-data
+		.benchmarks .pytest_cache .hypothesis .mypy_cache .ruff_cache .schemathesis poison-data poison-cluster

@@ -46,6 +46,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             data_dir=settings.data_dir,
             namespace=settings.namespace,
             timeout=settings.store_timeout,
+            wait=settings.redis_wait,
         ) as opened:
             app.state.games = Games(opened, limits=settings.rate_limits(), searches=Searches(settings.search_threads))
             try:

@@ -78,6 +78,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     store_timeout: Annotated[
         float, _setting("seconds a store call may take before the request is 503 store_unavailable", gt=0, le=60)
     ] = 2.0
+    redis_wait: Annotated[
+        Literal["auto", "replicas", "aof", "none"],
+        _setting(
+            "when an append is acknowledged: auto (once a replica has it, where the store has replicas), replicas "
+            "(a replica has it in memory: WAIT 1), aof (a replica wrote it to its append-only file: WAITAOF 0 1), "
+            "none (the primary has it); a wait that times out is 503 store_unavailable, never a silent success"
+        ),
+    ] = "auto"
     store_restart_delay: Annotated[
         float,
         _setting(
