@@ -11,13 +11,17 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 
 import pytest
+from litestar.testing import AsyncTestClient
 
 from events.cluster import LocalCluster
 from events.games import Games
 from events.limits import Rate, RateLimited, RateLimits
 from events.slots import slot_of
 from events.store import EventStore, Idempotency, IdempotencyKeyReused, VersionConflict
+from service.app import create_app
+from service.settings import Settings
 from tests.events.logs import game_log, players
+from tests.service.api import auth, create, view
 
 pytestmark = pytest.mark.anyio
 
@@ -180,3 +184,23 @@ async def test_a_game_followed_while_its_nodes_waiter_blocks_is_read_at_once(sto
     assert [version for version, _ in await asyncio.wait_for(following, 5)] == [3]
     assert time.monotonic() - started < 0.5
     quiet.cancel()
+
+
+async def test_the_service_on_the_cluster_plays_a_whole_game_lists_it_and_reads_its_events(cluster):
+    settings = Settings(redis_url=cluster.url, namespace=f"c{uuid.uuid4().hex[:8]}")
+    async with AsyncTestClient(create_app(settings)) as client:
+        created, tokens = await create(client, 3, rounds=1)
+        game_id = created["game_id"]
+        other, _ = await create(client, 3, bots={1: "random", 2: "random"}, rounds=1)
+        while (seen := await view(client, game_id, tokens[0]))["status"] != "finished":
+            seat = seen["turn"]
+            mine = await view(client, game_id, tokens[seat])
+            move = mine["you"]["legal_moves"][0]
+            response = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[seat]))
+            assert response.status_code == 201, response.text
+        finished = (await client.get("/v1/games", params={"status": "finished"})).json()
+        assert [game["game_id"] for game in finished["games"]] == [game_id]
+        every = (await client.get("/v1/games")).json()
+        assert [game["game_id"] for game in every["games"]] == [other["game_id"], game_id]
+        events = (await client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[0]))).json()
+        assert events["events"][-1]["type"] == "game_finished"
