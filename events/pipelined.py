@@ -35,6 +35,7 @@ import enum
 import ssl
 from collections import deque
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import hiredis
@@ -436,9 +437,7 @@ class PipelinedConnection:
         mode = self.replication
         if mode is Replication.NONE or (mode is Replication.AUTO and not has_replicas):
             return None
-        if mode is Replication.AOF:
-            return _pack(("WAITAOF", 0, 1, self._wait_ms))
-        return _pack(("WAIT", 1, self._wait_ms))
+        return _packed_wait(mode, self._wait_ms)
 
     async def script(
         self,
@@ -676,6 +675,12 @@ ASKING: Command = ("ASKING",)
 def _pack(command: Command) -> bytes:
     # hiredis's stub declares a one-element tuple; it packs a command of any length.
     return hiredis.pack_command(command)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=16)
+def _packed_wait(mode: Replication, ms: int) -> bytes:
+    """The wait for one replica's acknowledgement, packed once."""
+    return _pack(("WAITAOF", 0, 1, ms) if mode is Replication.AOF else ("WAIT", 1, ms))
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
