@@ -28,16 +28,17 @@ from __future__ import annotations
 
 import asyncio
 import binascii
+import functools
 import hashlib
 import heapq
 import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 import msgspec
 from redis.exceptions import (
@@ -61,6 +62,7 @@ from events.replay import InvalidLog
 from events.restore import decode_entries, decode_finished, finished_copy_header
 from events.rulesets import decode_stored
 from events.schema import CODEC as POISON_CODEC
+from events.slots import slot_of
 
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
@@ -81,6 +83,8 @@ SHARDS = 16
 SUMMARY_FIELDS = ("status", "players", "round", "rounds", "version", "ruleset", "listed")
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 APPEND = (
     CHARGE_LUA
@@ -305,17 +309,34 @@ def unavailable(error: Exception) -> StoreUnavailable | None:
     return None
 
 
-@asynccontextmanager
-async def reachable(timeout: float) -> AsyncIterator[None]:
-    """Turn every way of not reaching the server into StoreUnavailable, within `timeout`."""
-    try:
-        async with asyncio.timeout(timeout):
-            yield
-    except (RedisError, OSError, TimeoutError) as error:
-        failed = unavailable(error)
-        if failed is not None:
+def failed(error: Exception) -> Exception:
+    """What a command that raised `error` raises: StoreUnavailable when the store could
+    not be reached or serve, else the error itself."""
+    return unavailable(error) or error
+
+
+#: Set while a store call runs: the calls and commands it makes are part of it.
+_CALLING: ContextVar[bool] = ContextVar("poison_store_call", default=False)
+
+
+def counted(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """A store call whose StoreUnavailable is counted once in STORE_ERRORS, however many
+    of its commands (a listing reads 17 indexes at once) or inner calls failed."""
+
+    @functools.wraps(method)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _CALLING.get():
+            return await method(*args, **kwargs)
+        outermost = _CALLING.set(True)
+        try:
+            return await method(*args, **kwargs)
+        except StoreUnavailable:
             STORE_ERRORS.inc()
-        raise (failed or error) from None
+            raise
+        finally:
+            _CALLING.reset(outermost)
+
+    return call
 
 
 class EventStore:
@@ -360,13 +381,13 @@ class EventStore:
         try:
             return await self.wire.execute(*command, repeatable=repeatable)
         except (RedisError, OSError, TimeoutError) as error:
-            raise (unavailable(error) or error) from None
+            raise failed(error) from None
 
     async def _script(self, script: Script, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
         try:
             return await self.wire.script(script.sha, script.source, keys, args, repeatable=repeatable)
         except (RedisError, OSError, TimeoutError) as error:
-            raise (unavailable(error) or error) from None
+            raise failed(error) from None
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -405,10 +426,11 @@ class EventStore:
         try:
             return await self.wire.node_for(key) is not self.wire
         except (RedisError, OSError, TimeoutError) as error:
-            raise (unavailable(error) or error) from None
+            raise failed(error) from None
 
     # -- writing ------------------------------------------------------------------------
 
+    @counted
     async def append(
         self,
         game_id: str,
@@ -531,6 +553,7 @@ class EventStore:
         except StoreUnavailable as error:
             log.warning("game %s is %s, but its listing still says %s: %s", game_id, status, left, error)
 
+    @counted
     async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
         """What the first request with this idempotency key appended, if there was one.
         Checked before a retried move is validated: the move it repeats is no longer legal.
@@ -551,6 +574,7 @@ class EventStore:
             raise IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
         return Appended(int(version), int(count), replayed=True, result=result)
 
+    @counted
     async def remember(self, game_id: str, idempotency: Idempotency) -> Appended:
         """Record, under an idempotency key not used yet, the answer to a request that
         appended nothing (a refused move), so that its retry gets that same answer.
@@ -566,17 +590,25 @@ class EventStore:
         assert recalled is not None
         return recalled
 
+    @counted
     async def limit(self, limits: Sequence[Limit], what: str = "requests") -> None:
         """Take a token from each of these rate-limit buckets, or raise RateLimited (naming
         `what`) and take none: for a request checked before its work, or that appends
-        nothing."""
+        nothing. On a cluster, buckets of different slots (a seat's and a client's) are
+        taken one slot after another: one that refuses leaves those before it taken."""
         if not limits:
             return
-        keys = [limit.key for limit in limits]
-        wait = await self._script(LIMIT_SCRIPT, keys, limit_args(list(limits)))
-        if wait:
-            raise RateLimited(int(wait), what)
+        groups: dict[int | None, list[Limit]] = {}
+        clustered = len(limits) > 1 and await self._clustered(limits[0].key)
+        for limit in limits:
+            groups.setdefault(slot_of(limit.key) if clustered else None, []).append(limit)
+        for group in groups.values():
+            keys = [limit.key for limit in group]
+            wait = await self._script(LIMIT_SCRIPT, keys, limit_args(group))
+            if wait:
+                raise RateLimited(int(wait), what)
 
+    @counted
     async def index_game(self, game_id: str, created_ms: int) -> None:
         """List the game (newest first) on its own, as games were before the append listed
         them (under their status) itself: a game indexed here but never appended is skipped
@@ -584,6 +616,7 @@ class EventStore:
         member = listing_member(game_id, created_ms)
         await self._execute("ZADD", self._index(shard_of(game_id)), "NX", 0, member, repeatable=True)
 
+    @counted
     async def index_statuses(self) -> None:
         """Put every game listed before the status indexes existed into its status's index
         (once per store: a marker key says it is done; doing it twice is harmless). A
@@ -627,6 +660,7 @@ class EventStore:
 
     # -- reading ------------------------------------------------------------------------
 
+    @counted
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
         """The events after version `after`, in order, at most `limit` of them."""
         key = self._key(game_id, "events")
@@ -635,6 +669,7 @@ class EventStore:
             command += ("COUNT", limit)
         return self._decode(await self._execute(*command, repeatable=True))
 
+    @counted
     async def read_log(self, game_id: str) -> list[tuple[int, Event]]:
         """A game's whole log, for rebuilding it: a finished game's from its finished copy
         (one value, decoded in one call), any other's (or one whose copy does not decode)
@@ -671,14 +706,17 @@ class EventStore:
             raise RuntimeError("this store was made without a connection for following games")
         return self.follower.follow(game_id, after)
 
+    @counted
     async def version(self, game_id: str) -> int:
         return await self._execute("XLEN", self._key(game_id, "events"), repeatable=True)
 
+    @counted
     async def token_hashes(self, game_id: str) -> dict[int, str]:
         """Seat -> hash of its token (the store never sees a raw token)."""
         flat = await self._execute("HGETALL", self._key(game_id, "tokens"), repeatable=True)
         return {int(seat): digest.decode() for seat, digest in zip(flat[::2], flat[1::2], strict=True)}
 
+    @counted
     async def list_games(
         self, *, status: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> tuple[list[GameSummary], str | None]:
@@ -788,6 +826,7 @@ class EventStore:
             if isinstance(failed, BaseException):
                 log.warning("a listing could not repair its index: %s", failed)
 
+    @counted
     async def ping(self) -> None:
         await self._execute("PING", repeatable=True)
 

@@ -13,6 +13,7 @@ from contextlib import aclosing
 import pytest
 from litestar.testing import AsyncTestClient
 
+from core.errors import RuleError
 from events.cluster import LocalCluster
 from events.games import Games
 from events.limits import Rate, RateLimited, RateLimits
@@ -204,3 +205,16 @@ async def test_the_service_on_the_cluster_plays_a_whole_game_lists_it_and_reads_
         assert [game["game_id"] for game in every["games"]] == [other["game_id"], game_id]
         events = (await client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[0]))).json()
         assert events["events"][-1]["type"] == "game_finished"
+
+
+async def test_a_refused_move_takes_from_its_seats_and_its_clients_buckets_of_two_slots(store):
+    games = Games(store, limits=RateLimits(move=Rate(0.01, 2), seat_move=Rate(1000, 1000)))
+    await games.create("refused", players(3), rounds=1, seed=8, token_hashes={}, created_ms=1)
+    logged = await games.load("refused")
+    wrong_seat = (logged.game.turn + 1) % 3
+    for _ in range(2):
+        with pytest.raises(RuleError):
+            await games.play("refused", wrong_seat, *logged.game.legal_moves()[0], client="10.0.0.3")
+    with pytest.raises(RateLimited):  # the client's two tokens went to the refused moves
+        await games.play("refused", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.3")
+    assert await store.version("refused") == logged.version

@@ -12,11 +12,21 @@ from typing import Any
 
 import msgspec
 import pytest
+from prometheus_client import REGISTRY
 
 from events.games import Games
+from events.limits import Limit, Rate
 from events.replay import InvalidLog
 from events.schema import CardPlayed, RoundScored, Rules
-from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict
+from events.server import free_port
+from events.store import (
+    EventStore,
+    Idempotency,
+    IdempotencyKeyReused,
+    StoreUnavailable,
+    UnknownGame,
+    VersionConflict,
+)
 from tests.events.logs import game_log, numbered, players
 
 pytestmark = pytest.mark.anyio
@@ -247,3 +257,21 @@ async def test_a_sparse_listing_stops_after_a_bounded_scan_and_hands_back_a_curs
         page, cursor = await store.list_games(limit=10, cursor=cursor)
         seen += [summary.game_id for summary in page]
     assert seen == ["real"]
+
+
+async def test_every_kind_of_store_call_that_cannot_reach_the_store_is_counted_as_a_store_error(namespace):
+    down = EventStore.from_url(f"redis://127.0.0.1:{free_port()}/0", namespace=namespace, timeout=0.5)
+    counted = REGISTRY.get_sample_value("poison_store_errors_total") or 0.0
+    calls = [
+        down.version("g"),
+        down.append("g", LOG[:2], 0),
+        down.list_games(),
+        down.limit([Limit(down.limit_key("moves", "10.0.0.9"), Rate(1, 1))]),
+    ]
+    try:
+        for call in calls:
+            with pytest.raises(StoreUnavailable):
+                await call
+    finally:
+        await down.close()
+    assert REGISTRY.get_sample_value("poison_store_errors_total") == counted + len(calls)
