@@ -2,7 +2,7 @@
 Litestar endpoint served the same way, in the same run, at the same concurrency.
 
     python -m benchmarks.load [--workers 1] [--clients 16] [--moves 1000] [--rounds 4]
-                              [--bar 0.5] [--p99-bar MS] [--probe] [--redis-url URL]
+                              [--bar 0.5] [--p99-bar MS] [--probe] [--redis-url URL | --cluster]
 
 It starts `poison serve` (N workers, embedded store in a temporary directory) and
 uvicorn serving benchmarks/bare.py (N workers). M clients, each on its own keep-alive
@@ -20,7 +20,9 @@ is bounded and only talks to 127.0.0.1.
 `--probe` runs the service under benchmarks/probes.py and reports what happened inside
 its worker: garbage collections, event-loop lag, each route's time, each store command's
 round trip, the store's slow fsyncs. `--redis-url` serves from a store of your own (one
-without fsync, say, to see what fsync costs).
+without fsync, say, to see what fsync costs); `--cluster` from a local Redis Cluster of
+embedded servers (3 masters and a replica of each, events/cluster.py), which it forms in the
+temporary directory and stops at the end.
 
 The client is a few lines of HTTP/1.1 on an asyncio protocol, on uvloop, not httpx: a
 heavier client would eat the CPU the servers share with it (two cores) and flatter the
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -47,6 +50,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from benchmarks.probes import LATENCY_THRESHOLD_MS
+from events.cluster import LocalCluster
 from events.server import free_port
 
 HOST = "127.0.0.1"
@@ -313,19 +317,33 @@ def main(argv: list[str] | None = None) -> int:
         help="a store of your own (e.g. one without fsync, to see what fsync costs); default: the embedded one",
     )
     parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="the store on a local Redis Cluster of embedded servers (3 masters, a replica each: events/cluster.py), "
+        "appends acknowledged once a replica has them (POISON_REDIS_WAIT's default)",
+    )
+    parser.add_argument(
         "--probe", action="store_true", help="time gc, loop lag, the app and the store inside the (one) worker"
     )
     args = parser.parse_args(argv)
     if args.probe and args.workers != 1:
         parser.error("--probe watches one worker: --workers 1")
+    if args.cluster and args.redis_url is not None:
+        parser.error("--cluster starts a store of its own: leave out --redis-url")
     game_port, bare_port = free_port(), free_port()
     games, baseline = Tally(), Tally()
     game_seconds = bare_seconds = 0.0
-    with tempfile.TemporaryDirectory(prefix="poison-load-") as data:
+    # The cluster (with --cluster) is stopped last, whatever fails after it started.
+    with tempfile.TemporaryDirectory(prefix="poison-load-") as data, contextlib.ExitStack() as cleanup:
         report = os.path.join(data, "probes.json") if args.probe else None
         env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
         os.environ.clear()
         os.environ.update(env)
+        if args.cluster:
+            cluster = LocalCluster(os.path.join(data, "cluster"))
+            args.redis_url = cluster.start()
+            cleanup.callback(cluster.stop)
+            print(f"store: a local cluster of {len(cluster.nodes)} nodes, given {args.redis_url}")
         game = start(server_command(args, game_port, os.path.join(data, "store"), report), game_port, "/health")
         bare = start(
             [
