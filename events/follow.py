@@ -237,7 +237,7 @@ class Follower:
                 raise
             except Exception as error:  # the store is down: streams find out by reading
                 log.debug("the follower's read failed: %r", error)
-                delay = min(2.0, max(0.05, delay * 2))
+                delay = min(self.block_ms / 1000, max(0.05, delay * 2))  # as often as it would read, at most
                 cluster = self.connection.cluster
                 if cluster is not None:  # the slot moved, or its primary was lost
                     with contextlib.suppress(Exception):

@@ -18,7 +18,7 @@ from events.cluster import LocalCluster
 from events.games import Games
 from events.limits import Rate, RateLimited, RateLimits
 from events.slots import slot_of
-from events.store import EventStore, Idempotency, IdempotencyKeyReused, VersionConflict
+from events.store import EventStore, Idempotency, IdempotencyKeyReused, StoreUnavailable, VersionConflict
 from service.app import create_app
 from service.settings import Settings
 from tests.events.logs import game_log, players
@@ -218,3 +218,42 @@ async def test_a_refused_move_takes_from_its_seats_and_its_clients_buckets_of_tw
     with pytest.raises(RateLimited):  # the client's two tokens went to the refused moves
         await games.play("refused", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.3")
     assert await store.version("refused") == logged.version
+
+
+async def test_a_game_followed_when_its_master_is_killed_is_followed_on_the_promoted_replica(store, cluster):
+    game_id = f"failover-{uuid.uuid4().hex[:6]}"
+    await store.append(game_id, LOG[:2], 0)
+    (victim_port,) = masters_of(cluster, [store._key(game_id, "events")])
+    seen: list[int] = []
+
+    async def follow() -> None:
+        assert store.follower is not None
+        # No stream's own read after an idle wait here: only the waiter can bring them.
+        async with aclosing(store.follower.follow(game_id, 2, idle=60)) as batches:
+            async for batch in batches:
+                seen.extend(version for version, _ in batch)
+                if seen[-1] >= 5:
+                    return
+
+    following = asyncio.ensure_future(follow())
+    await asyncio.sleep(0.2)  # its slot's waiter blocks on the master
+    victim = cluster.node_on(victim_port)
+    try:
+        victim.kill()  # kill -9
+        version, deadline = 2, time.monotonic() + 15
+        while version < 5:
+            try:
+                version = (await store.append(game_id, LOG[version : version + 1], version)).version
+            except StoreUnavailable:  # until the replica is promoted
+                assert time.monotonic() < deadline, "the game's slot was not served again"
+                await asyncio.sleep(0.1)
+            except VersionConflict as conflict:  # done, but its acknowledgement was lost
+                version = conflict.current_version
+        appended = time.monotonic()
+        await asyncio.wait_for(following, 10)
+        assert seen == [3, 4, 5]
+        assert time.monotonic() - appended < 5
+    finally:
+        following.cancel()
+        victim.start()  # it comes back as the promoted replica's replica
+        cluster.wait_until_ok(30)
