@@ -358,6 +358,7 @@ class EventStore:
         self.namespace = namespace
         self.timeout = timeout
         self._statuses_indexed = False
+        self._single = False  # known to be one server, not a cluster's node
         self.follower = Follower(self, waiter) if waiter is not None else None
 
     @classmethod
@@ -423,10 +424,13 @@ class EventStore:
         """Whether the store is a Redis Cluster (asking the server once, when first used)."""
         if self.wire.cluster is not None:
             return True
+        if self._single:
+            return False
         try:
-            return await self.wire.node_for(key) is not self.wire
+            self._single = await self.wire.node_for(key) is self.wire
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
+        return not self._single
 
     # -- writing ------------------------------------------------------------------------
 
@@ -523,9 +527,9 @@ class EventStore:
             if reply[1].decode() != idempotency.fingerprint:
                 raise IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
             return Appended(int(reply[3]), int(reply[4]), replayed=True, result=reply[2])
-        before, now, member = (part.decode() for part in reply[2:5])
-        if now and member and now != before and (created is None or unindexed):
-            await self._relist(game_id, member, before or None, now)  # once more, for a new game
+        before, now, member = reply[2:5]
+        if now and member and now != before and (created is None or unindexed):  # once more, for a new game
+            await self._relist(game_id, member.decode(), before.decode() or None, now.decode())
         return Appended(int(reply[1]), len(events))
 
     async def _list(self, game_id: str, member: str, left: str | None, status: str) -> None:
