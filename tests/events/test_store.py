@@ -243,9 +243,9 @@ async def test_an_older_stored_event_is_upcast_when_read(store):
 
 
 async def test_a_sparse_listing_stops_after_a_bounded_scan_and_hands_back_a_cursor(store, monkeypatch):
-    import events.store
+    import events.listing
 
-    monkeypatch.setattr(events.store, "MAX_LISTING_BATCHES", 1)
+    monkeypatch.setattr(events.listing, "MAX_LISTING_BATCHES", 1)
     await Games(store).create("real", players(3), rounds=1, rules=Rules(), seed=1, token_hashes={}, created_ms=1)
     for number in range(150):  # newer games whose first append never happened: skipped
         await store.index_game(f"orphan{number}", 1000 + number)

@@ -1,0 +1,42 @@
+"""The rate-limit buckets' calls on the store (the buckets themselves, their Lua and their
+arithmetic are events/limits.py's): their key names, a client's outside every game and a
+seat's among its game's keys, and taking tokens for a request that appends nothing or is
+checked before its work. A move's buckets are taken by the append script itself."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from events.calls import Script, StoreCalls, counted
+from events.limits import LIMIT, Limit, RateLimited, limit_args
+from events.slots import slot_of
+
+LIMIT_SCRIPT = Script.of(LIMIT)
+
+
+class Buckets(StoreCalls):
+    def limit_key(self, kind: str, who: str) -> str:
+        """The rate-limit bucket of a client (`who`: its address) for `kind` of request."""
+        return f"{self.namespace}:limits:{kind}:{who}"
+
+    def seat_limit_key(self, game_id: str, seat: int, kind: str = "moves") -> str:
+        """The rate-limit bucket of a seat of a game (kept with the game's keys)."""
+        return self._key(game_id, f"limits:{kind}:{seat}")
+
+    @counted
+    async def limit(self, limits: Sequence[Limit], what: str = "requests") -> None:
+        """Take a token from each of these rate-limit buckets, or raise RateLimited (naming
+        `what`) and take none: for a request checked before its work, or that appends
+        nothing. On a cluster, buckets of different slots (a seat's and a client's) are
+        taken one slot after another: one that refuses leaves those before it taken."""
+        if not limits:
+            return
+        groups: dict[int | None, list[Limit]] = {}
+        clustered = len(limits) > 1 and await self._clustered(limits[0].key)
+        for limit in limits:
+            groups.setdefault(slot_of(limit.key) if clustered else None, []).append(limit)
+        for group in groups.values():
+            keys = [limit.key for limit in group]
+            wait = await self._script(LIMIT_SCRIPT, keys, limit_args(group))
+            if wait:
+                raise RateLimited(int(wait), what)

@@ -1,0 +1,110 @@
+"""Idempotency records: what a request sent with a client's idempotency key answered the
+first time, kept 25 hours among its game's keys, so that a retry gets the same answer and
+a different request under the same key is refused. The append script checks and writes
+them in its own step (events/recorder.py's APPEND); a request that appended nothing (a
+refused move) is remembered here, and a retry is recalled here before it is validated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from events.calls import Script, StoreCalls, counted
+
+IDEMPOTENCY_TTL = 25 * 3600  # the contract promises at least 24 h
+
+REMEMBER = """
+-- KEYS: idempotency record, stream; ARGV: fingerprint, result, ttl
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'f', ARGV[1], 'r', ARGV[2], 'v', redis.call('XLEN', KEYS[2]), 'n', 0)
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+end
+return 1
+"""
+REMEMBER_SCRIPT = Script.of(REMEMBER)
+
+
+class IdempotencyKeyReused(Exception):
+    """An idempotency key already used for a different request on this game."""
+
+
+class Idempotency(NamedTuple):
+    """A client's idempotency key, the fingerprint of its request, what the first
+    successful attempt answered (opaque to the store), and whose key it is: `scope` (a
+    seat, say) keeps one caller's keys apart from every other caller's of the game."""
+
+    key: str
+    fingerprint: str
+    result: bytes = b""
+    scope: str = ""
+
+
+@dataclass(frozen=True)
+class Appended:
+    version: int  # the game's version after the append
+    count: int  # how many events it appended
+    replayed: bool = False  # True: an idempotent retry, nothing was appended now
+    result: bytes = b""  # the result recorded with the idempotency key
+
+    @property
+    def first_version(self) -> int:
+        return self.version - self.count + 1
+
+
+def idempotency_record(idempotency: Idempotency | None, *, scoped: bool = True) -> str:
+    """The name of an idempotency key's record among its game's keys."""
+    # The client's key is hashed: any string is safe in a key name and of fixed length.
+    # Records written before keys had a scope have none in their name (`scoped=False`).
+    digest = hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
+    scope = f"{idempotency.scope}:" if idempotency and idempotency.scope and scoped else ""
+    return f"idempotency:{scope}{digest}"
+
+
+def reused(idempotency: Idempotency) -> IdempotencyKeyReused:
+    return IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
+
+
+class IdempotencyRecords(StoreCalls):
+    """Recalling and remembering the answers kept under idempotency keys."""
+
+    def _idempotency_key(self, game_id: str, idempotency: Idempotency | None, *, scoped: bool = True) -> str:
+        return self._game(game_id) + idempotency_record(idempotency, scoped=scoped)
+
+    @counted
+    async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
+        """What the first request with this idempotency key appended, if there was one.
+        Checked before a retried move is validated: the move it repeats is no longer legal.
+
+        A scoped key whose caller has no record yet may have one from before keys had a
+        scope (kept 25 h): that record answers only the very same request (its fingerprint
+        names the seat and the move), so it can never decide another caller's."""
+        key = self._idempotency_key(game_id, idempotency)
+        fingerprint, result, version, count = await self._execute("HMGET", key, "f", "r", "v", "n", repeatable=True)
+        if fingerprint is None and idempotency.scope:
+            legacy = self._idempotency_key(game_id, idempotency, scoped=False)
+            found = await self._execute("HMGET", legacy, "f", "r", "v", "n", repeatable=True)
+            if found[0] is not None and found[0].decode() == idempotency.fingerprint:
+                fingerprint, result, version, count = found
+        if fingerprint is None:
+            return None
+        if fingerprint.decode() != idempotency.fingerprint:
+            raise reused(idempotency)
+        return Appended(int(version), int(count), replayed=True, result=result)
+
+    @counted
+    async def remember(self, game_id: str, idempotency: Idempotency) -> Appended:
+        """Record, under an idempotency key not used yet, the answer to a request that
+        appended nothing (a refused move), so that its retry gets that same answer.
+        Returns what the key holds afterwards: this answer, or an earlier one."""
+        key = self._idempotency_key(game_id, idempotency)
+        await self._script(
+            REMEMBER_SCRIPT,
+            [key, self._key(game_id, "events")],
+            [idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL],
+            repeatable=True,  # it writes only where nothing was written yet
+        )
+        recalled = await self.recall(game_id, idempotency)
+        assert recalled is not None
+        return recalled
