@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -35,7 +35,18 @@ from events.replay import InvalidLog, advance, rebuild
 from events.restore import restore
 from events.ruleset import EventRules
 from events.schema import Event, Player, Rules
-from events.store import Appended, EventStore, Idempotency, UnknownGame, VersionConflict, listing_member
+from events.store import (
+    CURSOR,
+    Appended,
+    EventStore,
+    GameSummary,
+    Idempotency,
+    IdempotencyKeyReused,
+    StoreUnavailable,
+    UnknownGame,
+    VersionConflict,
+    listing_member,
+)
 
 #: How often a move without an expected version is recomputed after losing a race.
 RACE_RETRIES = 5
@@ -456,6 +467,40 @@ class Games:
                     self._tokens.pop(next(iter(self._tokens)))
         return hashes
 
+    # -- the store, as the service reaches it (it never reaches `store` itself) ---------
+
+    async def list_games(
+        self, *, status: str | None = None, limit: int = 50, cursor: str | None = None
+    ) -> tuple[list[GameSummary], str | None]:
+        """Games newest first, a page at a time, and the cursor of the next page (or None);
+        ValueError for a cursor this listing never gave."""
+        return await self.store.list_games(status=status, limit=limit, cursor=cursor)
+
+    async def version(self, game_id: str) -> int:
+        """The game's version as the store has it now (0: no such game)."""
+        return await self.store.version(game_id)
+
+    async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
+        """The game's events after version `after`, in order, at most `limit` of them."""
+        return await self.store.read(game_id, after, limit)
+
+    def follow(self, game_id: str, after: int) -> AsyncGenerator[list[tuple[int, Event]], None]:
+        """The game's events after version `after`, batch by batch as they are appended."""
+        return self.store.follow(game_id, after)
+
+    async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
+        """What the first request with this idempotency key appended, if there was one."""
+        return await self.store.recall(game_id, idempotency)
+
+    async def remember(self, game_id: str, idempotency: Idempotency) -> Appended:
+        """Keep the answer to a request that appended nothing (a refused move) under its
+        idempotency key, for its retries; returns what the key holds afterwards."""
+        return await self.store.remember(game_id, idempotency)
+
+    async def ping(self) -> None:
+        """Raises StoreUnavailable unless the store answers."""
+        await self.store.ping()
+
     def _remember(self, game_id: str, logged: LoggedGame) -> None:
         self._cache[game_id] = logged
         self._cache.move_to_end(game_id)
@@ -463,4 +508,19 @@ class Games:
             self._cache.popitem(last=False)
 
 
-__all__ = ["LEFT", "Games", "InvalidLog", "Searches", "SeatChanged", "summary_of"]
+__all__ = [
+    "CURSOR",
+    "LEFT",
+    "Appended",
+    "GameSummary",
+    "Games",
+    "Idempotency",
+    "IdempotencyKeyReused",
+    "InvalidLog",
+    "Searches",
+    "SeatChanged",
+    "StoreUnavailable",
+    "UnknownGame",
+    "VersionConflict",
+    "summary_of",
+]

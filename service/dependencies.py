@@ -14,8 +14,7 @@ from litestar.types import Empty
 
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
-from events.games import Games
-from events.store import UnknownGame
+from events.games import Games, UnknownGame
 from events.wording import NOTHING, plain
 from service.problems import ApiError
 from service.responses import BODY_KEY, header
@@ -168,12 +167,12 @@ async def caller_seat(request: Request, games: Games, game_id: str, *, required:
         raise ApiError(401, "unauthorized", str(error)) from None
     if token is None:
         if required:
-            if await games.store.version(game_id) == 0:
+            if await games.version(game_id) == 0:
                 raise UnknownGame(game_id)
             raise ApiError(401, "unauthorized", "this needs 'Authorization: Bearer <token>' of a seat of this game")
         return None
     hashes = await games.token_hashes(game_id)
-    if not hashes and await games.store.version(game_id) == 0:
+    if not hashes and await games.version(game_id) == 0:
         raise UnknownGame(game_id)
     seat = seat_of(token, hashes)
     if seat is None:

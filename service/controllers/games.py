@@ -26,10 +26,9 @@ from core import RuleError
 from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player
-from events.games import Games
+from events.games import Games, GameSummary, Idempotency, UnknownGame, VersionConflict
 from events.lobby import check_seating
 from events.play import LoggedGame
-from events.store import GameSummary, Idempotency, UnknownGame, VersionConflict
 from service.dependencies import caller_seat, create_body, games_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
@@ -204,7 +203,7 @@ class GamesController(Controller):
         cursor: Annotated[str | None, QueryParameter(max_length=100, description="`next` of the page before")] = None,
     ) -> GameList:
         try:
-            found, following = await games_of(request).store.list_games(status=status, limit=limit, cursor=cursor)
+            found, following = await games_of(request).list_games(status=status, limit=limit, cursor=cursor)
         except ValueError as error:
             raise ApiError(400, "invalid_request", str(error)) from None
         return GameList(games=[listed(summary) for summary in found], next=following)
@@ -246,7 +245,7 @@ class GamesController(Controller):
         may look back at their own hand with `you=true` and their token."""
         games = games_of(request)
         if version is not None:
-            current = await games.store.version(game_id)
+            current = await games.version(game_id)
             if current == 0:
                 raise UnknownGame(game_id)
             seat = await caller_seat(request, games, game_id, required=you)
@@ -302,7 +301,7 @@ class GamesController(Controller):
             if idempotency is None or problem.status_code not in (409, 422):
                 raise
             # A refused move is answered the same way on every retry with its key, too.
-            appended = await games.store.remember(
+            appended = await games.remember(
                 game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
             )
         return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
@@ -346,7 +345,7 @@ class GamesController(Controller):
         games = games_of(request)
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
-        read = await games.store.read(game_id, after, limit=limit)
+        read = await games.read(game_id, after, limit=limit)
         return EventLog(events=public_events(read, seat, logged.finished, logged.rules), version=logged.version)
 
     @get(
@@ -408,7 +407,7 @@ class GamesController(Controller):
         # (events/follow.py).
         if logged.finished and after >= logged.version:
             return
-        async with aclosing(games.store.follow(game_id, after)) as batches:
+        async with aclosing(games.follow(game_id, after)) as batches:
             async for new in batches:
                 last = logged.finished or any(isinstance(event, GameFinished) for _, event in new)
                 for event in public_events(new, seat, logged.finished or last, logged.rules):
@@ -434,6 +433,6 @@ class GamesController(Controller):
         await caller_seat(request, games, game_id, required=False)  # a token given must be this game's
         if not logged.finished:
             raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
-        read = await games.store.read(game_id)
+        read = await games.read(game_id)
         lines = b"".join(_encoder.encode(event) + b"\n" for event in public_events(read, None, True, logged.rules))
         return Response(lines, media_type="application/x-ndjson")

@@ -13,7 +13,7 @@ from service.schemas import Health
 
 
 async def _store_answers(request: Request) -> Health:
-    await games_of(request).store.ping()  # StoreUnavailable becomes 503 store_unavailable
+    await games_of(request).ping()  # StoreUnavailable becomes 503 store_unavailable
     return Health(status="ok")
 
 

@@ -82,7 +82,7 @@ class SeatsController(Controller):
             if idempotency is None or problem.status_code != 409:
                 raise
             # A refused join is answered the same way on every retry with its key, too.
-            appended = await games.store.remember(
+            appended = await games.remember(
                 game_id, idempotency._replace(result=pack_answer(409, problem_body(problem)))
             )
         return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
@@ -107,7 +107,7 @@ class SeatsController(Controller):
         except ValueError:
             token = None  # caller_seat says what is wrong with it
         idempotency = idempotency_of(request, "leave", seat, token_hash(token), scope=f"leave{seat}") if token else None
-        if idempotency is not None and await games.store.recall(game_id, idempotency) is not None:
+        if idempotency is not None and await games.recall(game_id, idempotency) is not None:
             return  # checked before the token: a retry's token is dead
         caller = await caller_seat(request, games, game_id, required=True)
         if caller != seat:

@@ -1,0 +1,32 @@
+"""The layers' boundary (issue 13): the service reaches the event store only through the
+games layer (events/games.py), never its `store` attribute, so that the store's parts can
+change behind Games without touching a controller."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SERVICE = Path(__file__).resolve().parent.parent / "service"
+
+
+def reaches_into_the_store(path: Path) -> list[str]:
+    """Where a module reads some object's `store` attribute (`games.store.version(...)`)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return [
+        f"{path.name}:{node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "store"
+    ]
+
+
+def test_the_check_finds_a_module_that_reaches_into_the_store(tmp_path):
+    module = tmp_path / "controller.py"
+    module.write_text("async def version(games):\n    return await games.store.version('g')\n")
+    assert reaches_into_the_store(module) == ["controller.py:2"]
+
+
+def test_no_module_of_the_service_reaches_the_store_past_the_games_layer():
+    modules = sorted(SERVICE.rglob("*.py"))
+    assert len(modules) > 10
+    assert [where for module in modules for where in reaches_into_the_store(module)] == []
