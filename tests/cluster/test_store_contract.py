@@ -1,0 +1,188 @@
+"""The event store's contract, held alike on one server and on a real Redis Cluster
+(three masters, a replica each): every test here runs against both (the `store` fixture),
+so that what the store promises does not depend on where it runs. Appends and reads,
+versions and conflicts, idempotent retries and refused requests remembered, the finished
+copy, the listing (shards merged, cursors, status filters), the seat tokens, the rate
+limits and following a game live. What only a cluster has (a waiter per slot, failover)
+is tests/cluster/test_store_on_cluster.py's."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+
+import pytest
+
+from core.errors import RuleError
+from events.games import Games
+from events.limits import Rate, RateLimited, RateLimits
+from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict
+from tests.events.logs import game_log, players
+
+pytestmark = pytest.mark.anyio
+
+LOG, _ = game_log(4, seed=5)
+
+
+@pytest.fixture(params=["one server", "cluster"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
+    where = request.getfixturevalue("redis_url" if request.param == "one server" else "cluster")
+    url = where if isinstance(where, str) else where.url
+    store = EventStore.from_url(url, namespace=f"c{uuid.uuid4().hex[:8]}")
+    yield store
+    await store.close()
+
+
+async def play_to_the_end(games: Games, game_id: str, client: str | None = None) -> int:
+    logged = await games.load(game_id)
+    moves = 0
+    while not logged.finished:
+        _, logged = await games.play(game_id, logged.game.turn, *logged.game.legal_moves()[0], client=client)
+        moves += 1
+    return moves
+
+
+async def test_whole_games_of_both_rulesets_are_stored_and_read_back_with_their_finished_copy(store):
+    games = Games(store)
+    await games.create("poison-1", players(3), rounds=1, seed=1, token_hashes={0: "h0"}, created_ms=1)
+    await games.create("pot-1", players(3), ruleset="pot", options={}, seed=2, token_hashes={}, created_ms=2)
+    for game_id in ("poison-1", "pot-1"):
+        await play_to_the_end(games, game_id)
+        log = await store.read(game_id)
+        assert [version for version, _ in log] == list(range(1, len(log) + 1))
+        assert await store.version(game_id) == len(log)
+        assert await store.wire.execute("EXISTS", store._key(game_id, "finished")) == 1
+        assert await store.read_log(game_id) == log
+        assert (await Games(store).load(game_id)).finished
+    assert await store.token_hashes("poison-1") == {0: "h0"}
+    assert await store.token_hashes("pot-1") == {}
+
+
+async def test_an_append_at_another_version_is_refused_with_the_current_one_and_changes_nothing(store):
+    assert await store.version("conflict") == 0
+    first = await store.append("conflict", LOG[:2], 0)
+    assert (first.version, first.count, first.first_version) == (2, 2, 1)
+    with pytest.raises(VersionConflict) as refused:
+        await store.append("conflict", LOG[2:3], 1)
+    assert (refused.value.expected, refused.value.current_version) == (1, 2)
+    assert [event for _, event in await store.read("conflict")] == list(LOG[:2])
+    assert await store.read("conflict", after=1) == [(2, LOG[1])]
+    assert await store.read("conflict", limit=1) == [(1, LOG[0])]
+    with pytest.raises(UnknownGame):
+        await store.version("not a game id")
+
+
+async def test_an_idempotent_retry_is_answered_from_its_record_and_another_request_with_its_key_refused(store):
+    await store.append("idem", LOG[:2], 0)
+    key = Idempotency("retry", "fingerprint-a", b"answer")
+    first = await store.append("idem", LOG[2:3], 2, idempotency=key)
+    again = await store.append("idem", LOG[2:3], 2, idempotency=key)
+    assert (again.version, again.replayed, again.result) == (first.version, True, b"answer")
+    assert await store.recall("idem", key) == again
+    with pytest.raises(IdempotencyKeyReused):
+        await store.append("idem", LOG[3:4], 3, idempotency=Idempotency("retry", "fingerprint-b"))
+    assert await store.version("idem") == 3
+
+
+async def test_a_refused_request_is_remembered_once_under_its_key_and_recalled_for_its_retries(store):
+    await store.append("refusal", LOG[:2], 0)
+    refused = Idempotency("k", "fingerprint", b"refused", scope="seat0")
+    assert await store.recall("refusal", refused) is None
+    kept = await store.remember("refusal", refused)
+    assert (kept.version, kept.count, kept.replayed, kept.result) == (2, 0, True, b"refused")
+    # A second answer under the same key does not replace the first.
+    assert (await store.remember("refusal", refused._replace(result=b"other"))).result == b"refused"
+    assert await store.recall("refusal", refused) == kept
+    assert await store.recall("refusal", refused._replace(scope="seat1")) is None  # another caller's key
+    with pytest.raises(IdempotencyKeyReused):
+        await store.recall("refusal", refused._replace(fingerprint="another request"))
+    assert await store.version("refusal") == 2
+
+
+async def test_appends_racing_at_one_version_leave_exactly_one_winner(store):
+    await store.append("race", LOG[:2], 0)
+
+    async def attempt(n: int) -> str:
+        try:
+            await store.append("race", LOG[2:3], 2, summary={"version": 3, "by": n})
+        except VersionConflict:
+            return "lost"
+        return "won"
+
+    outcomes = await asyncio.gather(*(attempt(n) for n in range(30)))
+    assert outcomes.count("won") == 1
+    assert [version for version, _ in await store.read("race")] == [1, 2, 3]
+
+
+async def test_games_are_listed_newest_first_with_cursors_and_status_filters(store):
+    games = Games(store)
+    ids = [f"L{number}" for number in range(24)]
+    for number, game_id in enumerate(ids):
+        await games.create(game_id, players(3), rounds=1, seed=number, token_hashes={}, created_ms=number)
+    finished = {"L2", "L11", "L19"}
+    for game_id in sorted(finished):
+        await play_to_the_end(games, game_id)
+    for status, expected in [
+        (None, ids[::-1]),
+        ("active", [game_id for game_id in ids[::-1] if game_id not in finished]),
+        ("finished", ["L19", "L11", "L2"]),
+    ]:
+        seen, cursor = [], None
+        while True:
+            page, cursor = await store.list_games(status=status, limit=5, cursor=cursor)
+            seen += [summary.game_id for summary in page]
+            if cursor is None:
+                break
+        assert seen == expected
+    with pytest.raises(ValueError, match="is not a cursor of this listing"):
+        await store.list_games(cursor="not a cursor")
+
+
+async def test_a_client_over_its_move_limit_is_refused_and_its_move_not_stored(store):
+    games = Games(store, limits=RateLimits(move=Rate(0.01, 3), seat_move=Rate(1000, 1000)))
+    await games.create("limited", players(3), rounds=1, seed=7, token_hashes={}, created_ms=1)
+    logged = await games.load("limited")
+    for _ in range(3):
+        _, logged = await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.1")
+    version = logged.version
+    with pytest.raises(RateLimited) as refused:
+        await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.1")
+    assert refused.value.what == "moves"
+    assert await store.version("limited") == version
+    # Another client's bucket is its own.
+    await games.play("limited", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.2")
+    assert await store.version("limited") > version
+
+
+async def test_a_refused_move_takes_from_its_seats_and_its_clients_buckets(store):
+    games = Games(store, limits=RateLimits(move=Rate(0.01, 2), seat_move=Rate(1000, 1000)))
+    await games.create("refused", players(3), rounds=1, seed=8, token_hashes={}, created_ms=1)
+    logged = await games.load("refused")
+    wrong_seat = (logged.game.turn + 1) % 3
+    for _ in range(2):
+        with pytest.raises(RuleError):
+            await games.play("refused", wrong_seat, *logged.game.legal_moves()[0], client="10.0.0.3")
+    with pytest.raises(RateLimited):  # the client's two tokens went to the refused moves
+        await games.play("refused", logged.game.turn, *logged.game.legal_moves()[0], client="10.0.0.3")
+    assert await store.version("refused") == logged.version
+
+
+async def test_a_followed_game_brings_each_new_event_once_and_in_order(store):
+    await store.append("followed", LOG[:2], 0)
+    seen: list[int] = []
+
+    async def follow() -> None:
+        async with aclosing(store.follow("followed", 1)) as batches:
+            async for batch in batches:
+                seen.extend(version for version, _ in batch)
+                if seen[-1] >= 5:
+                    return
+
+    following = asyncio.ensure_future(follow())
+    for version in range(2, 5):
+        await asyncio.sleep(0.05)
+        await store.append("followed", LOG[version : version + 1], version)
+    await asyncio.wait_for(following, 5)
+    assert seen == [2, 3, 4, 5]
