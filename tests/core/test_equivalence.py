@@ -120,7 +120,8 @@ def test_engine_and_reference_agree_after_every_move_of_random_games(game):
     play_side_by_side(**game)
 
 
-@settings(max_examples=examples(20), deadline=None)
+# Eight long games (about 6 s here); `make thorough` plays eighty.
+@settings(max_examples=examples(8), deadline=None)
 @given(st.integers(3, 6), st.sampled_from(["dynamic", "fixed"]), st.integers(0, SEED_LIMIT))
 def test_engine_and_reference_agree_over_twenty_rounds(players, cauldrons, seed):
     play_side_by_side(players, 20, cauldrons, seed, "seed", seed % 1000, 0.0)
