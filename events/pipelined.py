@@ -174,11 +174,15 @@ class _Protocol(asyncio.Protocol):
         except InvalidResponse as error:
             self.abort(RedisConnectionError(f"the event store's reply cannot be read: {error!r}"))
             return
+        # Wake only as many as there is room for: each woken one sends a command (waking
+        # them all let every one of them send, past the cap).
         room = self._room
-        while room and len(waiting) < self.in_flight:
+        free = self.in_flight - len(waiting)
+        while room and free > 0:
             waiter = room.popleft()
             if not waiter.done():
                 waiter.set_result(None)
+                free -= 1
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._fail(RedisConnectionError(f"the connection to the event store was lost: {exc or 'closed'}"))
@@ -408,7 +412,7 @@ class PipelinedConnection:
         has_replicas: bool | None,
         asking: bool,
     ) -> Any:
-        if protocol.crowded:
+        while protocol.crowded and not protocol.closed:  # a newcomer may take the room first
             await protocol.room(deadline)
         if asking:  # in the same write as the command, which it lets through
             protocol.send(ASKING, deadline).add_done_callback(_retrieve)

@@ -327,9 +327,23 @@ async def test_a_replicated_write_on_a_server_with_a_replica_is_acknowledged_onl
 
 async def test_commands_beyond_the_cap_in_flight_wait_for_room_and_all_get_their_replies(wire, redis_url, prefix):
     capped = PipelinedConnection(redis_url, in_flight=3)
+    await capped.execute("PING")  # connected: its protocol is the one every INCR below uses
+    protocol = capped._protocol
+    assert protocol is not None
+    most = 0
+    send = protocol.send
+
+    def counted(command, deadline):  # the replies awaited on the wire, after each command leaves
+        nonlocal most
+        future = send(command, deadline)
+        most = max(most, len(protocol._waiting))
+        return future
+
+    protocol.send = counted  # type: ignore[method-assign]
     try:
         replies = await asyncio.gather(*(capped.execute("INCR", f"{prefix}:capped") for _ in range(200)))
         assert sorted(replies) == list(range(1, 201))
+        assert most == 3  # never more than the cap, though 200 were asked at once
     finally:
         await capped.close()
 
