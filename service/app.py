@@ -30,7 +30,6 @@ from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
 from service.controllers.seats import SeatsController
 from service.dependencies import GuardedRequest
-from service.logs import log_format
 from service.observed import observed
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
@@ -79,7 +78,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     # be turned into a GET before the router, which knows only the GET routes.
     app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
     # Outermost: the OPTIONS answered above get their request id and measure too.
-    app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and log_format() == "json")
+    app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and settings.log_format == "json")
     return app
 
 

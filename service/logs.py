@@ -1,5 +1,6 @@
 """How the service's log lines are written: today's human lines (`text`, the default) or
-one JSON object a line (`json`), for a log shipper. POISON_LOG_FORMAT chooses.
+one JSON object a line (`json`), for a log shipper. The `log_format` setting
+(POISON_LOG_FORMAT, service/settings.py) chooses.
 
 A JSON line holds `time` (UTC, ISO 8601, milliseconds), `level`, `logger`, `message`,
 `worker` (the process id), `request_id` when the line is written while a request is
@@ -11,8 +12,6 @@ duration_ms, client. Encoded by msgspec, as the API's bodies are.
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -20,26 +19,14 @@ import msgspec
 
 from service import request_ids
 
+#: The forms of a log line (the `log_format` setting takes one of them).
 LogFormat = Literal["text", "json"]
-FORMATS: tuple[LogFormat, ...] = ("text", "json")
-#: The setting's variable. (Read here until service/settings.py declares it with the others.)
-VARIABLE = "POISON_LOG_FORMAT"
 #: The logger of the request lines in JSON, on stdout as uvicorn's access lines are.
 ACCESS_LOGGER = "poison.access"
 #: Where a request line's fields ride on its LogRecord (`extra`).
 FIELDS = "fields"
 
 _encoder = msgspec.json.Encoder()
-
-
-def log_format(environ: Mapping[str, str] | None = None) -> LogFormat:
-    """The log format of `environ` (the process's by default): `text` unless told; ValueError,
-    in words, for anything but `text` or `json` (any case)."""
-    value = (os.environ if environ is None else environ).get(VARIABLE, "") or "text"
-    chosen = value.strip().lower()
-    if chosen not in FORMATS:
-        raise ValueError(f"log_format ({VARIABLE}) must be one of 'text', 'json', not {value!r}")
-    return chosen
 
 
 class JsonFormatter(logging.Formatter):

@@ -19,6 +19,7 @@ import msgspec
 
 from events.limits import Rate, RateLimits
 from events.wording import as_typed, plain, what
+from service.logs import LogFormat
 
 PREFIX = "POISON_"
 #: POISON_* variables that are not the service's settings: the build's (setup.py).
@@ -141,7 +142,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         _setting("one line per request on stdout: time, worker, client, request line, status", flag="--access-log"),
     ] = False
     log_format: Annotated[
-        Literal["text", "json"],
+        LogFormat,
         _setting("how log lines are written: text (for people) or json (one object a line, with request ids)"),
     ] = "text"
 

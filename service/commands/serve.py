@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 from service import logs
-from service.logs import LogFormat, log_format
+from service.logs import LogFormat
 from service.metrics import MULTIPROCESS_VARIABLE
 from service.settings import SETTINGS, Settings, unknown_variables
 
@@ -94,11 +94,11 @@ def serve(settings: Settings) -> int:
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
-        log_config=logging_config(settings, log_format()),
+        log_config=logging_config(settings),
         log_level=None,  # the levels are log_config's: the access log keeps its own
         # In JSON, the request lines are the service's own (service/observed.py): they have
         # the route, the duration and the request id, which uvicorn's do not know.
-        access_log=settings.access_log and log_format() == "text",
+        access_log=settings.access_log and settings.log_format == "text",
         http="service.protocol:HttpProtocol",
         ws="none",  # the API has no WebSocket route
     )
@@ -153,7 +153,7 @@ def _stop(signum: int, frame: object) -> None:
     raise Stopped
 
 
-#: How this process's own lines are written (`run` sets it from POISON_LOG_FORMAT).
+#: How this process's own lines are written (`run` sets it from the `log_format` setting).
 said_as: LogFormat = "text"
 
 
@@ -184,10 +184,10 @@ def _workers(count: int) -> str:
     return "1 worker" if count == 1 else f"{count} workers"
 
 
-def logging_config(settings: Settings, form: LogFormat = "text") -> dict[str, Any]:
+def logging_config(settings: Settings) -> dict[str, Any]:
     """Logs on stderr at the level asked (the service's and uvicorn's); with the access log,
     one line per request on stdout, whatever the level: uvicorn's human lines, or in JSON
-    (`form`) every line one object, the requests' written by the service (poison.access)."""
+    (`log_format`) every line one object, the requests' written by the service (poison.access)."""
     level = settings.log_level.upper()
     json_lines = {"()": "service.logs.JsonFormatter"}
     human = {
@@ -201,7 +201,7 @@ def logging_config(settings: Settings, form: LogFormat = "text") -> dict[str, An
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": human if form == "text" else {"default": json_lines, "access": json_lines},
+        "formatters": human if settings.log_format == "text" else {"default": json_lines, "access": json_lines},
         "handlers": {
             "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
@@ -256,6 +256,8 @@ def shown(value: object) -> str:
 
 #: The settings that have a flag (service/settings.py declares which).
 FLAGGED = tuple(setting for setting in SETTINGS if setting.flag)
+#: The setting that says how log lines are written (read early: see `run`).
+LOG_FORMAT = next(setting for setting in SETTINGS if setting.name == "log_format")
 
 
 def add(commands: argparse._SubParsersAction) -> None:
@@ -277,17 +279,14 @@ def add(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     global said_as
-    try:
-        said_as = log_format()
-    except ValueError as error:
-        say(str(error))
-        return 2
+    # Until the settings are read (their refusal included), lines are JSON if JSON was asked.
+    said_as = "json" if os.environ.get(LOG_FORMAT.variable, "").strip().lower() == "json" else "text"
     for name in unknown_variables():
-        if name != logs.VARIABLE:  # read by service/logs.py until service/settings.py declares it
-            say(f"warning: {name} is no setting of poison serve and is ignored (see poison serve --help)")
+        say(f"warning: {name} is no setting of poison serve and is ignored (see poison serve --help)")
     try:
         settings = Settings.from_environment(**{setting.name: getattr(args, setting.name) for setting in FLAGGED})
     except ValueError as error:
         say(str(error))
         return 2
+    said_as = settings.log_format
     return serve(settings)

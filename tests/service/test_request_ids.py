@@ -1,6 +1,6 @@
 """X-Request-Id: the client's when it is a sane token, else a fresh one; on every answer
 (the hot move route, problems, the protocol's own refusals); in the JSON log lines written
-while the request is served. And POISON_LOG_FORMAT refused in words when it is neither
+while the request is served. And POISON_LOG_FORMAT, a setting as the others, refused in words when it is neither
 text nor json. (The JSON request line of a real `poison serve` is read back in
 tests/service/test_shutdown.py.)"""
 
@@ -18,6 +18,7 @@ import pytest
 
 from service import protocol, request_ids
 from service.logs import JsonFormatter
+from service.settings import unknown_variables
 from tests.service.api import auth, create, view
 
 pytestmark = pytest.mark.anyio
@@ -105,4 +106,20 @@ def test_poison_serve_refuses_a_log_format_it_does_not_know_and_exits_2():
         [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2
-    assert "log_format (POISON_LOG_FORMAT) must be one of 'text', 'json', not 'xml'" in result.stderr
+    assert "log_format (POISON_LOG_FORMAT): 'xml' is not one of 'json', 'text'" in result.stderr
+
+
+def test_the_log_format_is_a_setting_like_any_other_so_its_variable_is_never_called_unknown():
+    assert unknown_variables({"POISON_LOG_FORMAT": "json", "POISON_LOG_FROMAT": "json"}) == ["POISON_LOG_FROMAT"]
+
+
+def test_poison_serve_asked_for_json_says_a_refused_setting_as_one_json_line():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
+    env |= {"POISON_LOG_FORMAT": "JSON", "POISON_PORT": "seventy"}
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    line = json.loads(result.stderr.strip().splitlines()[-1])
+    assert line["logger"] == "poison.serve"
+    assert "POISON_PORT" in line["message"]
