@@ -1,4 +1,7 @@
-"""The event store against a real Redis-compatible server."""
+"""The event store against one real Redis-compatible server: contenders from many threads
+and processes, stored events of older or broken forms, the bounded scan of a sparse
+listing and unreachable stores counted. What the store promises wherever it runs is the
+contract suite's (tests/cluster/test_store_contract.py: one server and a cluster alike)."""
 
 from __future__ import annotations
 
