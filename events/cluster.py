@@ -29,8 +29,8 @@ from typing import Any
 import redis
 
 from events.server import EmbeddedServer, free_port
+from events.slots import SLOTS
 
-SLOTS = 16384  # the hash slots of every Redis Cluster
 NODE_TIMEOUT_MS = 1000
 
 
