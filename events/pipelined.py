@@ -219,10 +219,14 @@ class _Protocol(asyncio.Protocol):
     def crowded(self) -> bool:
         return len(self._waiting) >= self.in_flight
 
-    async def room(self, deadline: float) -> None:
-        """Until fewer than `in_flight` commands wait for their replies (or it closed)."""
+    async def room(self, deadline: float, *, first: bool = False) -> None:
+        """Until fewer than `in_flight` commands wait for their replies (or it closed);
+        `first`: at the head of the queue (one woken whose room was taken meanwhile)."""
         waiter = self.loop.create_future()
-        self._room.append(waiter)
+        if first:
+            self._room.appendleft(waiter)
+        else:
+            self._room.append(waiter)
         try:
             async with asyncio.timeout_at(deadline):
                 await waiter
@@ -412,8 +416,10 @@ class PipelinedConnection:
         has_replicas: bool | None,
         asking: bool,
     ) -> Any:
-        while protocol.crowded and not protocol.closed:  # a newcomer may take the room first
-            await protocol.room(deadline)
+        queued = False
+        while protocol.crowded and not protocol.closed:  # woken, it may find the room taken again
+            await protocol.room(deadline, first=queued)
+            queued = True
         if asking:  # in the same write as the command, which it lets through
             protocol.send(ASKING, deadline).add_done_callback(_retrieve)
         reply = protocol.send(command, deadline)
