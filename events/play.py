@@ -155,11 +155,6 @@ def _apply(after: LoggedGame, seat: int, move: tuple[Any, ...]) -> list[Event]:
     return caused
 
 
-def bot_of(logged: LoggedGame, seat: int) -> str | None:
-    bot: str | None = logged.created.players[seat].bot
-    return bot
-
-
 def budgeted(players: tuple[Player, ...], default_playouts: int) -> tuple[Player, ...]:
     """The seats with every search bot's budget said: an `mcts` seat given no playouts
     gets the ruleset's default, so the log records the number each decision was made with
@@ -225,7 +220,6 @@ __all__ = [
     "LoggedGame",
     "Move",
     "bot_choice",
-    "bot_of",
     "bots_play",
     "budgeted",
     "consequences",
