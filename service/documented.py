@@ -24,10 +24,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from core import errors
 from events import lobby
 from events.codec import Player, to_public
+from events.games import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited
 from events.play import create_game, join, play_move
 from events.replay import InvalidLog
-from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from service.problems import (
     ApiError,
     from_idempotency,

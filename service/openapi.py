@@ -38,8 +38,8 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, License, SecurityScheme, Tag
 
 from core.rulesets import DEFAULT_RULESET, RULESETS
+from events.games import CURSOR
 from events.rulesets import EVENT_RULES
-from events.store import CURSOR
 from service import schemas
 from service.controllers.replays import MEDIA_TYPES as REPLAY_MEDIA_TYPES
 from service.docs_assets import SwaggerPage, schema_router

@@ -30,9 +30,9 @@ from litestar.types import ExceptionHandlersMap
 
 from core import RuleError
 from core.errors import MoveConflict, MoveRefused
+from events.games import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited
 from events.replay import InvalidLog
-from events.store import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.wording import NOTHING, as_typed, plain
 from service import metrics, responses
 from service.request_ids import SCOPE_KEY

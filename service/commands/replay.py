@@ -20,10 +20,10 @@ from rich.console import Console
 from events.codec import Event
 from events.connect import connect
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
+from events.games import Games, StoreUnavailable, UnknownGame
 from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from events.server import DataDirInUse, ServerFailed, ServerNotFound
-from events.store import StoreUnavailable, UnknownGame
 from service.commands import CommandError, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
 from service.settings import Settings
@@ -113,7 +113,7 @@ def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> l
 
 async def _read(game_id: str, settings: Settings) -> list[tuple[int, Event]]:
     async with connect(settings.redis_url, data_dir=settings.data_dir, namespace=settings.namespace) as store:
-        events = await store.read(game_id)
+        events = await Games(store).read(game_id)
     if not events:
         raise UnknownGame(game_id)
     return events

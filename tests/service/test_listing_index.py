@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import events.store
+import events.listing
 from tests.service.api import create
 
 pytestmark = pytest.mark.anyio
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.anyio
 async def test_a_rare_status_fills_every_page_but_the_last(client, monkeypatch):
     # A listing reads at most MAX_LISTING_BATCHES batches of the index; made 1 here, so
     # that 300 games play the part of the 15,000 of the report.
-    monkeypatch.setattr(events.store, "MAX_LISTING_BATCHES", 1)
+    monkeypatch.setattr(events.listing, "MAX_LISTING_BATCHES", 1)
     finished = []
     for _ in range(5):  # the oldest games are the finished ones
         created, _ = await create(client, 3, rounds=1, bots=dict.fromkeys(range(3), "random"))
