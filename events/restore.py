@@ -67,7 +67,7 @@ def decode_finished(copy: bytes) -> list[tuple[int, Event]] | None:
 
 def decode_entries(entries: list[Any]) -> list[tuple[int, Event]] | None:
     """Stream entries (as XRANGE gives them: [id, [field, value, ...]]) of today's stored
-    form, decoded as events.store decodes them, in one pass; None when any entry is
+    form, decoded as events.mapper decodes them, in one pass; None when any entry is
     anything else (the caller then decodes them one by one, which says what is wrong)."""
     if not entries:
         return []
