@@ -72,7 +72,6 @@ def serve(settings: Settings) -> int:
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    metrics_dir = _metrics_dir(settings.workers)
     server = None
     if settings.redis_url is None:
         server = EmbeddedServer(settings.data_dir, binary=settings.redis_server)
@@ -103,6 +102,8 @@ def serve(settings: Settings) -> int:
         ws="none",  # the API has no WebSocket route
     )
     signal.signal(signal.SIGTERM, _stop)  # SIGTERM stops as Ctrl-C does: the store too, and says so
+    # Made here, after every early return, so that the `finally` below always removes it.
+    metrics_dir = _metrics_dir(settings.workers)
     try:
         try:
             sock = config.bind_socket()  # says why on stderr, and exits STARTUP_FAILURE, if it cannot
@@ -135,7 +136,7 @@ def serve(settings: Settings) -> int:
 
 def _metrics_dir(workers: int) -> str | None:
     """With several workers, a fresh directory for their metrics' files, named in the
-    environment before any of them (or this process) imports prometheus_client; None with
+    environment before any of them starts (each imports prometheus_client anew); None with
     one worker (its values stay in its memory, cheaper to update) or when the operator has
     chosen the directory already (theirs is kept)."""
     if workers == 1 or os.environ.get(MULTIPROCESS_VARIABLE):

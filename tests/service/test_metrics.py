@@ -1,9 +1,13 @@
 """`GET /metrics`: every request measured under its route's template and status, problems
 by code, live streams while open; with two workers, one scrape sums them both. In process
-on the session's store, then one real `poison serve` with two workers."""
+on the session's store, then one real `poison serve` with two workers (and one whose store
+fails to start: its workers' metrics directory is removed all the same)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +16,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from service import metrics
+from service.metrics import MULTIPROCESS_VARIABLE
 from tests.service.api import auth, create, view
 from tests.service.served import serving
 
@@ -117,3 +122,15 @@ def test_one_scrape_sums_every_worker_and_counts_open_live_streams(tmp_path: Pat
         while samples(http.get("/metrics").text)[live] != 0:  # the worker sees the client gone
             assert time.monotonic() < deadline
             time.sleep(0.05)
+
+
+def test_poison_serve_whose_store_fails_to_start_leaves_no_metrics_directory_behind(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POISON_", MULTIPROCESS_VARIABLE))}
+    env |= {"TMPDIR": str(tmp_path), "POISON_REDIS_SERVER": "/bin/false", "POISON_WORKERS": "2"}
+    env["POISON_DATA_DIR"] = str(tmp_path / "data")
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1, result.stderr
+    assert "the embedded server exited" in result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data"]  # no poison-metrics-*
