@@ -180,10 +180,9 @@ class Games:
             if not events:
                 raise UnknownGame(game_id)
             # A whole log of our own store: the core's batch (events.restore), or the checked
-            # rebuild, which re-runs searches, for what the batch does not take.
-            created: Any = events[0][1]
-            searching = any(player.bot == SEARCH_BOT for player in getattr(created, "players", ()))
-            logged = await self.searches.judge(searching, restore, events)
+            # rebuild for what the batch does not take, which takes a search bot's moves as
+            # logged (research=False): no search, so inline, never queued behind searches.
+            logged = restore(events)
         else:
             newer = await self.store.read(game_id, cached.version)
             logged = advance(cached, newer, research=False) if newer else cached
