@@ -38,7 +38,8 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: those it leaves a plain ResponseError. (LOADING, NOAUTH and a full server are
 #: ConnectionErrors.)
 UNAVAILABLE_ERRORS = (OutOfMemoryError, ReadOnlyError, ClusterDownError, TryAgainError)
-UNAVAILABLE_REPLIES = frozenset({"MISCONF", "NOREPLICAS"})
+#: BUSY: another client's script has run past the server's busy threshold (ours are short).
+UNAVAILABLE_REPLIES = frozenset({"MISCONF", "NOREPLICAS", "BUSY"})
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -380,3 +380,9 @@ def test_the_acknowledgement_asked_for_is_checked_by_name(monkeypatch):
 def test_a_write_no_replica_acknowledged_is_the_stores_unavailable_not_a_bug():
     refusal = unavailable(NotReplicated("NOREPLICAS the write was done but no replica acknowledged it"))
     assert isinstance(refusal, StoreUnavailable)  # the service's 503 store_unavailable
+
+
+def test_a_server_busy_with_a_long_script_is_the_stores_unavailable_not_a_bug():
+    refusal = unavailable(ResponseError("BUSY Valkey is busy running a script. You can only call SCRIPT KILL"))
+    assert isinstance(refusal, StoreUnavailable)
+    assert unavailable(ResponseError("ERR unknown command 'BUSYNESS'")) is None
