@@ -26,7 +26,6 @@ from typing import Any, TypeVar
 import msgspec
 
 from core import RuleError
-from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.limits import Limit, RateLimits
 from events.metrics import MOVES
@@ -152,7 +151,7 @@ class Games:
         if rounds is not None or rules is not None:  # Poison's options, as callers gave them before rulesets
             options = {"rounds": rounds, "cauldrons": (rules or Rules()).cauldrons}
         events, logged = await self.searches.judge(
-            any(player.bot == SEARCH_BOT for player in players),
+            searches(players),
             lambda: create_game(ruleset, game_id, players, seed=seed, options=options or {}),
         )
         await self.store.append(  # which lists the game too, in the same step
@@ -257,7 +256,9 @@ class Games:
             if expected_version is not None and expected_version != logged.version:
                 raise VersionConflict(expected_version, logged.version)
             try:
-                events, after = await self.searches.judge(searches(logged), play_move, logged, seat, move)
+                events, after = await self.searches.judge(
+                    searches(logged.created.players), play_move, logged, seat, move
+                )
             except RuleError:
                 if logged is cached:
                     continue  # judged on a cache that may be behind: judge it on the log
@@ -342,7 +343,9 @@ class Games:
                 return finished.next_game, await self.load(finished.next_game)
             rematch_created(finished, next_id)  # refuses before anything is written
             if await self.store.version(next_id) == 0:
-                events, logged = await self.searches.judge(searches(finished), rematch_game, finished, next_id, seed)
+                events, logged = await self.searches.judge(
+                    searches(finished.created.players), rematch_game, finished, next_id, seed
+                )
                 # Another call may create it first: it is the same game (same id), and its
                 # creation at version 0 is refused to every call but one.
                 with contextlib.suppress(VersionConflict):
@@ -391,7 +394,7 @@ class Games:
             if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
                 raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
-                events, after = await self.searches.judge(searches(logged), step, logged)
+                events, after = await self.searches.judge(searches(logged.created.players), step, logged)
             except RuleError:
                 if limits:  # not taken by an append: a refused request counts as much as another
                     await self.store.limit(limits, "requests")

@@ -8,7 +8,7 @@ live service records exactly these events, and replay demands exactly these.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,10 +167,10 @@ def budgeted(players: tuple[Player, ...], default_playouts: int) -> tuple[Player
     )
 
 
-def searches(logged: LoggedGame) -> bool:
-    """Whether a search bot sits at this table: its moves cost a search each (milliseconds
-    to seconds of CPU), where another bot's cost microseconds."""
-    return any(player.bot == SEARCH_BOT for player in logged.created.players)
+def searches(players: Iterable[Player]) -> bool:
+    """Whether a search bot sits at a table of these seats: its moves cost a search each
+    (milliseconds to seconds of CPU), where another bot's cost microseconds."""
+    return any(player.bot == SEARCH_BOT for player in players)
 
 
 def bot_choice(game: Any, player: Player, seed: int) -> tuple[Any, ...]:
