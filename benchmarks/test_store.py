@@ -1,15 +1,20 @@
 """Speed of the event store on the real embedded server (group `store`).
 
 Cases: appending one move's events (the Lua append at an expected version, on the
-session's server, which fsyncs every write: checked), the floor under it (one write and
-fdatasync of as many bytes into a file beside the server's, in the same run), and loading
+session's server, which fsyncs every write: checked), and the floors under it, in the same
+run: the disk's (one write and fdatasync of as many bytes into a file beside the server's),
+the server's (one fsynced SET of those bytes over a bare blocking socket, RESP written by
+hand: loopback round trip, server, append-only file and fdatasync, the least any append on
+this server costs), and the client's (one PING through the store's own pipelined connection
+on the benchmark's event loop: asyncio and the connection, no server work); and loading
 a finished game from a cold cache (read its whole log, rebuild it through the core): a
 six-round game of Poison and a whole pot game, each from its finished copy (one value, as a
 cold load reads a finished game), and the six-round game from its stream too (as any other
 game loads), for the ratio of the two in one run; and a page of the listing (its 16
 shards read at once and merged, each game's summary read), of every game and of one status.
-Each asserts its result: every append landed at the version it expected, the loaded game is
-the one that was played, and the page is the newest games in order.
+Each asserts its result: every append landed at the version it expected, every SET was
+answered +OK and the key holds its bytes, every PING was answered PONG, the loaded game is the
+one that was played, and the page is the newest games in order.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import itertools
 import os
 import random
+import socket
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -101,6 +107,14 @@ def one_move() -> list[Event]:
     return log[2:4]  # a card and what it caused
 
 
+def move_bytes() -> bytes:
+    """A move's stored events (kind, schema and data of each) as one run of bytes: about
+    what an append writes to the server's file."""
+    return b"".join(
+        b"".join((kind.encode(), b"%d" % schema, data)) for kind, schema, data in map(CODEC.encode_stored, one_move())
+    )
+
+
 def fsyncs_every_write(url: str) -> bool:
     """The server writes its append-only file and fsyncs it before answering any write."""
     config = redis.Redis.from_url(url, decode_responses=True).config_get("append*")
@@ -122,9 +136,7 @@ def test_append_one_move(
 def test_fsync_floor(benchmark: BenchmarkFixture, redis_server: EmbeddedServer) -> None:
     # What the disk alone costs an append: one write of a move's stored events and the
     # fdatasync the server makes before it answers, in the server's data directory.
-    record = b"".join(
-        b"".join((kind.encode(), b"%d" % schema, data)) for kind, schema, data in map(CODEC.encode_stored, one_move())
-    )
+    record = move_bytes()
     path = redis_server.data_dir / "fsync-floor.bench"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
 
@@ -139,6 +151,57 @@ def test_fsync_floor(benchmark: BenchmarkFixture, redis_server: EmbeddedServer) 
     finally:
         os.close(descriptor)
         path.unlink()
+
+
+def resp(*arguments: bytes) -> bytes:
+    """A command in RESP, as a client library would write it."""
+    return b"*%d\r\n" % len(arguments) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in arguments)
+
+
+@pytest.mark.benchmark(group="store")
+def test_an_fsynced_write_through_a_bare_socket(
+    benchmark: BenchmarkFixture, redis_server: EmbeddedServer, namespace: str
+) -> None:
+    # The floor of any append on this server: the loopback round trip, the server reading
+    # and doing one write, appending it to its file and fdatasync before it answers. No
+    # client library, no event loop, no script: a blocking socket and RESP by hand.
+    assert fsyncs_every_write(redis_server.url)
+    record, key = move_bytes(), f"{namespace}:floor".encode()
+    command = resp(b"SET", key, record)
+    with socket.create_connection(("127.0.0.1", redis_server.port)) as connection:
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def write() -> bytes:
+            connection.sendall(command)
+            reply = connection.recv(64)
+            while not reply.endswith(b"\r\n"):
+                reply += connection.recv(64)
+            return reply
+
+        assert benchmark(write) == b"+OK\r\n"
+        connection.sendall(resp(b"GET", key))
+        expected = b"$%d\r\n%s\r\n" % (len(record), record)
+        held = b""
+        while len(held) < len(expected):
+            held += connection.recv(65536)
+        assert held == expected
+
+
+@pytest.mark.benchmark(group="store")
+def test_a_ping_through_the_pipelined_connection(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
+) -> None:
+    # The client's floor: what the store's own connection (events/pipelined.py) and
+    # asyncio cost a command, with the least the server can do for it.
+    answers: list[object] = []
+
+    def ping() -> object:
+        answer = loop.run_until_complete(bench_store.wire.execute("PING"))
+        answers.append(answer)
+        return answer
+
+    assert benchmark(ping) == b"PONG"
+    assert set(answers) == {b"PONG"}  # every one of them, not only the last
 
 
 def test_the_append_benchmark_starts_each_new_stream_at_version_zero(
