@@ -10,7 +10,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/
 RUN_STAMP    := $(VENV)/.installed-run
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run test typecheck bench load fuzz thorough lint playthroughs annotate cluster clean
+.PHONY: setup run test typecheck bench load instructions fuzz thorough lint playthroughs annotate cluster clean
 
 setup: $(DEV_STAMP)
 
@@ -62,6 +62,12 @@ bench: setup
 load: setup
 	$(BIN)/python -m benchmarks.load --clients 16
 	$(BIN)/python -m benchmarks.load --clients 64 --p99-bar 20
+
+## instructions: user-space instructions a request (valgrind's callgrind, which the machine's load does
+## not disturb) in one worker of poison serve playing games, of the bare Litestar endpoint and of a raw
+## ASGI app, each under uvicorn, 16 clients; needs valgrind
+instructions: setup
+	$(BIN)/python -m benchmarks.instructions --clients 16
 
 ## cluster: a local Redis Cluster of the embedded Valkey (3 masters, a replica of each; data in
 ## ./poison-cluster, formed on the first run and recovered after) and two poison serve on it, on

@@ -188,9 +188,15 @@ async def hit_bare(port: int, requests: int, tally: Tally) -> None:
         connection.close()
 
 
-def start(command: list[str], port: int, path: str) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
+def start(
+    command: list[str], port: int, path: str, patience: float = 30.0, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """Start a server and wait (at most `patience` seconds) until `path` answers 200. Its
+    standard error goes to `log` when given (a server that writes much there, as one under
+    valgrind, would fill an unread pipe and stall), else to a pipe read if it fails."""
+    with open(log, "wb") if log is not None else contextlib.nullcontext(subprocess.PIPE) as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + patience
 
     async def probe() -> bool:
         try:
@@ -206,16 +212,36 @@ def start(command: list[str], port: int, path: str) -> subprocess.Popen[bytes]:
     while not run(probe()):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            said = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            process.wait()
+            said = (log.read_bytes() if log is not None else process.stderr.read() if process.stderr else b"").decode(
+                errors="replace"
+            )
             raise SystemExit(f"could not start {' '.join(command)}: {said[-2000:]}")
         time.sleep(0.1)
     return process
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
+def uvicorn_command(app: str, port: int, workers: int = 1) -> list[str]:
+    """uvicorn serving `app` ("module:attribute") as the benchmarks serve their yardsticks."""
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        app,
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
+
+
+def stop(process: subprocess.Popen[bytes], patience: float = 15.0) -> None:
     process.terminate()
     try:
-        process.wait(15)
+        process.wait(patience)
     except subprocess.TimeoutExpired:
         process.kill()
 
@@ -345,23 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             cleanup.callback(cluster.stop)
             print(f"store: a local cluster of {len(cluster.nodes)} nodes, given {args.redis_url}")
         game = start(server_command(args, game_port, os.path.join(data, "store"), report), game_port, "/health")
-        bare = start(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "benchmarks.bare:app",
-                "--port",
-                str(bare_port),
-                "--workers",
-                str(args.workers),
-                "--log-level",
-                "warning",
-                "--no-access-log",
-            ],
-            bare_port,
-            "/bare",
-        )
+        bare = start(uvicorn_command("benchmarks.bare:app", bare_port, args.workers), bare_port, "/bare")
         try:
             # Warm up both (connections, first games, code paths) untimed, then alternate
             # game and bare traffic so that a noisy moment of this shared machine falls on
