@@ -17,6 +17,13 @@ failed, a move owed was not made, ratio is below --bar (0.5, issue 15) or, with
 --p99-bar, the game's p99 is above it (issue 15: 20 ms at 64 clients). Every request loop
 is bounded and only talks to 127.0.0.1.
 
+After the latencies, one line of closed-loop arithmetic (Little's law): M clients each with
+one request in flight and no think time make the mean latency M / throughput, so a p99 of at
+most X ms needs at least M / X requests/s (the mean stays below the p99 unless the slowest
+1% are extreme). With --p99-bar it prints that throughput, as requests/s and as a ratio to
+this run's bare endpoint (above 1: not even the framework alone, served the same way, could
+meet the bar at this concurrency), and the bare endpoint's own p99 beside the bar.
+
 `--probe` runs the service under benchmarks/probes.py and reports what happened inside
 its worker: garbage collections, event-loop lag, each route's time, each store command's
 round trip, the store's slow fsyncs. `--redis-url` serves from a store of your own (one
@@ -330,6 +337,27 @@ def print_probes(report: dict[str, Any], seconds: float) -> None:
     )
 
 
+def closed_loop(
+    clients: int, game_per_s: float, game: list[float], bare_per_s: float, bare: list[float], p99_bar: float | None
+) -> str:
+    """Little's law for this run's closed loop: `clients` each with one request in flight
+    and no pause between, so the mean latency is clients / throughput (the game's measured
+    mean beside it). The mean is below the p99 unless the slowest 1% are extreme, so a p99
+    of at most `p99_bar` ms needs at least clients / p99_bar requests/s: that throughput, as
+    a ratio to this run's bare endpoint, and the bare endpoint's own p99 beside the bar."""
+    said = (
+        f"closed loop, {clients} clients: mean latency = clients / throughput = "
+        f"{clients / game_per_s * 1000:.2f} ms (game, measured {statistics.fmean(game) * 1000:.2f} ms)"
+    )
+    if p99_bar is None:
+        return said
+    needed = clients / (p99_bar / 1000)
+    return (
+        f"{said}; p99 ≤ {p99_bar:g} ms needs ≥ {needed:,.0f} requests/s, {needed / bare_per_s:.2f}× this run's "
+        f"bare endpoint ({bare_per_s:,.0f}/s), whose own p99 is {percentile(bare, 0.99):.2f} ms"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=1, help="as `poison serve` defaults to")
@@ -410,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"game latency: {spread(games.latencies)}")
     print(f"bare latency: {spread(baseline.latencies)}")
+    print(closed_loop(args.clients, requests_per_s, games.latencies, bare_per_s, baseline.latencies, args.p99_bar))
     print(
         f"clients' CPU: {games.cpu / game_seconds:.0%} of a core in the game rounds, "
         f"{baseline.cpu / bare_seconds:.0%} in the bare rounds"
