@@ -22,7 +22,8 @@ one request in flight and no think time make the mean latency M / throughput, so
 most X ms needs at least M / X requests/s (the mean stays below the p99 unless the slowest
 1% are extreme). With --p99-bar it prints that throughput, as requests/s and as a ratio to
 this run's bare endpoint (above 1: not even the framework alone, served the same way, could
-meet the bar at this concurrency), and the bare endpoint's own p99 beside the bar.
+meet the bar at this concurrency), the bare endpoint's own p99 beside the bar, and what the
+bar needs if the game's tail were as long as the bare endpoint's (its p99 over its mean).
 
 `--probe` runs the service under benchmarks/probes.py and reports what happened inside
 its worker: garbage collections, event-loop lag, each route's time, each store command's
@@ -352,9 +353,13 @@ def closed_loop(
     if p99_bar is None:
         return said
     needed = clients / (p99_bar / 1000)
+    # A tail as long as the bare endpoint's (its p99 over its mean) asks for more: the
+    # mean must then sit that much below the bar.
+    tail = percentile(bare, 0.99) / 1000 / statistics.fmean(bare)
     return (
         f"{said}; p99 ≤ {p99_bar:g} ms needs ≥ {needed:,.0f} requests/s, {needed / bare_per_s:.2f}× this run's "
-        f"bare endpoint ({bare_per_s:,.0f}/s), whose own p99 is {percentile(bare, 0.99):.2f} ms"
+        f"bare endpoint ({bare_per_s:,.0f}/s), whose own p99 is {percentile(bare, 0.99):.2f} ms; "
+        f"with its tail (p99 {tail:.2f}× the mean), ≥ {needed * tail:,.0f}/s, {needed * tail / bare_per_s:.2f}×"
     )
 
 

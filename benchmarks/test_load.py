@@ -28,6 +28,7 @@ def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures
     assert match is not None, lines[-1]
     assert match.group(1) == "0"
     assert float(match.group(2)) > 0
+    assert any(line.startswith("closed loop, 3 clients: mean latency = clients / throughput = ") for line in lines)
 
 
 def test_the_load_benchmark_fails_below_its_ratio_bar_or_above_its_p99_bar_and_its_probes_report() -> None:
@@ -38,6 +39,8 @@ def test_the_load_benchmark_fails_below_its_ratio_bar_or_above_its_p99_bar_and_i
     assert "errors=0" in lines[-1]
     assert any(line.startswith("below the bar: ratio") for line in lines)
     assert any(line.startswith("above the bar: game p99") for line in lines)
+    # Little's law at 2 clients: a p99 of 0.001 ms needs 2 / 0.001 ms = 2,000,000 requests/s.
+    assert any(line.startswith("closed loop, 2 clients") and "needs ≥ 2,000,000 requests/s" in line for line in lines)
     report = run.stdout[run.stdout.index("inside the worker (uvloop.Loop") :]
     for line in (
         "loop lag (",
