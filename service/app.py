@@ -30,6 +30,7 @@ from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
 from service.controllers.seats import SeatsController
 from service.dependencies import GuardedRequest
+from service.hot import hot_routes
 from service.observed import observed
 from service.responses import WORKER_HEADER, worker
 from service.settings import Settings
@@ -74,6 +75,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         openapi_config=openapi.config(settings),
         debug=False,
     )
+    # The hot routes first (service/hot.py), where Litestar's own handler is called.
+    app.asgi_handler = hot_routes(app.asgi_handler, settings.max_body_bytes)
     # Around Litestar's own handler (routing included), inside its entry point: a HEAD must
     # be turned into a GET before the router, which knows only the GET routes.
     app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))

@@ -5,12 +5,13 @@ before anything reads it."""
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 from litestar import Request
 from litestar.exceptions import ClientException
-from litestar.types import Empty
+from litestar.types import Empty, Scope
 
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
@@ -91,27 +92,45 @@ class GuardedRequest(Request[Any, Any, Any]):
         body = await super().body()
         state = self.scope["state"]
         if BODY_KEY not in state:
-            accepted = self.route_handler.opt.get("body_media_types", JSON_ONLY)
-            given = media_type(header(self.scope, b"content-type"))
-            if given not in accepted and (body or given):  # no body at all is a 400 (it is missing)
-                raise ApiError(
-                    415,
-                    "unsupported_media_type",
-                    f"this route takes a body as {' or '.join(accepted)}, not {given or 'one without a Content-Type'}",
-                )
-            if too_deep(body):
-                raise ApiError(400, "invalid_request", f"the body nests deeper than {MAX_DEPTH} levels")
+            check_body(self.scope, body, self.route_handler.opt.get("body_media_types", JSON_ONLY))
             state[BODY_KEY] = body  # checked; and kept for the wording of a refusal (service.problems)
         return body
+
+
+class Scoped(Protocol):
+    """What the helpers below read of a request: its ASGI scope. Litestar's Request is one;
+    so is the hot routes' own (service/hot.py), which skips building a Request."""
+
+    @property
+    def scope(self) -> Scope: ...
+
+
+def check_body(scope: Scope, body: bytes, accepted: Sequence[str] = JSON_ONLY) -> bytes:
+    """`body` if its media type is one of `accepted` and it nests no deeper than MAX_DEPTH;
+    else the 415 or the 400 (GuardedRequest says why)."""
+    given = media_type(header(scope, b"content-type"))
+    if given not in accepted and (body or given):  # no body at all is a 400 (it is missing)
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"this route takes a body as {' or '.join(accepted)}, not {given or 'one without a Content-Type'}",
+        )
+    if too_deep(body):
+        raise ApiError(400, "invalid_request", f"the body nests deeper than {MAX_DEPTH} levels")
+    return body
 
 
 async def strict_body(request: Request, kind: type[T]) -> T:
     """The body decoded strictly: Litestar coerces "12" into 12; the contract calls a
     wrong type a 400."""
+    return decoded(await request.body(), kind)
+
+
+def decoded(body: bytes, kind: type[T]) -> T:
+    """A checked body decoded strictly as `kind`, or the 400 saying what is wrong with it."""
     decoder = _strict_decoders.get(kind)
     if decoder is None:
         decoder = _strict_decoders[kind] = msgspec.json.Decoder(kind)
-    body = await request.body()
     try:
         return decoder.decode(body)
     except msgspec.DecodeError as error:  # ValidationError included
@@ -158,7 +177,7 @@ def games_of(request: Request) -> Games:
     return request.app.state.games
 
 
-async def caller_seat(request: Request, games: Games, game_id: str, *, required: bool) -> int | None:
+async def caller_seat(request: Scoped, games: Games, game_id: str, *, required: bool) -> int | None:
     """The seat the request's token belongs to in this game; None without a token (when
     allowed). A malformed token, or one of no seat of this game, is 401."""
     try:

@@ -254,17 +254,32 @@ def _answer_validation(request: Request[Any, Any, Any], error: ValidationExcepti
     return problem_response(from_validation(error, request))
 
 
+#: Each domain error (and ApiError, and Litestar's own HTTP errors) to its problem.
+CONVERTERS: dict[type[Exception], Callable[[Any], ApiError]] = {
+    ApiError: lambda problem: problem,
+    RuleError: from_rule_error,
+    VersionConflict: from_version_conflict,
+    UnknownGame: from_unknown_game,
+    StoreUnavailable: from_store_unavailable,
+    InvalidLog: from_invalid_log,
+    IdempotencyKeyReused: from_idempotency,
+    RateLimited: from_rate_limited,
+    HTTPException: from_http,
+}
+
 #: The application's exception handlers (Litestar picks the closest class of the exception).
 HANDLERS: ExceptionHandlersMap = {
-    ApiError: _answer(lambda problem: problem),
-    RuleError: _answer(from_rule_error),
-    VersionConflict: _answer(from_version_conflict),
-    UnknownGame: _answer(from_unknown_game),
-    StoreUnavailable: _answer(from_store_unavailable),
-    InvalidLog: _answer(from_invalid_log),
-    IdempotencyKeyReused: _answer(from_idempotency),
-    RateLimited: _answer(from_rate_limited),
+    **{kind: _answer(convert) for kind, convert in CONVERTERS.items()},
     ValidationException: _answer_validation,
-    HTTPException: _answer(from_http),
     Exception: internal_error,
 }
+
+
+def problem_of(error: Exception) -> ApiError | None:
+    """The problem `error` is answered with, by the closest class of it in CONVERTERS as
+    Litestar's handlers pick; None for an unexpected error (a bug: 500)."""
+    for kind in type(error).__mro__:
+        convert = CONVERTERS.get(kind)
+        if convert is not None:
+            return convert(error)
+    return None

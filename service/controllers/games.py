@@ -29,7 +29,7 @@ from events.codec import Event, GameFinished, Player
 from events.games import Games, GameSummary, Idempotency, UnknownGame, VersionConflict
 from events.lobby import check_seating
 from events.play import LoggedGame
-from service.dependencies import caller_seat, create_body, games_of, strict_body
+from service.dependencies import Scoped, caller_seat, create_body, games_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
@@ -61,7 +61,7 @@ def pack_answer(status: int, body: bytes) -> bytes:
     return _encoder.encode([status, msgspec.Raw(body)])
 
 
-def idempotency_of(request: Request, *request_facts: object, scope: str) -> Idempotency | None:
+def idempotency_of(request: Scoped, *request_facts: object, scope: str) -> Idempotency | None:
     """The request's Idempotency-Key with the fingerprint of what it asks (`request_facts`,
     hashed as a JSON array) and whose key it is (`scope`); None without one, 400 for one of
     a wrong length."""
@@ -119,10 +119,51 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
     return players
 
 
-def client_address(request: Request) -> str | None:
+def client_address(request: Scoped) -> str | None:
     """The client's address, which rate limits are kept by (None over a Unix socket)."""
     client = request.scope.get("client")
     return client[0] if client else None
+
+
+async def read_game(games: Games, request: Scoped, game_id: str) -> JSONBytes:
+    """A game as the caller may see it now: `GET /v1/games/{game_id}` without a query (also
+    answered by service/hot.py)."""
+    logged = await games.load(game_id)
+    seat = await caller_seat(request, games, game_id, required=False)
+    return JSONBytes(200, _encoder.encode(game_view(logged, seat=seat)))
+
+
+async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard) -> JSONBytes:
+    """A move of the seat whose token is sent, its body checked and decoded: `POST
+    /v1/games/{game_id}/moves` (also answered by service/hot.py)."""
+    seat = cast(int, await caller_seat(request, games, game_id, required=True))  # required: a seat or 401
+    move = service_rules((await games.rules_of(game_id)).name).move(data)
+    idempotency = idempotency_of(request, seat, data, scope=f"seat{seat}")  # each caller's keys are its own
+
+    def answer(after: LoggedGame, first_version: int, caused: list[Event]) -> bytes:
+        body = move_played(after, first_version, caused, seat)
+        # Recorded with an idempotency key, the answer carries its status too.
+        return _encoder.encode(body) if idempotency is None else pack_answer(201, _encoder.encode(body))
+
+    try:
+        appended, _ = await games.play(
+            game_id,
+            seat,
+            *move,
+            expected_version=data.expected_version,
+            idempotency=idempotency,
+            answer=answer,
+            client=client_address(request),
+        )
+    except (RuleError, VersionConflict) as refused:
+        problem = refusal(refused)
+        if idempotency is None or problem.status_code not in (409, 422):
+            raise
+        # A refused move is answered the same way on every retry with its key, too.
+        appended = await games.remember(
+            game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
+        )
+    return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
 
 
 GameId = Annotated[str, PathParameter(description="the game's id (`game_id` of its creation)", max_length=64)]
@@ -253,9 +294,7 @@ class GamesController(Controller):
                 raise ApiError(400, "invalid_request", f"version {version} is beyond the game's version {current}")
             then = await games.load(game_id, version=version)
             return JSONBytes(200, _encoder.encode(game_view(then, seat=seat if you else None)))
-        logged = await games.load(game_id)
-        seat = await caller_seat(request, games, game_id, required=False)
-        return JSONBytes(200, _encoder.encode(game_view(logged, seat=seat)))
+        return await read_game(games, request, game_id)
 
     @post(
         "/{game_id:str}/moves",
@@ -275,36 +314,7 @@ class GamesController(Controller):
     async def play(self, request: Request, game_id: GameId) -> ASGIApp:
         # The body (schemas.PlayCard, documented by service.openapi) is read once, strictly,
         # here: Litestar's own decoding would coerce "12" into 12 and cost a second decode.
-        games = games_of(request)
-        data = await strict_body(request, PlayCard)
-        seat = cast(int, await caller_seat(request, games, game_id, required=True))  # required: a seat or 401
-        move = service_rules((await games.rules_of(game_id)).name).move(data)
-        idempotency = idempotency_of(request, seat, data, scope=f"seat{seat}")  # each caller's keys are its own
-
-        def answer(after: LoggedGame, first_version: int, caused: list[Event]) -> bytes:
-            body = move_played(after, first_version, caused, seat)
-            # Recorded with an idempotency key, the answer carries its status too.
-            return _encoder.encode(body) if idempotency is None else pack_answer(201, _encoder.encode(body))
-
-        try:
-            appended, _ = await games.play(
-                game_id,
-                seat,
-                *move,
-                expected_version=data.expected_version,
-                idempotency=idempotency,
-                answer=answer,
-                client=client_address(request),
-            )
-        except (RuleError, VersionConflict) as refused:
-            problem = refusal(refused)
-            if idempotency is None or problem.status_code not in (409, 422):
-                raise
-            # A refused move is answered the same way on every retry with its key, too.
-            appended = await games.remember(
-                game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
-            )
-        return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
+        return await play_card(games_of(request), request, game_id, await strict_body(request, PlayCard))
 
     @get(
         "/{game_id:str}/scores",
