@@ -19,7 +19,8 @@ anyio = pytest.mark.anyio
 
 
 def scope(method: str, path: str, query: bytes = b"", headers: dict[bytes, bytes] | None = None) -> Any:
-    return {"type": "http", "method": method, "path": path, "query_string": query, "headers": list((headers or {}).items())}
+    pairs = list((headers or {}).items())
+    return {"type": "http", "method": method, "path": path, "query_string": query, "headers": pairs}
 
 
 def served_by(method: str, path: str, **given: Any) -> tuple[str, str, str] | None:
@@ -61,7 +62,8 @@ def test_the_hot_routes_name_the_handlers_the_litestar_routes_call() -> None:
     # One body of code for both roads: the Litestar routes call these too.
     from service.controllers import games
 
-    assert games.read_game is read_game and games.play_card is play_card
+    assert games.read_game is read_game
+    assert games.play_card is play_card
 
 
 def same_answer(hot: Any, routed: Any) -> None:
@@ -133,6 +135,7 @@ async def test_a_move_through_the_hot_route_is_played_and_measured(client: Async
     played = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=me)
     assert played.status_code == 201, played.text
     assert played.json()["game"]["version"] > created["game"]["version"]
-    assert played.headers["x-poison-worker"] and played.headers["x-request-id"]
+    assert played.headers["x-poison-worker"]
+    assert played.headers["x-request-id"]
     metrics = (await client.get("/metrics")).text
     assert f'route="{MOVES_TEMPLATE}",status="201"' in metrics.replace("method=\"POST\",", "")
