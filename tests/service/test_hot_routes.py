@@ -106,7 +106,7 @@ async def test_refused_moves_are_answered_as_litestar_answers_them(client: Async
     hand = (await client.get(f"/v1/games/{game_id}", headers=me)).json()["you"]["hand"]
     moves = f"/v1/games/{game_id}/moves"
     elsewhere = next(card for card in CARD_CODES if card not in hand)
-    cases = [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("not_your_turn", {"json": {"card": hand[0], "cauldron": 0}, "headers": auth(tokens[waiting])}),
         ("card_not_in_hand", {"json": {"card": elsewhere, "cauldron": 0}, "headers": me}),
         ("version_conflict", {"json": {"card": hand[0], "cauldron": 0, "expected_version": 99}, "headers": me}),
@@ -138,4 +138,4 @@ async def test_a_move_through_the_hot_route_is_played_and_measured(client: Async
     assert played.headers["x-poison-worker"]
     assert played.headers["x-request-id"]
     metrics = (await client.get("/metrics")).text
-    assert f'route="{MOVES_TEMPLATE}",status="201"' in metrics.replace("method=\"POST\",", "")
+    assert f'route="{MOVES_TEMPLATE}",status="201"' in metrics.replace('method="POST",', "")
