@@ -472,6 +472,12 @@ class PipelinedConnection:
             )
 
     async def close(self) -> None:
+        # A connection being made now is given up too: made after this close, nothing would
+        # ever close it (a frozen server's handshake outlived its callers' deadlines).
+        connecting, self._connecting = self._connecting, None
+        if connecting is not None and not connecting.done():
+            connecting.cancel()
+            await asyncio.wait([connecting])
         if self._cluster is not None:
             await self._cluster.close()
         if self._protocol is not None and not self._protocol.closed:
@@ -494,6 +500,11 @@ class PipelinedConnection:
                 return await asyncio.shield(connecting)
         except TimeoutError:
             raise RedisTimeoutError(f"no connection to the event store within {self.timeout:g} s") from None
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if connecting.cancelled() and not (current is not None and current.cancelling()):
+                raise NotSent("the connection to the event store was closed while it was being made") from None
+            raise
 
     def _connect_done(self, connecting: asyncio.Task[_Protocol]) -> None:
         if self._connecting is connecting:
@@ -536,6 +547,9 @@ class PipelinedConnection:
         except TimeoutError:
             protocol.abort(RedisTimeoutError("closed"))
             raise RedisTimeoutError(f"no connection to the event store within {self.timeout:g} s") from None
+        except asyncio.CancelledError:  # the connection was closed (`close`) while being made
+            protocol.abort(RedisConnectionError("closed"))
+            raise
         except RedisError as error:  # an error reply to AUTH or SELECT
             protocol.abort(RedisConnectionError("closed"))
             raise RedisConnectionError(f"the event store refused the connection: {error}") from None

@@ -366,6 +366,24 @@ async def test_commands_beyond_the_cap_on_a_frozen_server_give_up_at_their_deadl
         await capped.close()
 
 
+async def test_a_connection_still_being_made_when_closed_is_given_up_not_left_open(own_server):
+    # Its caller gave up first (a deadline shorter than the connection's own); the server,
+    # frozen, accepted the socket but answers nothing. Closed now, the connection must not
+    # be finished later by the handshake and kept open with no one to close it.
+    connection = PipelinedConnection(own_server.url, timeout=2.0)
+    os.kill(own_server.process.pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(RedisTimeoutError, match="no connection"):
+            await connection._connected(asyncio.get_running_loop().time() + 0.2)
+        await connection.close()
+    finally:
+        os.kill(own_server.process.pid, signal.SIGCONT)
+    await asyncio.sleep(0.3)  # a handshake left running would complete now
+    with redis.Redis.from_url(own_server.url) as admin:
+        clients = [line for line in admin.client_list() if line["cmd"] != "client|list"]
+    assert clients == []
+
+
 def test_the_acknowledgement_asked_for_is_checked_by_name(monkeypatch):
     monkeypatch.setenv("POISON_REDIS_WAIT", "aof")
     assert replication() is Replication.AOF
