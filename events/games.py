@@ -28,7 +28,7 @@ import msgspec
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
 from events.limits import Limit, RateLimits
-from events.metrics import MOVES
+from events.metrics import moves_of
 from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game, searches
 from events.replay import InvalidLog, advance, rebuild
 from events.restore import restore
@@ -102,14 +102,20 @@ class Searches:
 
 
 def summary_of(logged: LoggedGame) -> dict[str, str | int]:
-    """The listing's fields of a game, written with every append."""
+    """The listing's fields of a game, written whole by every append but a move's."""
     return {
         "status": logged.status,
         "ruleset": logged.rules.name,
         "players": msgspec.json.encode([player.name for player in logged.players]).decode(),
-        **logged.rules.summary(logged.game),
-        "version": logged.version,
+        **moved_summary(logged),
     }
+
+
+def moved_summary(logged: LoggedGame) -> dict[str, str | int]:
+    """The listing's fields a move may change, which a move's append writes: a game being
+    played has its table and its ruleset for good (a move's append wrote them all again, a
+    tenth of its client's work)."""
+    return {"status": logged.status, **logged.rules.summary(logged.game), "version": logged.version}
 
 
 class Games:
@@ -264,13 +270,15 @@ class Games:
                     continue  # judged on a cache that may be behind: judge it on the log
                 raise
             try:
-                recorded = await self._record(game_id, logged, events, after, answer, idempotency, limits, "moves")
+                recorded = await self._record(
+                    game_id, logged, events, after, answer, idempotency, limits, "moves", summary=moved_summary(after)
+                )
             except VersionConflict:
                 if attempts >= RACE_RETRIES or (expected_version is not None and logged is not cached):
                     raise  # the script's conflict names the version it found
                 continue  # someone moved first (or the cache was behind): look again
             if not recorded[0].replayed:  # a raced retry of an idempotent move was counted once
-                MOVES.labels(logged.rules.name).inc()
+                moves_of(logged.rules.name).inc()
             return recorded
 
     async def join(
@@ -423,11 +431,13 @@ class Games:
         limited: str,
         *,
         tokens: Mapping[int, str] | None = None,
+        summary: Mapping[str, str | int] | None = None,
     ) -> tuple[Appended, LoggedGame]:
         """Append `events` (judged on `logged`, leaving `after`) at `logged`'s version, with
-        the caller's answer, its idempotency record, the summary, `tokens` and `limits`, in
-        one step. VersionConflict when another request appended first (the script took the
-        limits' tokens before it checked the version, so `limits` is emptied)."""
+        the caller's answer, its idempotency record, the summary (`after`'s whole unless
+        given), `tokens` and `limits`, in one step. VersionConflict when another request
+        appended first (the script took the limits' tokens before it checked the version,
+        so `limits` is emptied)."""
         result = answer(after, logged.version + 1, events) if answer is not None else b""
         try:
             appended = await self.store.append(
@@ -435,7 +445,7 @@ class Games:
                 events,
                 logged.version,
                 idempotency=idempotency._replace(result=result) if idempotency else None,
-                summary=summary_of(after),
+                summary=summary_of(after) if summary is None else summary,
                 tokens=tokens,
                 codec=logged.rules.codec,
                 limits=tuple(limits),
@@ -524,5 +534,6 @@ __all__ = [
     "StoreUnavailable",
     "UnknownGame",
     "VersionConflict",
+    "moved_summary",
     "summary_of",
 ]
