@@ -112,7 +112,12 @@ class EventStore(Recorder, IdempotencyRecords, Listing, SeatTokens, Buckets):
         # A seat's bucket is one of the game's keys; a client's is not: on a cluster it is
         # taken first, in a call of its own (so a request refused after it has taken it).
         buckets = list(limits)
-        if any(not limit.key.startswith(game) for limit in buckets) and await self._clustered(stream):
+        if (
+            buckets
+            and not self._single  # known to be one server: every bucket goes in the script
+            and any(not limit.key.startswith(game) for limit in buckets)
+            and await self._clustered(stream)
+        ):
             await self.limit([limit for limit in buckets if not limit.key.startswith(game)], limited)
             buckets = [limit for limit in buckets if limit.key.startswith(game)]
         args: list[Any] = [
