@@ -59,6 +59,9 @@ EXPLODE_LIMIT = rules.EXPLODE_LIMIT
 
 cdef tuple CODES = CARD_CODES
 cdef tuple OUTCOMES = ("closed", "exploded")
+# Every move there is (a card kind, and whether it closes the pot), each made once: a PotMove
+# is immutable, so legal_moves hands out these instead of making a named tuple per move.
+cdef tuple EVERY_MOVE = tuple([PotMove(code, close) for code in CARD_CODES for close in (False, True)])
 # The bounds are core.errors' (one declaration for every layer), bound here once.
 cdef object SEED_LIMIT = errors.SEED_LIMIT
 cdef object DRAW_LIMIT = errors.DRAW_LIMIT
@@ -306,7 +309,7 @@ cdef tuple moves_at(const PotState* state):
     cdef uint8_t closes[MAX_LEGAL_MOVES]
     cdef int n = legal_moves(state, kinds, closes)
     cdef int i
-    return tuple([PotMove(CODES[kinds[i]], closes[i] == 1) for i in range(n)])
+    return tuple([EVERY_MOVE[kinds[i] * 2 + (closes[i] == 1)] for i in range(n)])
 
 
 cdef class Game:
