@@ -29,6 +29,7 @@ from events.limits import RateLimited
 from events.play import create_game, join, play_move
 from events.replay import InvalidLog
 from service.problems import (
+    INTERNAL,
     ApiError,
     from_idempotency,
     from_invalid_log,
@@ -407,7 +408,7 @@ def _problems() -> dict[str, Any]:
             f"checking this log's mcts moves takes 1,200,000 playouts; a replay searches {REPLAY_PLAYOUTS:,} at most",
         ),
         "rate_limited": from_rate_limited(RateLimited(2000, "new games from this address")),
-        "internal_error": ApiError(500, "internal_error", "the server failed; the request changed nothing"),
+        "internal_error": INTERNAL,
         "store_unavailable": from_store_unavailable(StoreUnavailable("the event store cannot be reached: timeout")),
         "request_timeout": ApiError(408, "request_timeout", "the request's head did not arrive within 10 s"),
         "too_many_connections": ApiError(503, "too_many_connections", "this worker serves 4,096 connections at most"),

@@ -21,32 +21,24 @@ has its app), within the HEAD and OPTIONS wrapper and the request's id and measu
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
-from typing import cast
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
 
 from events.calls import GAME_ID
 from events.games import Games
-from service import metrics, responses
 from service.controllers.games import play_card, read_game
 from service.dependencies import check_body, decoded
-from service.problems import MEDIA_TYPE, ApiError, problem_body, problem_of
-from service.request_ids import SCOPE_KEY
-from service.responses import WORKER_HEADER, JSONBytes, header
+from service.problems import problem_of, send_problem, unexpected
+from service.responses import JSONBytes, header
 from service.schemas import PlayCard
-
-log = logging.getLogger("poison.service")
 
 PREFIX = "/v1/games/"
 MOVES = "/moves"
 #: The templates Litestar gives these routes (the requests' measure is labelled by them).
 READ_TEMPLATE = "/v1/games/{game_id}"
 MOVES_TEMPLATE = "/v1/games/{game_id}/moves"
-PROBLEM = MEDIA_TYPE.encode()
-INTERNAL = ApiError(500, "internal_error", "the server failed; the request changed nothing")
 
 
 class _Request:
@@ -71,8 +63,8 @@ def hot_routes(handler: ASGIApp, max_body_bytes: int) -> ASGIApp:
         scope["path_template"] = template
         try:
             response = await serve(scope["app"].state.games, scope, receive, game_id)
-        except Exception as error:
-            await _send_problem(send, _problem(cast(HTTPScope, scope), error))
+        except Exception as error:  # answered as the application's exception handlers answer it
+            await send_problem(send, problem_of(error) or unexpected(scope, error))
             return
         if response is not None:
             await response(scope, receive, send)
@@ -128,28 +120,3 @@ async def _body(receive: Receive) -> bytes | None:
         parts.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(parts)
-
-
-def _problem(scope: HTTPScope, error: Exception) -> ApiError:
-    """What `error` is answered with, as the application's exception handlers answer it."""
-    problem = problem_of(error)
-    if problem is None:
-        request_id = scope.get(SCOPE_KEY, b"").decode()  # type: ignore[attr-defined]
-        log.exception(
-            "unexpected error on %s %s (request %s)", scope["method"], scope["path"], request_id, exc_info=error
-        )
-        return INTERNAL
-    return problem
-
-
-async def _send_problem(send: Send, problem: ApiError) -> None:
-    metrics.PROBLEMS.labels(problem.code).inc()
-    body = problem_body(problem)
-    headers = [
-        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (problem.headers or {}).items()),
-        (WORKER_HEADER.encode(), responses.worker),  # read now: each worker process has its own
-        (b"content-type", PROBLEM),
-        (b"content-length", str(len(body)).encode()),
-    ]
-    await send({"type": "http.response.start", "status": problem.status_code, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})

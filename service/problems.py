@@ -235,12 +235,36 @@ def from_http(error: HTTPException) -> ApiError:
     return ApiError(status, code, error.detail or TITLES[code], headers=headers or None)
 
 
+#: The answer to an unexpected error (a bug): it says nothing of what went wrong.
+INTERNAL = ApiError(500, "internal_error", "the server failed; the request changed nothing")
+
+
+def unexpected(scope: Any, error: Exception) -> ApiError:
+    """An unexpected error of a request (`scope`), logged with the request's id: INTERNAL."""
+    request_id = scope.get(SCOPE_KEY, b"").decode()
+    log.exception("unexpected error on %s %s (request %s)", scope["method"], scope["path"], request_id, exc_info=error)
+    return INTERNAL
+
+
 def internal_error(request: Request[Any, Any, Any], error: Exception) -> Response[bytes]:
-    request_id = request.scope.get(SCOPE_KEY, b"").decode()  # type: ignore[attr-defined]
-    log.exception(
-        "unexpected error on %s %s (request %s)", request.method, request.url.path, request_id, exc_info=error
-    )
-    return problem_response(ApiError(500, "internal_error", "the server failed; the request changed nothing"))
+    return problem_response(unexpected(request.scope, error))
+
+
+async def send_problem(send: Any, problem: ApiError, *extra: tuple[bytes, bytes]) -> None:
+    """Answer `problem` through an ASGI `send`, as `problem_response` answers it (its headers,
+    the worker's, then `extra`), where there is no Litestar response to make: the hot routes'
+    refusals (service/hot.py) and the protocol's own (service/protocol.py)."""
+    metrics.PROBLEMS.labels(problem.code).inc()
+    body = problem_body(problem)
+    headers = [
+        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (problem.headers or {}).items()),
+        (WORKER_HEADER.encode(), responses.worker),
+        (b"content-type", MEDIA_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": problem.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def _answer(convert: Callable[[Any], ApiError]) -> Callable[[Request[Any, Any, Any], Exception], Response[bytes]]:

@@ -50,7 +50,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
 from service import metrics
-from service.problems import MEDIA_TYPE, ApiError, problem_body
+from service.problems import MEDIA_TYPE, ApiError, problem_body, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import new_request_id, request_id_of
 from service.responses import WORKER_HEADER, worker
@@ -75,17 +75,9 @@ def _problem(status: int, code: str, detail: str) -> bytes:
 async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     """The answer to a request beyond the cap (an ASGI app, in place of the API's)."""
     _, _, cap = _limits()
-    metrics.PROBLEMS.labels("too_many_connections").inc()
-    body = _problem(503, "too_many_connections", f"this worker has its {cap:,} connections open; retry")
-    headers = [
-        (b"content-type", PROBLEM),
-        (b"content-length", str(len(body)).encode()),
-        (b"retry-after", b"1"),
-        (WORKER_HEADER.encode(), worker),
-        (REQUEST_ID, request_id_of(scope)),
-    ]
-    await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
-    await send({"type": "http.response.body", "body": body})
+    detail = f"this worker has its {cap:,} connections open; retry"
+    refusal = ApiError(503, "too_many_connections", detail, headers={"Retry-After": "1"})
+    await send_problem(send, refusal, (REQUEST_ID, request_id_of(scope)), (b"connection", b"close"))
 
 
 class _Held:

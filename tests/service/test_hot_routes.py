@@ -11,6 +11,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from core import CARD_CODES
+from service import hot
 from service.hot import MOVES_TEMPLATE, READ_TEMPLATE, play_card, read_game, route
 from tests.service.api import auth, create
 
@@ -139,3 +140,21 @@ async def test_a_move_through_the_hot_route_is_played_and_measured(client: Async
     assert played.headers["x-request-id"]
     metrics = (await client.get("/metrics")).text
     assert f'route="{MOVES_TEMPLATE}",status="201"' in metrics.replace('method="POST",', "")
+
+
+@anyio
+async def test_a_bug_behind_a_hot_route_is_a_logged_500_that_says_nothing_of_it(
+    client: AsyncTestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def broken(*args: Any) -> None:
+        raise RuntimeError("the secret inner workings")
+
+    monkeypatch.setattr(hot, "_read", broken)
+    answer = await client.get("/v1/games/anygame")
+    assert (answer.status_code, answer.json()["code"]) == (500, "internal_error")
+    assert "secret" not in answer.text
+    assert answer.headers["content-type"] == "application/problem+json"
+    logged = [record for record in caplog.records if record.getMessage().startswith("unexpected error on GET")]
+    assert logged
+    assert logged[0].exc_info is not None
+    assert "/v1/games/anygame" in logged[0].getMessage()
