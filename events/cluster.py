@@ -262,7 +262,6 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if not 0 <= options.serve <= 16:
         parser.error(f"--serve must be between 0 and 16, not {options.serve}")
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # for sigwait below
     cluster = LocalCluster(options.directory)
     cluster.start()
     services: list[subprocess.Popen[bytes]] = []
@@ -274,13 +273,24 @@ def main(argv: list[str] | None = None) -> int:
             command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--redis-url", url]
             services.append(subprocess.Popen(command, start_new_session=True))
             print(f"poison serve on http://127.0.0.1:{port} (store: {url})", flush=True)
+        # Blocked only now, for sigwait: a child inherits a blocked mask across exec, and the
+        # nodes and services started with SIGTERM blocked would never hear it.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
+    except KeyboardInterrupt:
+        pass  # Ctrl-C while starting: stop what started
     finally:
-        for service in services:
-            service.send_signal(signal.SIGTERM)
-        for service in services:
-            service.wait(30)
-        cluster.stop()
+        try:
+            for service in services:
+                service.send_signal(signal.SIGTERM)
+            for service in services:
+                try:
+                    service.wait(30)
+                except subprocess.TimeoutExpired:
+                    service.kill()
+                    service.wait()
+        finally:
+            cluster.stop()
     return 0
 
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import redis
 
 from events.cluster import SLOTS, LocalCluster
@@ -35,3 +41,26 @@ def test_a_cluster_stopped_and_started_again_on_its_directory_recovers_its_slots
     assert cluster.slots() == before
     with redis.Redis(port=owner) as client:
         assert client.get("{kept}:x") == b"still here"
+
+
+def test_the_cluster_command_starts_nodes_that_hear_sigterm_and_stops_them_all_at_ctrl_c(tmp_path):
+    # `python -m events.cluster` (make cluster) waits for Ctrl-C with the signals blocked:
+    # blocked before its children started, they inherited the mask, ignored SIGTERM and were
+    # left running.
+    command = [sys.executable, "-m", "events.cluster", str(tmp_path / "nodes")]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as main:
+        try:
+            assert main.stdout is not None
+            assert main.stdout.readline().startswith("cluster: redis://")
+            nodes = [int(pid) for pid in Path(f"/proc/{main.pid}/task/{main.pid}/children").read_text().split()]
+            assert len(nodes) == 6
+            for node in nodes:
+                status = Path(f"/proc/{node}/status").read_text()
+                blocked = int(re.search(r"SigBlk:\s*([0-9a-f]+)", status)[1], 16)  # type: ignore[index]
+                assert not blocked & (1 << (signal.SIGTERM - 1))
+            main.send_signal(signal.SIGINT)
+            assert main.wait(15) == 0
+        finally:
+            if main.poll() is None:
+                main.kill()
+    assert all(not Path(f"/proc/{node}").exists() for node in nodes)
