@@ -92,6 +92,7 @@ class Follower:
         self.connection = connection  # the waiters' own (a connection per node on a cluster): they block
         self.block_ms = block_ms
         self._watches: dict[str, _Watch] = {}  # by the key of the game's stream
+        self._groups: dict[int | None, dict[str, _Watch]] = {}  # the same, by their waiter's group
         self._waiters: dict[int | None, _Waiter] = {}  # by their group (see _Watch)
 
     @property
@@ -142,13 +143,11 @@ class Follower:
     # -- the waiters --------------------------------------------------------------------
 
     async def _group_of(self, key: str) -> int | None:
-        """The waiter for `key`'s stream: its slot on a cluster, None on one server."""
-        if self.connection.cluster is None:
-            try:
-                await self.connection.node_for(key)  # connects, and so finds a cluster
-            except Exception as error:  # unreachable now: streams read the log themselves
-                log.debug("could not reach the store to follow %s: %r", key, error)
-        return None if self.connection.cluster is None else slot_of(key)
+        """The waiter for `key`'s stream: its slot on a cluster, None on one server.
+        StoreUnavailable while the store cannot tell (a stream then fails as its first read
+        would): filed under the single server's waiter, a cluster's stream would stay there,
+        its XREAD naming keys of several slots."""
+        return slot_of(key) if await self.store._clustered(key) else None
 
     async def _connect(self, group: int | None, key: str) -> PipelinedConnection:
         """A waiter's connection: the follower's own on one server, a new one to the
@@ -161,8 +160,8 @@ class Follower:
     def _enter(self, key: str, after: int, group: int | None) -> _Watch:
         watch = self._watches.get(key)
         if watch is None:
-            watch = self._watches[key] = _Watch(after, group)
-            self._wake(group, key)
+            watch = self._watches[key] = self._groups.setdefault(group, {})[key] = _Watch(after, group)
+            self._wake(group)
         watch.users += 1
         return watch
 
@@ -170,9 +169,13 @@ class Follower:
         watch.users -= 1
         if watch.users == 0 and self._watches.get(key) is watch:
             del self._watches[key]  # the waiter's next XREAD leaves it out
+            group = self._groups[watch.group]
+            del group[key]
+            if not group:
+                del self._groups[watch.group]
 
-    def _wake(self, group: int | None, key: str) -> None:
-        """A game (`key`) is newly followed by the waiter of `group`: start it, or have it
+    def _wake(self, group: int | None) -> None:
+        """A game is newly followed by the waiter of `group`: start it, or have it
         read again at once."""
         waiter = self._waiters.get(group)
         if waiter is None or waiter.task is None or waiter.task.done():
@@ -181,13 +184,18 @@ class Follower:
             waiter.task = loop.create_task(self._run(waiter), name="poison-follower")
         elif waiter.blocked and waiter.client_id is not None and not waiter.unblocking:
             waiter.unblocking = True
-            asyncio.get_running_loop().create_task(self._unblock(waiter, waiter.client_id, key))
+            asyncio.get_running_loop().create_task(self._unblock(waiter, waiter.client_id))
 
-    async def _unblock(self, waiter: _Waiter, client_id: int, key: str) -> None:
+    async def _unblock(self, waiter: _Waiter, client_id: int) -> None:
         try:
-            # On the store's own connection to the server the waiter blocks on (the
-            # primary of `key`'s slot, on a cluster).
-            node = await self.store.wire.node_for(key)
+            # On the store's own connection to the server the waiter blocks on: the node it
+            # connected to, which after a failover the store's map may no longer name.
+            connection, cluster = waiter.connection, self.store.wire.cluster
+            node = (
+                self.store.wire
+                if cluster is None or connection is self.connection
+                else cluster.node(connection.options["host"], connection.options["port"])
+            )
             await node.execute("CLIENT", "UNBLOCK", client_id, repeatable=True)
         except Exception as error:  # the waiter reads again after its block time anyway
             log.debug("could not unblock the follower: %r", error)
@@ -208,7 +216,7 @@ class Follower:
     async def _read(self, waiter: _Waiter) -> None:
         delay = 0.0
         connect = waiter.group is not None  # a cluster's waiter connects first, and after a failure
-        while watches := {name: watch for name, watch in self._watches.items() if watch.group == waiter.group}:
+        while watches := dict(self._groups.get(waiter.group, {})):  # this waiter's games, as they are now
             try:
                 if connect:
                     if waiter.connection is not self.connection:
