@@ -119,10 +119,9 @@ class StoreCalls:
     Every command goes through one pipelined connection (`wire`, one per node on a
     cluster)."""
 
-    def __init__(self, wire: PipelinedConnection, *, namespace: str = "poison", timeout: float = 2.0) -> None:
-        self.wire = wire
+    def __init__(self, wire: PipelinedConnection, *, namespace: str = "poison") -> None:
+        self.wire = wire  # its own timeout bounds every call
         self.namespace = namespace
-        self.timeout = timeout
         self._single = False  # known to be one server, not a cluster's node
 
     async def _execute(self, *command: Argument, repeatable: bool = False) -> Any:

@@ -126,7 +126,13 @@ class Listing(StoreCalls):
                 )
                 await asyncio.gather(
                     *(
-                        self._execute("ZADD", self._index(shard_of(name.split(":", 1)[1]), status.decode()), 0, name)
+                        self._execute(
+                            "ZADD",
+                            self._index(shard_of(name.split(":", 1)[1]), status.decode()),
+                            0,
+                            name,
+                            repeatable=True,  # the same member again changes nothing
+                        )
                         for name, status in zip(names, found, strict=True)
                         if status is not None
                     )

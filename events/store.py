@@ -22,10 +22,8 @@ from collections.abc import Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
-from redis.exceptions import RedisError
-
 from events.buckets import Buckets
-from events.calls import StoreUnavailable, UnknownGame, check_game_id, counted, failed, unavailable
+from events.calls import StoreUnavailable, UnknownGame, counted, unavailable
 from events.codec import Codec, Event
 from events.follow import BLOCK_MS, Follower
 from events.idempotency import (
@@ -38,7 +36,7 @@ from events.idempotency import (
     reused,
 )
 from events.limits import Limit, RateLimited, limit_args
-from events.listing import CURSOR, SHARDS, GameSummary, Listing, listing_member, shard_of
+from events.listing import CURSOR, GameSummary, Listing, listing_member, shard_of
 from events.metrics import APPEND_SECONDS, VERSION_CONFLICTS
 from events.pipelined import PipelinedConnection
 from events.recorder import APPEND_SCRIPT, ENDING, Recorder, VersionConflict, copy_args
@@ -58,10 +56,9 @@ class EventStore(Recorder, IdempotencyRecords, Listing, SeatTokens, Buckets):
         wire: PipelinedConnection,
         *,
         namespace: str = "poison",
-        timeout: float = 2.0,
         waiter: PipelinedConnection | None = None,
     ) -> None:
-        super().__init__(wire, namespace=namespace, timeout=timeout)
+        super().__init__(wire, namespace=namespace)
         self.follower = Follower(self, waiter) if waiter is not None else None
 
     @classmethod
@@ -69,7 +66,6 @@ class EventStore(Recorder, IdempotencyRecords, Listing, SeatTokens, Buckets):
         return cls(
             PipelinedConnection(url, timeout=timeout),
             namespace=namespace,
-            timeout=timeout,
             waiter=PipelinedConnection(url, timeout=timeout + BLOCK_MS / 1000),
         )
 
@@ -184,20 +180,14 @@ class EventStore(Recorder, IdempotencyRecords, Listing, SeatTokens, Buckets):
 
 __all__ = [
     "CURSOR",
-    "SHARDS",
     "Appended",
     "EventStore",
     "GameSummary",
     "Idempotency",
     "IdempotencyKeyReused",
-    "Limit",
-    "RateLimited",
-    "RedisError",
     "StoreUnavailable",
     "UnknownGame",
     "VersionConflict",
-    "check_game_id",
-    "failed",
     "listing_member",
     "shard_of",
     "unavailable",
