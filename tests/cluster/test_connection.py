@@ -200,22 +200,30 @@ async def test_a_slot_half_migrated_by_hand_is_followed_by_asking_the_node_it_go
 
 async def test_a_write_acknowledged_after_waitaof_is_on_a_replicas_disk(cluster: LocalCluster, prefix):
     game = f"{prefix}-on-disk"
+    keys = [game_keys(f"{game}-{n}") for n in range(30)]
+    slot = slot_of(keys[0][0])
+    master = master_of(cluster, slot)
+    replica = next(followers[0] for first, last, _, followers in cluster.slots() if first <= slot <= last)
+
+    def waitaofs() -> int:
+        with redis.Redis(port=master) as client:
+            return int(client.info("commandstats").get("cmdstat_waitaof", {}).get("calls", 0))
+
+    waits_before = waitaofs()
     wire = PipelinedConnection(cluster.url, timeout=2.0, replication=Replication.AOF)
     try:
-        replies = await asyncio.gather(
-            *(wire.script(APPEND_SHA, APPEND, game_keys(f"{game}-{n}"), [0, "x"]) for n in range(30))
-        )
+        replies = await asyncio.gather(*(wire.script(APPEND_SHA, APPEND, key, [0, "x"]) for key in keys))
         assert replies == [[b"appended", 1]] * 30
-        slot = slot_of(game_keys(f"{game}-0")[0])
-        replica = next(followers[0] for first, last, _, followers in cluster.slots() if first <= slot <= last)
         with redis.Redis(port=replica) as client:
             assert client.info("persistence")["aof_enabled"] == 1  # what WAITAOF counts on
-        master = master_of(cluster, slot)
-        writes = sum(master_of(cluster, slot_of(game_keys(f"{game}-{n}")[0])) == master for n in range(30))
-        with redis.Redis(port=master) as client:
-            waits = client.info("commandstats")["cmdstat_waitaof"]["calls"]
+            client.execute_command("READONLY")
+            # Acknowledged means the replica has it: every write of this master, there.
+            for key in keys:
+                if master_of(cluster, slot_of(key[0])) == master:
+                    assert client.xlen(key[0]) == 1
+        writes = sum(master_of(cluster, slot_of(key[0])) == master for key in keys)
         # Sent after the writes, one per turn of the loop (the EVALSHAs, then the EVALs of a
         # script the node lacked), not one per write.
-        assert 1 <= waits <= 2 < writes
+        assert 1 <= waitaofs() - waits_before <= 2 < writes
     finally:
         await wire.close()
