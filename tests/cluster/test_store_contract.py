@@ -20,8 +20,8 @@ from core.errors import RuleError
 from events.games import Games
 from events.limits import Rate, RateLimited, RateLimits
 from events.schema import CardPlayed, Rules
-from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict
-from tests.events.logs import game_log, numbered, players
+from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict, shard_of
+from tests.events.logs import game_log, numbered, play_to_the_end, players
 
 pytestmark = pytest.mark.anyio
 
@@ -36,15 +36,6 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
     store = EventStore.from_url(url, namespace=f"c{uuid.uuid4().hex[:8]}")
     yield store
     await store.close()
-
-
-async def play_to_the_end(games: Games, game_id: str, client: str | None = None) -> int:
-    logged = await games.load(game_id)
-    moves = 0
-    while not logged.finished:
-        _, logged = await games.play(game_id, logged.game.turn, *logged.game.legal_moves()[0], client=client)
-        moves += 1
-    return moves
 
 
 async def test_appended_events_read_back_in_order_with_their_versions(store):
@@ -197,6 +188,7 @@ async def test_games_are_listed_newest_first_with_cursors_and_status_filters(sto
     ids = [f"L{number}" for number in range(24)]
     for number, game_id in enumerate(ids):
         await games.create(game_id, players(3), rounds=1, seed=number, token_hashes={}, created_ms=number)
+    assert len({shard_of(game_id) for game_id in ids}) > 8  # spread over the listing's shards
     finished = {"L2", "L11", "L19"}
     for game_id in sorted(finished):
         await play_to_the_end(games, game_id)

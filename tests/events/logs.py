@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from events.games import Games
 from events.play import LoggedGame, move, new_game
 from events.schema import Event, Player, Rules
 
@@ -27,3 +28,13 @@ def game_log(
 
 def numbered(log: list[Event]) -> list[tuple[int, Event]]:
     return list(enumerate(log, start=1))
+
+
+async def play_to_the_end(games: Games, game_id: str, client: str | None = None) -> int:
+    """Play a stored game to its end, each seat taking its first legal move; how many moves."""
+    logged = await games.load(game_id)
+    moves = 0
+    while not logged.finished:
+        _, logged = await games.play(game_id, logged.game.turn, *logged.game.legal_moves()[0], client=client)
+        moves += 1
+    return moves

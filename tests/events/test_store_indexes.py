@@ -8,7 +8,7 @@ import pytest
 from events.games import Games
 from events.schema import Rules
 from events.store import EventStore, Idempotency, VersionConflict, listing_member, shard_of
-from tests.events.logs import game_log, players
+from tests.events.logs import game_log, play_to_the_end, players
 
 pytestmark = pytest.mark.anyio
 
@@ -69,44 +69,14 @@ async def test_a_store_listed_before_the_status_indexes_is_indexed_when_first_li
         await store.close()
 
 
-async def _finish(games: Games, game_id: str) -> None:
-    logged = await games.load(game_id)
-    while not logged.finished:
-        card, cauldron = logged.game.legal_moves()[0]
-        _, logged = await games.play(game_id, logged.game.turn, card, cauldron)
-
-
 async def _in(store: EventStore, index: str, member: str) -> bool:
     return await store.wire.execute("ZSCORE", index, member) is not None
-
-
-async def test_games_spread_over_the_shards_are_listed_newest_first_page_by_page_as_from_one_index(store):
-    games = Games(store)
-    for number in range(40):
-        await games.create(
-            f"s{number}", players(3), rounds=1, rules=Rules(), seed=number, token_hashes={}, created_ms=number
-        )
-    for game_id in ("s3", "s17", "s30"):
-        await _finish(games, game_id)
-    assert len({shard_of(f"s{number}") for number in range(40)}) > 8
-    for status, expected in [
-        (None, [f"s{n}" for n in reversed(range(40))]),
-        ("active", [f"s{n}" for n in reversed(range(40)) if n not in (3, 17, 30)]),
-        ("finished", ["s30", "s17", "s3"]),
-    ]:
-        seen, cursor = [], None
-        while True:
-            page, cursor = await store.list_games(status=status, limit=7, cursor=cursor)
-            seen += [summary.game_id for summary in page]
-            if cursor is None:
-                break
-        assert seen == expected
 
 
 async def test_a_status_change_whose_index_write_was_lost_is_repaired_by_the_next_listing_of_the_old_status(store):
     games = Games(store)
     await games.create("lost", players(3), rounds=1, rules=Rules(), seed=3, token_hashes={}, created_ms=77)
-    await _finish(games, "lost")
+    await play_to_the_end(games, "lost")
     member, shard = listing_member("lost", 77), shard_of("lost")
     # As if the store had stopped between the append that finished it and its index write.
     await store.wire.execute("ZADD", store._index(shard, "active"), 0, member)
@@ -147,7 +117,7 @@ async def test_games_in_the_single_index_from_before_the_shards_are_still_listed
             await store.wire.execute("ZADD", store._index(None, status), 0, member)
     listed, _ = await store.list_games(limit=3)
     assert [summary.game_id for summary in listed] == ["u4", "u3", "u2"]
-    await _finish(games, "u2")
+    await play_to_the_end(games, "u2")
     active, _ = await store.list_games(status="active")
     assert [summary.game_id for summary in active] == ["u4", "u3", "u1", "u0"]
     assert not await _in(store, store._index(None, "active"), listing_member("u2", 2))
