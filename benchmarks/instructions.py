@@ -61,7 +61,8 @@ class Count:
 
     @property
     def per_request(self) -> float:
-        return self.instructions / self.requests
+        """NaN when no request was answered (the run failed, and says why after its table)."""
+        return self.instructions / self.requests if self.requests else float("nan")
 
 
 def valgrind_command(out: Path, command: list[str]) -> list[str]:

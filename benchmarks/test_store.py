@@ -171,14 +171,18 @@ def test_an_fsynced_write_through_a_bare_socket(
     with socket.create_connection(("127.0.0.1", redis_server.port)) as connection:
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
+        replies: list[bytes] = []
+
         def write() -> bytes:
             connection.sendall(command)
             reply = connection.recv(64)
             while not reply.endswith(b"\r\n"):
                 reply += connection.recv(64)
+            replies.append(reply)
             return reply
 
         assert benchmark(write) == b"+OK\r\n"
+        assert set(replies) == {b"+OK\r\n"}  # every one of them, not only the last
         connection.sendall(resp(b"GET", key))
         expected = b"$%d\r\n%s\r\n" % (len(record), record)
         held = b""
