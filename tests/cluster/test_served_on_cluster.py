@@ -14,6 +14,7 @@ import redis
 
 from events.cluster import LocalCluster
 from events.slots import slot_of
+from tests.cluster.test_connection import master_of
 from tests.service.api import auth
 from tests.service.served import serving
 
@@ -110,31 +111,38 @@ async def play_on(
         acknowledged.append((seat, move["card"], move["cauldron"]))
 
 
+async def new_games(client: httpx.AsyncClient, services: list[str], seeds: range) -> list[tuple[str, dict[int, str]]]:
+    """Three-seat games made through the services in turn: each one's id and seats' tokens."""
+    games = []
+    for seed in seeds:
+        body = {"players": [{"name": f"p{s}"} for s in range(3)], "rounds": 1, "seed": seed}
+        created = (await client.post(f"{services[seed % 2]}/v1/games", json=body)).json()
+        games.append((created["game_id"], {p["seat"]: p["token"] for p in created["players"]}))
+    return games
+
+
+async def logged_moves(client: httpx.AsyncClient, service: str, game_id: str) -> list[tuple[int, str, int]]:
+    """The moves a game's log holds, as play_on gives them: (seat, card, cauldron)."""
+    log = (await client.get(f"{service}/v1/games/{game_id}/events")).json()["events"]
+    return [(e["data"]["seat"], e["data"]["card"], e["data"]["cauldron"]) for e in log if e["type"] == "card_played"]
+
+
 async def test_a_master_killed_while_games_are_played_through_the_services_loses_and_doubles_no_move(
     cluster: LocalCluster, services: list[str]
 ):
     async with httpx.AsyncClient(timeout=10) as client:
-        games: list[tuple[str, dict[int, str]]] = []
-        for seed in range(6):
-            body = {"players": [{"name": f"p{s}"} for s in range(3)], "rounds": 1, "seed": 100 + seed}
-            created = (await client.post(f"{services[seed % 2]}/v1/games", json=body)).json()
-            games.append((created["game_id"], {p["seat"]: p["token"] for p in created["players"]}))
+        games = await new_games(client, services, range(100, 106))
         outages: list[float] = []
         playing = [asyncio.ensure_future(play_on(client, services, *game, outages)) for game in games]
         slot = slot_of(f"{{{games[0][0]}}}")  # every key of a game carries its id as the tag
-        victim = cluster.node_on(next(port for first, last, port, _ in cluster.slots() if first <= slot <= last))
+        victim = cluster.node_on(master_of(cluster, slot))
         try:
             await asyncio.sleep(0.3)
             victim.kill()  # kill -9, mid-game
             acknowledged = await asyncio.wait_for(asyncio.gather(*playing), 60)
             for (game_id, _), moves in zip(games, acknowledged, strict=True):
-                log = (await client.get(f"{services[0]}/v1/games/{game_id}/events")).json()["events"]
-                played = [
-                    (e["data"]["seat"], e["data"]["card"], e["data"]["cauldron"])
-                    for e in log
-                    if e["type"] == "card_played"
-                ]
-                assert played == moves  # every acknowledged move once, in order, and no other
+                # Every acknowledged move once, in order, and no other.
+                assert await logged_moves(client, services[0], game_id) == moves
             assert outages  # the lost master's games saw it
             assert max(outages) < 2.0 + 1.0  # each 503 within the store timeout (2 s), none hung
         finally:
@@ -149,13 +157,9 @@ async def test_a_slot_moved_by_migrateslots_while_games_are_played_costs_no_erro
     cluster: LocalCluster, services: list[str]
 ):
     async with httpx.AsyncClient(timeout=10) as client:
-        games: list[tuple[str, dict[int, str]]] = []
-        for seed in range(4):
-            body = {"players": [{"name": f"p{s}"} for s in range(3)], "rounds": 1, "seed": 200 + seed}
-            created = (await client.post(f"{services[seed % 2]}/v1/games", json=body)).json()
-            games.append((created["game_id"], {p["seat"]: p["token"] for p in created["players"]}))
+        games = await new_games(client, services, range(200, 204))
         slot = slot_of(f"{{{games[0][0]}}}")
-        source = next(port for first, last, port, _ in cluster.slots() if first <= slot <= last)
+        source = master_of(cluster, slot)
         target = next(port for _, _, port, _ in cluster.slots() if port != source)
         with redis.Redis(port=target) as client_of_target:
             target_id = client_of_target.execute_command("CLUSTER", "MYID").decode()
@@ -165,16 +169,17 @@ async def test_a_slot_moved_by_migrateslots_while_games_are_played_costs_no_erro
             await asyncio.sleep(0.2)
             with redis.Redis(port=source) as client_of_source:
                 client_of_source.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", slot, slot, "NODE", target_id)
+            # The slot moves while its game is played: moves are made after the command.
+            at_migration = (await client.get(f"{services[0]}/v1/games/{games[0][0]}")).json()
+            assert at_migration["status"] == "active"
             acknowledged = await asyncio.wait_for(asyncio.gather(*playing), 60)
         finally:
             for task in playing:
                 task.cancel()
             await asyncio.gather(*playing, return_exceptions=True)
-        assert next(port for first, last, port, _ in cluster.slots() if first <= slot <= last) == target
+        assert master_of(cluster, slot) == target
         for (game_id, _), moves in zip(games, acknowledged, strict=True):
-            log = (await client.get(f"{services[1]}/v1/games/{game_id}/events")).json()["events"]
-            played = [
-                (e["data"]["seat"], e["data"]["card"], e["data"]["cauldron"]) for e in log if e["type"] == "card_played"
-            ]
-            assert played == moves
+            assert await logged_moves(client, services[1], game_id) == moves
+        final = (await client.get(f"{services[1]}/v1/games/{games[0][0]}")).json()
+        assert final["version"] > at_migration["version"]  # moves made on the slot's new master
         assert outages == []  # the services saw MOVED only, followed it, and answered every request
