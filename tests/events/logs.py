@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 from events.games import Games
 from events.play import LoggedGame, move, new_game
 from events.schema import Event, Player, Rules
+
+if TYPE_CHECKING:
+    from events.store import EventStore
 
 
 def players(n: int) -> tuple[Player, ...]:
@@ -38,3 +44,8 @@ async def play_to_the_end(games: Games, game_id: str, client: str | None = None)
         _, logged = await games.play(game_id, logged.game.turn, *logged.game.legal_moves()[0], client=client)
         moves += 1
     return moves
+
+
+async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
+    """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
+    await store.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))

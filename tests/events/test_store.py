@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
-from typing import Any
 
 import msgspec
 import pytest
@@ -26,14 +24,9 @@ from events.store import (
     StoreUnavailable,
     VersionConflict,
 )
-from tests.events.logs import game_log, players
+from tests.events.logs import game_log, players, xadd
 
 pytestmark = pytest.mark.anyio
-
-
-async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
-    """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
-    await store.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))
 
 
 LOG, FINISHED = game_log(4, seed=21)

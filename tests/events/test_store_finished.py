@@ -10,7 +10,6 @@ not decode, a stream holding an entry of an older form, an append after the copy
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -21,15 +20,10 @@ from events.replay import InvalidLog, rebuild, start
 from events.restore import decode_finished, restore
 from events.schema import CODEC, CardPlayed, RoundScored
 from events.store import EventStore, Idempotency
-from tests.events.logs import game_log
+from tests.events.logs import game_log, xadd
 from tests.events.test_restore import random_log
 
 pytestmark = pytest.mark.anyio
-
-
-async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
-    """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
-    await store.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))
 
 
 #: A whole game of Poison and its events.
