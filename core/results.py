@@ -6,6 +6,7 @@ compare the two implementations value by value) and free of any behaviour of the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Generic, Literal, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
@@ -112,6 +113,21 @@ class Simulation(NamedTuple):
     wins: tuple[int, ...]  # per seat; a shared win counts for every winner
     score_sum: tuple[int, ...]  # per seat, sum of final totals
     score_squares: tuple[int, ...]  # per seat, sum of squared final totals (for spread)
+
+
+def merged(parts: Sequence[Simulation]) -> Simulation:
+    """The totals of several runs of the same seats (disjoint runs of game numbers, say) as
+    one: every figure is a sum, so the order of the parts does not matter."""
+    if not parts:
+        raise ValueError("merging needs at least one simulation")
+    seats = range(len(parts[0].wins))
+    return Simulation(
+        sum(part.games for part in parts),
+        sum(part.moves for part in parts),
+        tuple(sum(part.wins[seat] for part in parts) for seat in seats),
+        tuple(sum(part.score_sum[seat] for part in parts) for seat in seats),
+        tuple(sum(part.score_squares[seat] for part in parts) for seat in seats),
+    )
 
 
 class Searched(NamedTuple, Generic[M]):

@@ -5,8 +5,10 @@ Usage: python -m benchmarks.roofline RESULT.json [--fraction 0.5] [--speedup 1.7
 Reads the JSON that `pytest benchmarks --benchmark-json=RESULT.json` wrote: the `roofline`
 and `pot-roofline` groups (benchmarks/test_roofline.py: the core's rate as a fraction of the
 plain-C loop's, both measured in that run) and the `threads` and `pot-threads` groups
-(benchmarks/test_threads.py: the median of one thread over the median of two). Exits
-non-zero when one is below its bar or was not measured.
+(benchmarks/test_threads.py: the median of one thread over the median of two, and over
+that of two processes splitting the same games, the machine's own speed-up, which has no bar
+but says what the threads' could be). Exits non-zero when one is below its bar or was not
+measured.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from rich.table import Table
 
 ROOFLINE_GROUPS = ("roofline", "pot-roofline")
 THREAD_GROUPS = ("threads", "pot-threads")
+#: The case of a threads group that splits its games between two processes.
+PROCESSES = "processes"
+
+
+def case_of(bench: dict[str, Any]) -> str:
+    """A threads group's case: its thread count ("1", "2"), or PROCESSES."""
+    return PROCESSES if "two_processes" in bench["name"] else str(bench["param"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,18 +61,30 @@ def main(argv: list[str] | None = None) -> int:
             failed.append(f"{group}: the core is {info['fraction']:.0%} of the C loop, below {args.fraction:.0%}")
     console.print(roofline)
 
-    threads = Table(title="simulate on one thread and on two")
-    for column in ("group", "1 thread", "2 threads", "speed-up"):
+    threads = Table(title="simulate on one thread and on two; beside them, two processes (the machine's own speed-up)")
+    for column in ("group", "1 thread", "2 threads", "speed-up", "2 processes", "their speed-up"):
         threads.add_column(column, justify="right")
     for group in THREAD_GROUPS:
-        medians = {bench["param"]: bench["stats"]["median"] for bench in benches if bench["group"] == group}
+        medians = {case_of(bench): bench["stats"]["median"] for bench in benches if bench["group"] == group}
         if "1" not in medians or "2" not in medians:
             failed.append(f"{group}: not measured")
             continue
         speedup = medians["1"] / medians["2"]
-        threads.add_row(group, f"{medians['1'] * 1e3:,.2f} ms", f"{medians['2'] * 1e3:,.2f} ms", f"{speedup:.2f}×")
+        processes = medians.get(PROCESSES)
+        machine = f"{medians['1'] / processes:.2f}×" if processes else "not measured"
+        threads.add_row(
+            group,
+            f"{medians['1'] * 1e3:,.2f} ms",
+            f"{medians['2'] * 1e3:,.2f} ms",
+            f"{speedup:.2f}×",
+            f"{processes * 1e3:,.2f} ms" if processes else "",
+            machine,
+        )
         if speedup < args.speedup:
-            failed.append(f"{group}: two threads are {speedup:.2f}× one, below {args.speedup:g}×")
+            failed.append(
+                f"{group}: two threads are {speedup:.2f}× one, below {args.speedup:g}× "
+                f"(two processes doing the same games at once: {machine})"
+            )
     console.print(threads)
 
     for failure in failed:

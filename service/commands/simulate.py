@@ -21,6 +21,7 @@ from rich.table import Table
 
 from core import RuleError, Simulation
 from core.errors import SEARCH_BOT
+from core.results import merged
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, arguments, console, fail, literal
 from service.commands.arguments import (
@@ -94,15 +95,7 @@ def run_chunks(
             )
             progress.advance(task, count)
     elapsed = time.perf_counter() - started
-    n = args.players
-    merged = Simulation(
-        args.games,
-        sum(part.moves for part in totals),
-        tuple(sum(part.wins[s] for part in totals) for s in range(n)),
-        tuple(sum(part.score_sum[s] for part in totals) for s in range(n)),
-        tuple(sum(part.score_squares[s] for part in totals) for s in range(n)),
-    )
-    return merged, elapsed
+    return merged(totals), elapsed
 
 
 def figures(result: Simulation, bots: list[Seat], elapsed: float) -> dict:

@@ -10,6 +10,7 @@ from core import engine
 from core.engine import THREAD_BOUNDS
 from core.errors import InvalidArgument
 from core.pot import engine as pot
+from core.results import merged
 
 POISON_MIXES = [
     (3, None, "dynamic"),
@@ -47,12 +48,18 @@ def test_more_threads_than_games_still_plays_every_game_once(simulate):
 
 
 @pytest.mark.parametrize("simulate", [engine.simulate, pot.simulate], ids=["poison", "pot"])
-def test_a_threaded_run_equals_its_one_thread_chunks_added_up(simulate):
+def test_a_threaded_run_equals_its_one_thread_chunks_merged(simulate):
     whole = simulate(5, 90, seed=41, threads=2)
-    first, second = simulate(5, 40, seed=41), simulate(5, 50, seed=41, first=40)
-    assert whole.moves == first.moves + second.moves
-    assert whole.wins == tuple(a + b for a, b in zip(first.wins, second.wins, strict=True))
-    assert whole.score_sum == tuple(a + b for a, b in zip(first.score_sum, second.score_sum, strict=True))
+    chunks = [simulate(5, 40, seed=41), simulate(5, 50, seed=41, first=40)]
+    assert chunks[0] != chunks[1]
+    assert merged(chunks) == whole
+    assert merged(chunks[::-1]) == whole
+    assert merged([whole]) == whole
+
+
+def test_merging_no_simulation_at_all_is_refused():
+    with pytest.raises(ValueError, match="at least one simulation"):
+        merged([])
 
 
 @pytest.mark.parametrize("simulate", [engine.simulate, pot.simulate], ids=["poison", "pot"])
