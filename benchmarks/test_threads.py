@@ -3,7 +3,7 @@ machine gives two processes doing the same work.
 
 Groups `threads` (Poison) and `pot-threads` (the pot game), each with a `1` and a `2` case
 playing the same games, and a `processes` case: the same games split between two processes
-at once (benchmarks/processes.py), the most two cores give this work here. `python -m
+at once (benchmarks/processes.py), about the most two cores give this work here. `python -m
 benchmarks.roofline RESULT.json` prints the ratios of their medians and checks the bar (two
 threads ≥ 1.7× one on a two-core machine). Each case asserts its figures, which the number
 of threads or processes must not change.
@@ -15,11 +15,14 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.processes import PLAYERS, SEED, halves, two_processes
+from benchmarks.processes import halves, two_processes
+from benchmarks.roofline import PROCESSES_CASE
 from core import engine
 from core.pot import engine as pot
 
 THREADS = pytest.mark.parametrize("threads", [1, 2], ids=["1", "2"])
+PLAYERS = 4
+SEED = 7
 
 # Enough games per call (about 70 ms on one thread here) that starting a thread, and a
 # stray slow millisecond on a shared machine, are lost in the work: a pot game is about six
@@ -41,12 +44,13 @@ def processes() -> Iterator[ProcessPoolExecutor]:
 def test_poison_simulate_threads(benchmark: BenchmarkFixture, threads: int) -> None:
     result = benchmark(engine.simulate, PLAYERS, POISON_GAMES, seed=SEED, threads=threads)
     assert result == EXPECTED_POISON
-    assert result.moves == POISON_GAMES * 4 * 50  # four rounds of 50 cards
+    assert result.moves == POISON_GAMES * PLAYERS * 50  # a round per seat, 50 cards each
 
 
 @pytest.mark.benchmark(group="threads")
 def test_poison_simulate_on_two_processes(benchmark: BenchmarkFixture, processes: ProcessPoolExecutor) -> None:
-    assert benchmark(halves(processes, "poison", POISON_GAMES)) == EXPECTED_POISON
+    benchmark.extra_info["case"] = PROCESSES_CASE
+    assert benchmark(halves(processes, "poison", PLAYERS, POISON_GAMES, SEED)) == EXPECTED_POISON
 
 
 @pytest.mark.benchmark(group="pot-threads")
@@ -59,4 +63,5 @@ def test_pot_simulate_threads(benchmark: BenchmarkFixture, threads: int) -> None
 
 @pytest.mark.benchmark(group="pot-threads")
 def test_pot_simulate_on_two_processes(benchmark: BenchmarkFixture, processes: ProcessPoolExecutor) -> None:
-    assert benchmark(halves(processes, "pot", POT_GAMES)) == EXPECTED_POT
+    benchmark.extra_info["case"] = PROCESSES_CASE
+    assert benchmark(halves(processes, "pot", PLAYERS, POT_GAMES, SEED)) == EXPECTED_POT

@@ -120,6 +120,8 @@ def merged(parts: Sequence[Simulation]) -> Simulation:
     one: every figure is a sum, so the order of the parts does not matter."""
     if not parts:
         raise ValueError("merging needs at least one simulation")
+    if len({len(part.wins) for part in parts}) != 1:
+        raise ValueError("only simulations of as many seats can be merged")
     seats = range(len(parts[0].wins))
     return Simulation(
         sum(part.games for part in parts),

@@ -17,6 +17,9 @@ from pathlib import Path
 
 #: The directory of the C sources.
 SOURCES = Path(__file__).parent
+#: A threads group's case that splits its games between two processes, as it marks itself in
+#: the run's JSON (`extra_info["case"]`); the other cases are the thread counts, "1" and "2".
+PROCESSES_CASE = "processes"
 
 
 def compile_loop(name: str, into: Path) -> Path:

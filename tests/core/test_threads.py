@@ -63,6 +63,14 @@ def test_merging_no_simulation_at_all_is_refused():
 
 
 @pytest.mark.parametrize("simulate", [engine.simulate, pot.simulate], ids=["poison", "pot"])
+def test_merging_simulations_of_different_numbers_of_seats_is_refused(simulate):
+    four, five = simulate(4, 3, seed=1), simulate(5, 3, seed=1)
+    for parts in ([four, five], [five, four]):
+        with pytest.raises(ValueError, match="as many seats"):
+            merged(parts)
+
+
+@pytest.mark.parametrize("simulate", [engine.simulate, pot.simulate], ids=["poison", "pot"])
 @pytest.mark.parametrize("threads", [0, -1, THREAD_BOUNDS[1] + 1, 2.0, "2", True, None])
 def test_a_thread_count_out_of_bounds_or_not_a_whole_number_is_refused(simulate, threads):
     with pytest.raises(InvalidArgument) as refused:
