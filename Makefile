@@ -10,7 +10,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/
 RUN_STAMP    := $(VENV)/.installed-run
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run test typecheck bench load instructions fuzz thorough lint playthroughs annotate cluster clean
+.PHONY: setup run check test typecheck bench load instructions fuzz thorough lint playthroughs annotate cluster clean
 
 setup: $(DEV_STAMP)
 
@@ -35,9 +35,20 @@ $(DEV_STAMP): $(BUILD_INPUTS) | $(BIN)/python
 run: $(RUN_STAMP)
 	$(BIN)/poison serve
 
+# The kinds of test make check leaves out (pyproject.toml's markers; tests/tiers.py).
+SLOW_KINDS := not (subprocess or faults or cluster or browser)
+# Spread over every core: a module's tests stay together on one worker, so a module's
+# own server (a poison serve, a cluster) is started once.
+SPREAD     := -n auto --dist loadscope
+
+## check: lint, type-check, then every fast test: none that runs poison as a process, injects
+## a fault, needs the cluster or the browser (the loop while working)
+check: setup lint typecheck
+	$(BIN)/python -m pytest tests benchmarks --benchmark-disable $(SPREAD) -m "$(SLOW_KINDS)" --durations=10
+
 ## test: lint, type-check, then every test (benchmarks run once each, untimed, to check their results)
 test: setup lint typecheck
-	$(BIN)/python -m pytest tests benchmarks --benchmark-disable --durations=25
+	$(BIN)/python -m pytest tests benchmarks --benchmark-disable $(SPREAD) --durations=25
 
 lint: setup
 	$(BIN)/ruff check .

@@ -15,6 +15,9 @@ import pytest
 from events.server import EmbeddedServer
 from events.store import EventStore
 
+# make check leaves out the slow kinds of test; tests.tiers holds each test to its marker.
+pytest_plugins = ["tests.tiers"]
+
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:

@@ -109,11 +109,13 @@ def test_appends_on_one_node(benchmark: BenchmarkFixture, redis_url: str) -> Non
     measure_appends(benchmark, redis_url, Replication.AUTO)
 
 
+@pytest.mark.cluster
 @pytest.mark.benchmark(group="store-cluster")
 def test_appends_on_a_cluster_waiting_for_a_replica(benchmark: BenchmarkFixture, local_cluster: LocalCluster) -> None:
     measure_appends(benchmark, local_cluster.url, Replication.AUTO)
 
 
+@pytest.mark.cluster
 @pytest.mark.benchmark(group="store-cluster")
 def test_appends_on_a_cluster_without_waiting(benchmark: BenchmarkFixture, local_cluster: LocalCluster) -> None:
     measure_appends(benchmark, local_cluster.url, Replication.NONE)
@@ -124,6 +126,7 @@ def test_load_a_finished_game_on_one_node(benchmark: BenchmarkFixture, redis_url
     measure_load(benchmark, redis_url)
 
 
+@pytest.mark.cluster
 @pytest.mark.benchmark(group="store-cluster")
 def test_load_a_finished_game_on_a_cluster(benchmark: BenchmarkFixture, local_cluster: LocalCluster) -> None:
     measure_load(benchmark, local_cluster.url)

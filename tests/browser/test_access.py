@@ -11,6 +11,8 @@ import pytest
 from tests.browser.conftest import PHONE, Watched
 from tests.browser.table import TABLE, create, my_turn_or_over, read, token_of, version_shown
 
+pytestmark = pytest.mark.browser
+
 PEOPLE_AND_BOTS = {
     "poison": ([{"name": "Ana"}, {"name": "Bob", "bot": "greedy"}, {"name": "Cy", "bot": "random"}], {}),
     "pot": ([{"name": "Ana"}, {"name": "Bob", "bot": "greedy"}], {"ruleset": "pot"}),

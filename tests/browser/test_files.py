@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from core import reference as poison_rules
 from core.pot import reference as pot_rules
 from service.controllers.table import CONTENT_SECURITY_POLICY, STATIC
 from tests.browser.conftest import Watched
+
+pytestmark = pytest.mark.browser
 
 MEDIA = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html"}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from tests.browser.conftest import Watched
 from tests.browser.proxy import relay
@@ -20,6 +21,8 @@ from tests.browser.table import (
     token_of,
     version_shown,
 )
+
+pytestmark = pytest.mark.browser
 
 
 def play_turns(served: str, game_id: str, tokens: dict[int, str], count: int) -> int:

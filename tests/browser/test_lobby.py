@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
+import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import Watched
 from tests.browser.table import create
+
+pytestmark = pytest.mark.browser
 
 #: The lobby's page of games (service/static/js/lobby.js).
 PAGE = 10

@@ -15,6 +15,8 @@ from service.schemas import Name
 from tests.browser.conftest import SCREENSHOTS, Watched
 from tests.browser.table import TABLE, create, play_out, read, token_of
 
+pytestmark = pytest.mark.browser
+
 #: Each ruleset's title in the lobby, and the fewest rounds (Poison) to keep the game short.
 GAMES = {"poison": ("Poison", "1"), "pot": ("The pot game", None)}
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import unquote
 
+import pytest
+
 from tests.browser.conftest import Watched
 from tests.browser.table import TABLE, my_turn_or_over, number, scores, totals_shown
+
+pytestmark = pytest.mark.browser
 
 
 def create_in_lobby(

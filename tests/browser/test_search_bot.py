@@ -8,9 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import get_args
 
+import pytest
+
 from service.schemas import Playouts
 from tests.browser.conftest import Watched
 from tests.browser.table import TABLE, create, my_turn_or_over, read, scores, token_of, totals_shown
+
+pytestmark = pytest.mark.browser
 
 #: Small, so the whole game's searches take milliseconds.
 PLAYOUTS = 60

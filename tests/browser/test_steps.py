@@ -14,6 +14,8 @@ from playwright.sync_api import Page
 from tests.browser.conftest import Watched
 from tests.browser.table import create, number, read, scores
 
+pytestmark = pytest.mark.browser
+
 STEPS = "section.steps-screen"
 BOTS = [
     {"name": "Ana", "bot": "greedy"},

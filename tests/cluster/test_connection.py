@@ -19,7 +19,7 @@ from events.cluster import LocalCluster
 from events.pipelined import NotReplicated, PipelinedConnection, Replication
 from events.slots import slot_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
 APPEND = """
 -- KEYS: a game's stream and its summary (one slot); ARGV: expected version, event

@@ -17,7 +17,7 @@ from events.pipelined import PipelinedConnection, Replication
 from events.slots import slot_of
 from tests.cluster.test_connection import APPEND, APPEND_SHA, game_keys, master_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
 TIMEOUT = 1.0  # the store's timeout here: every failed call must end within it
 

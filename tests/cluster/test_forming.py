@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 
 from events.cluster import SLOTS, LocalCluster
+
+pytestmark = pytest.mark.cluster
 
 
 def owner_of(cluster: LocalCluster, key: str) -> int:

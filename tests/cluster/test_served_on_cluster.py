@@ -18,7 +18,7 @@ from tests.cluster.test_connection import master_of
 from tests.service.api import auth
 from tests.service.served import serving
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
 
 def play_through(services: list[str], body: dict) -> dict:

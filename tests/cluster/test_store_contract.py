@@ -29,7 +29,7 @@ LOG, _ = game_log(4, seed=21)
 CARD = CardPlayed(round=1, seat=1, card="R1", cauldron=0, total=1)
 
 
-@pytest.fixture(params=["one server", "cluster"])
+@pytest.fixture(params=["one server", pytest.param("cluster", marks=pytest.mark.cluster)])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
     where = request.getfixturevalue("redis_url" if request.param == "one server" else "cluster")
     url = where if isinstance(where, str) else where.url

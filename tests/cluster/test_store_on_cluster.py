@@ -22,7 +22,7 @@ from service.settings import Settings
 from tests.events.logs import game_log
 from tests.service.api import auth, create, view
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
 LOG, _ = game_log(4, seed=5)
 

@@ -132,6 +132,7 @@ async def test_a_password_in_the_url_is_sent_first_and_a_wrong_one_refuses_the_c
     await none.close()
 
 
+@pytest.mark.faults
 async def test_a_frozen_server_fails_every_command_in_flight_within_the_timeout(own_server):
     wire = PipelinedConnection(own_server.url, timeout=0.5)
     await wire.execute("PING")
@@ -145,6 +146,7 @@ async def test_a_frozen_server_fails_every_command_in_flight_within_the_timeout(
     await wire.close()
 
 
+@pytest.mark.faults
 async def test_a_restarted_server_is_reached_again_by_the_next_command(own_server, prefix):
     wire = PipelinedConnection(own_server.url, timeout=1.0)
     await wire.execute("SET", f"{prefix}:kept", "yes")
@@ -238,6 +240,7 @@ async def test_a_rediss_url_speaks_tls_and_refuses_a_server_it_does_not_trust(re
         await server.wait_closed()
 
 
+@pytest.mark.faults
 async def test_a_server_full_of_clients_is_a_connection_error_and_no_connection_is_left_behind(own_server):
     with redis.Redis.from_url(own_server.url) as admin:
         admin.config_set("maxclients", 1)  # this admin connection is the one
@@ -251,6 +254,7 @@ async def test_a_server_full_of_clients_is_a_connection_error_and_no_connection_
     await wire.close()
 
 
+@pytest.mark.faults
 async def test_a_connection_attempt_whose_waiters_all_gave_up_does_not_answer_the_next_command(tmp_path):
     server = EmbeddedServer(tmp_path / "data")
     server.start()
@@ -348,6 +352,7 @@ async def test_commands_beyond_the_cap_in_flight_wait_for_room_and_all_get_their
         await capped.close()
 
 
+@pytest.mark.faults
 async def test_commands_beyond_the_cap_on_a_frozen_server_give_up_at_their_deadline(own_server):
     capped = PipelinedConnection(own_server.url, timeout=0.5, in_flight=2)
     await capped.execute("PING")
@@ -366,6 +371,7 @@ async def test_commands_beyond_the_cap_on_a_frozen_server_give_up_at_their_deadl
         await capped.close()
 
 
+@pytest.mark.faults
 async def test_a_connection_still_being_made_when_closed_is_given_up_not_left_open(own_server):
     # Its caller gave up first (a deadline shorter than the connection's own); the server,
     # frozen, accepted the socket but answers nothing. Closed now, the connection must not

@@ -31,6 +31,7 @@ async def own(tmp_path):
     server.stop()
 
 
+@pytest.mark.faults
 async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_data(own):
     server, store = own
     version = 0
@@ -41,6 +42,7 @@ async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_dat
     assert await store.read("g") == numbered(LOG)
 
 
+@pytest.mark.faults
 async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_recovers(own):
     server, store = own
     await store.append("g", LOG[:2], 0)
@@ -54,6 +56,7 @@ async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_re
     assert (await store.append("g", LOG[2:3], 2)).version == 3  # the same store object
 
 
+@pytest.mark.faults
 async def test_a_frozen_server_is_store_unavailable_not_a_hang(own):
     server, store = own
     await store.append("g", LOG[:2], 0)
@@ -87,6 +90,7 @@ def test_the_server_binary_comes_with_the_project_or_from_the_environment(tmp_pa
         find_server_binary()
 
 
+@pytest.mark.faults
 def test_the_embedded_server_stops_when_its_owner_is_killed(tmp_path):
     import subprocess
     import sys
@@ -127,6 +131,7 @@ def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):
         assert again.process is not None
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(
     ("setting", "reply"),
     [

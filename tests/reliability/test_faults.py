@@ -16,6 +16,8 @@ from events.server import EmbeddedServer
 from events.store import EventStore
 from tests.reliability.service import Player, serve
 
+pytestmark = pytest.mark.faults
+
 GAMES = 6
 
 

@@ -29,6 +29,8 @@ import pytest
 
 from tests.reliability.service import Served, serve
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 LIVE_STREAM = "/v1/games/{game_id}/events/stream"

@@ -23,6 +23,8 @@ import pytest
 
 from events.server import free_port
 
+pytestmark = pytest.mark.faults
+
 TIMEOUT = 1.0  # POISON_HEADER_TIMEOUT and POISON_BODY_TIMEOUT in these tests
 CAP = 12  # POISON_MAX_CONNECTIONS in the test of the cap
 

@@ -25,6 +25,8 @@ import pytest
 
 from events.server import find_server_binary, free_port
 
+pytestmark = pytest.mark.faults
+
 FIRST_DELAY = 0.2  # POISON_STORE_RESTART_DELAY for the test (and the default)
 
 

@@ -11,6 +11,8 @@ from events.schema import encode_public, to_public
 from tests.events.logs import game_log
 from tests.service.command import poison
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> tuple[Path, list]:

@@ -13,6 +13,8 @@ import pytest
 
 from tests.service.command import Terminal, poison, shown_lines
 
+pytestmark = pytest.mark.subprocess
+
 #: Each command, with what it needs besides flags.
 COMMANDS = {"serve": [], "replay": ["game.ndjson"], "simulate": [], "ladder": [], "play": []}
 

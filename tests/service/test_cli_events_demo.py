@@ -18,6 +18,8 @@ import redis
 from events.server import EmbeddedServer
 from tests.service.served import serving
 
+pytestmark = pytest.mark.subprocess
+
 
 def demo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "events", *args], capture_output=True, text=True, timeout=180, env=env)

@@ -81,6 +81,7 @@ def test_the_table_heads_with_every_setting_and_rates_each_bot(capsys):
     assert "ratings: Bradley-Terry" in out
 
 
+@pytest.mark.subprocess
 def test_the_progress_in_a_terminal_counts_the_games_of_every_match():
     with Terminal(
         "ladder", "--ruleset", "pot", "--players", "2", "--bots", "greedy,mcts:20", "--games", "10"

@@ -95,6 +95,7 @@ def together(server: str) -> dict[str, object]:
     return finished_together(server)
 
 
+@pytest.mark.subprocess
 def test_a_game_with_an_open_seat_waits_and_the_list_shows_it_with_its_open_seat(together):
     ana, listed, game_id = together["ana"], together["list"], together["id"]
     assert ana.splitlines()[0] == (
@@ -109,6 +110,7 @@ def test_a_game_with_an_open_seat_waits_and_the_list_shows_it_with_its_open_seat
     assert "to join one: poison play --server " in listed.stdout
 
 
+@pytest.mark.subprocess
 def test_the_creator_sees_the_join_and_the_start_and_both_play_the_game_to_the_end(together, server):
     ana, bo, game_id = together["ana"], together["bo"], together["id"]
     assert together["ana_code"] == 0, together["ana_err"]
@@ -124,6 +126,7 @@ def test_the_creator_sees_the_join_and_the_start_and_both_play_the_game_to_the_e
         assert "final totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True)) in transcript
 
 
+@pytest.mark.subprocess
 def test_each_seat_plays_again_in_one_next_game_with_rematch(together, server):
     again = []
     for transcript in (together["ana"], together["bo"].stdout):
@@ -149,6 +152,7 @@ def test_each_seat_plays_again_in_one_next_game_with_rematch(together, server):
     assert [(p["name"], p["bot"]) for p in view["players"]] == [("ana", None), ("bo", None), ("greedy bot 2", "greedy")]
 
 
+@pytest.mark.subprocess
 def test_in_a_terminal_the_end_of_a_game_asks_to_play_again_and_goes_on_to_the_next_game(together, server):
     line = re.search(r"^to play again: poison play (.+) --rematch$", together["ana"], re.MULTILINE)
     assert line, together["ana"][-500:]
@@ -165,6 +169,7 @@ def test_in_a_terminal_the_end_of_a_game_asks_to_play_again_and_goes_on_to_the_n
     assert headline.group(1).decode() == next_game
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_while_waiting_gives_the_seat_back_and_says_so(server):
     ana = started("play", "--server", server, "--ruleset", "pot", "--players", "2", "--open", "1", "--name", "ana")
     assert ana.stdout is not None
@@ -186,6 +191,7 @@ def test_ctrl_c_while_waiting_gives_the_seat_back_and_says_so(server):
     assert httpx.get(f"{server}/v1/games/{game_id}").json()["status"] == "abandoned"  # nobody named is left
 
 
+@pytest.mark.subprocess
 def test_in_a_terminal_the_list_asks_which_game_to_join_and_the_name(server):
     made = httpx.post(f"{server}/v1/games", json={"ruleset": "pot", "players": [{"name": "ana"}, {"open": True}]})
     game_id = made.json()["game_id"]
@@ -213,6 +219,7 @@ def refused(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.Comple
     return subprocess.CompletedProcess(args, status, out, err)
 
 
+@pytest.mark.subprocess
 def test_joining_refusals_are_one_line_each(server, capsys):
     players = [{"name": "ana"}, {"open": True}, {"open": True}]
     made = httpx.post(f"{server}/v1/games", json={"ruleset": "pot", "players": players}).json()

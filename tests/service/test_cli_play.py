@@ -60,6 +60,7 @@ def said(names: list[str], seat: int, card: str) -> str:
 # ---- Poison through a pipe ------------------------------------------------------------------
 
 
+@pytest.mark.subprocess
 def test_a_person_plays_a_whole_game_in_the_terminal():
     answers = "\n".join(["Z9 0", "99", "hello", "R5 7", *["1"] * 60]) + "\n"
     result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
@@ -76,6 +77,7 @@ def test_a_person_plays_a_whole_game_in_the_terminal():
     assert re.search(r"^winners?: ", out, re.MULTILINE)
 
 
+@pytest.mark.subprocess
 def test_poison_play_seeds_its_bots_as_the_service_does_and_tells_each_round_with_running_totals():
     bots, seed = ["random", "random"], 8
     answers = "\n".join(["1"] * 60) + "\n"
@@ -99,6 +101,7 @@ def test_poison_play_seeds_its_bots_as_the_service_does_and_tells_each_round_wit
     assert f"final totals: {', '.join(f'{n} {t}' for n, t in zip(names, totals, strict=True))}\n" in result.stdout
 
 
+@pytest.mark.subprocess
 def test_the_person_is_you_and_the_verbs_agree():
     answers = "\n".join(["1"] * 60) + "\n"
     out = poison("play", "--players", "3", "--rounds", "3", "--seed", "8", stdin=answers).stdout
@@ -113,6 +116,7 @@ def test_the_person_is_you_and_the_verbs_agree():
         assert wrong not in out
 
 
+@pytest.mark.subprocess
 def test_a_card_you_do_not_hold_is_refused_in_your_words_and_you_choose_again():
     _, _, turns = service_game("poison", ["greedy", "greedy"], 8, {"rounds": 1})
     hand = turns[0].game.hand(0)
@@ -123,6 +127,7 @@ def test_a_card_you_do_not_hold_is_refused_in_your_words_and_you_choose_again():
     assert f"your move: {missing} 0\nyou hold no {missing} — a move is its number in the list" in result.stdout
 
 
+@pytest.mark.subprocess
 def test_you_choose_your_seat_and_the_bots_fill_the_others():
     bots, seed = ["greedy", "random", "greedy"], 3
     answers = "\n".join(["1"] * 60) + "\n"
@@ -138,6 +143,7 @@ def test_you_choose_your_seat_and_the_bots_fill_the_others():
     assert re.search(r"^2 +you +\d+ +0 +0 *$", result.stdout, re.MULTILINE)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -159,6 +165,7 @@ def test_play_refuses_bad_options_in_one_line(args, says):
 # ---- leaving, and Ctrl-C --------------------------------------------------------------------
 
 
+@pytest.mark.subprocess
 def test_the_end_of_input_leaves_the_game_saying_at_which_version_with_status_0():
     _, _, turns = service_game("poison", ["greedy"] * 3, 1, {})
     result = poison("play", "--players", "4", "--seed", "1", stdin="")
@@ -167,6 +174,7 @@ def test_the_end_of_input_leaves_the_game_saying_at_which_version_with_status_0(
     assert result.stderr == ""
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("word", ["q", "quit", "Q"])
 def test_q_leaves_the_game_saying_at_which_version_with_status_0(word):
     _, _, turns = service_game("poison", ["greedy", "greedy"], 8, {"rounds": 1})
@@ -176,6 +184,7 @@ def test_q_leaves_the_game_saying_at_which_version_with_status_0(word):
     assert turns[1].version > turns[0].version
 
 
+@pytest.mark.subprocess
 def test_help_says_how_to_leave_and_what_each_exit_status_means():
     out = " ".join(poison("play", "--help").stdout.split())  # as filled to any width
     assert "'q' (or 'quit', or the end of the input) leaves the game" in out
@@ -185,6 +194,7 @@ def test_help_says_how_to_leave_and_what_each_exit_status_means():
         assert flag in out
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_while_play_waits_for_a_move_ends_it_with_one_line_and_status_130():
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "play", "--seed", "2"],
@@ -238,6 +248,7 @@ def read_until_seen(terminal: Terminal, wanted: bytes, times: int) -> None:
         terminal._read(1)
 
 
+@pytest.mark.subprocess
 def test_in_a_terminal_the_board_is_redrawn_each_turn_with_what_happened_since_your_move(terminal):
     start = terminal
     terminal = start("--players", "3", "--rounds", "1", "--seed", "8")
@@ -256,6 +267,7 @@ def test_in_a_terminal_the_board_is_redrawn_each_turn_with_what_happened_since_y
     assert "you left the game at version" in shown_lines(terminal.screen())[-1]
 
 
+@pytest.mark.subprocess
 def test_in_a_terminal_cards_have_their_suit_s_colour_beside_their_code(terminal):
     terminal = terminal("--players", "3", "--rounds", "1", "--seed", "8")
     terminal.read_until(b"your move: ")
@@ -273,6 +285,7 @@ def test_in_a_terminal_cards_have_their_suit_s_colour_beside_their_code(terminal
     assert terminal.wait() == 130
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("columns", [30, 45])
 def test_in_a_narrow_terminal_the_moves_wrap_between_moves_never_inside_one(terminal, columns):
     terminal = terminal("--players", "3", "--rounds", "1", "--seed", "8", columns=columns, lines=60)
@@ -289,6 +302,7 @@ def test_in_a_narrow_terminal_the_moves_wrap_between_moves_never_inside_one(term
     assert terminal.wait() == 130
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_in_a_terminal_leaves_one_line_and_no_traceback(terminal):
     terminal = terminal("--seed", "2")
     terminal.read_until(b"your move: ")
@@ -319,6 +333,7 @@ def pot_played() -> tuple[subprocess.CompletedProcess, list, LoggedGame, dict[st
     return result, log, logged, {"missing": missing, "closing": closing}
 
 
+@pytest.mark.subprocess
 def test_a_person_plays_a_whole_pot_game_to_the_totals_the_service_reaches(pot_played):
     result, log, logged, _ = pot_played
     assert result.returncode == 0, result.stderr
@@ -332,6 +347,7 @@ def test_a_person_plays_a_whole_pot_game_to_the_totals_the_service_reaches(pot_p
     assert played_lines(result.stdout) == expected
 
 
+@pytest.mark.subprocess
 def test_play_pot_shows_the_pot_the_pile_the_hands_and_numbered_moves(pot_played):
     out = pot_played[0].stdout
     assert "The pot game: you are seat 0 against greedy bot 1, random bot 2; seed 4. Highest total wins." in out
@@ -343,6 +359,7 @@ def test_play_pot_shows_the_pot_the_pile_the_hands_and_numbered_moves(pot_played
     assert "The game, pot by pot" in out
 
 
+@pytest.mark.subprocess
 def test_play_pot_tells_what_each_move_did_in_agreeing_words_and_shows_only_your_drawn_cards(pot_played):
     out, log = pot_played[0].stdout, pot_played[1]
     assert re.search(r"^ +you draw( T\d)+$", out, re.MULTILINE)
@@ -357,6 +374,7 @@ def test_play_pot_tells_what_each_move_did_in_agreeing_words_and_shows_only_your
         assert wrong not in out
 
 
+@pytest.mark.subprocess
 def test_play_pot_says_you_close_the_pot_and_you_score():
     result = poison("play", "--ruleset", "pot", "--players", "2", "--seed", "4", stdin="2\nq\n")
     assert result.returncode == 0, result.stderr
@@ -365,6 +383,7 @@ def test_play_pot_says_you_close_the_pot_and_you_score():
     )
 
 
+@pytest.mark.subprocess
 def test_play_pot_refuses_what_is_no_legal_move_and_waits_for_another(pot_played):
     out, tried = pot_played[0].stdout, pot_played[3]
     assert f"you hold no {tried['missing']}" in out
@@ -375,6 +394,7 @@ def test_play_pot_refuses_what_is_no_legal_move_and_waits_for_another(pot_played
     assert f"the pot may not be closed with {card}: no pot may be closed once the draw pile is empty" in out
 
 
+@pytest.mark.subprocess
 def test_a_superscript_digit_as_a_move_or_a_cauldron_is_refused_and_you_choose_again():
     # "²".isdigit() is true but int("²") fails: this once ended play with a traceback.
     answers = "\n".join(["²", "R1 ²", *["1"] * 60]) + "\n"

@@ -37,6 +37,7 @@ def expected_figures(report: dict, simulation) -> None:
 # ---- simulate -------------------------------------------------------------------------------
 
 
+@pytest.mark.subprocess
 def test_simulate_pot_figures_equal_the_reference_simulation_for_the_same_arguments():
     bots = ["greedy", "random", "random"]
     args = ("--ruleset", "pot", "--players", "3", "--games", "1000", "--bots", ",".join(bots), "--seed", "9")
@@ -69,6 +70,7 @@ def test_simulate_pot_in_chunks_adds_up_to_one_reference_call(monkeypatch, capsy
     expected_figures(report, pot_reference.simulate(2, 100, seed=3, bots=["random", "greedy"]))
 
 
+@pytest.mark.subprocess
 def test_simulate_pot_shows_the_ruleset_in_its_header_and_that_the_highest_total_wins():
     result = poison("simulate", "--ruleset", "pot", "--players", "2", "--games", "300", "--bots", "greedy,random")
     assert result.returncode == 0, result.stderr
@@ -77,6 +79,7 @@ def test_simulate_pot_shows_the_ruleset_in_its_header_and_that_the_highest_total
     assert "lowest" not in result.stdout
 
 
+@pytest.mark.subprocess
 def test_simulate_poison_echoes_its_options_in_the_header():
     result = poison("simulate", "--players", "3", "--games", "200", "--rounds", "2", "--cauldrons", "fixed")
     assert result.returncode == 0, result.stderr
@@ -86,6 +89,7 @@ def test_simulate_poison_echoes_its_options_in_the_header():
     assert "ruleset poison, 3 players, seed 0, rounds default, cauldrons dynamic" in defaults.stdout
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -100,6 +104,7 @@ def test_simulate_pot_refuses_what_the_pot_game_does_not_have_in_one_line(args, 
     assert_one_line_refusal(poison("simulate", "--ruleset", "pot", "--games", "10", *args), "simulate", says)
 
 
+@pytest.mark.subprocess
 def test_simulate_and_play_refuse_an_unknown_ruleset_in_one_line():
     for command in ("simulate", "play"):
         result = poison(command, "--ruleset", "rummy")
@@ -135,6 +140,7 @@ def table_rows(stdout: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")]
 
 
+@pytest.mark.subprocess
 def test_replay_prints_a_pot_log_pot_by_pot_with_its_totals_and_winners(pot_log):
     path, _, logged = pot_log
     result = poison("replay", str(path))
@@ -165,6 +171,7 @@ def test_replay_prints_a_pot_log_pot_by_pot_with_its_totals_and_winners(pot_log)
     assert f"finished: highest total {max(logged.game.totals)}, won by {winners}" in out
 
 
+@pytest.mark.subprocess
 def test_replay_of_part_of_a_pot_log_shows_where_the_game_stands(pot_log):
     path, _, _ = pot_log
     result = poison("replay", str(path), "--version", "40")
@@ -175,6 +182,7 @@ def test_replay_of_part_of_a_pot_log_shows_where_the_game_stands(pot_log):
     assert "finished" not in result.stdout
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("kind", "tamper"),
     [
@@ -199,6 +207,7 @@ def test_replay_of_a_tampered_pot_log_names_the_version_of_the_bad_event_in_one_
     assert result.stderr.startswith(f"poison replay: invalid log: event {event['version']}: ")
 
 
+@pytest.mark.subprocess
 def test_replay_refuses_a_log_whose_first_event_names_no_ruleset_we_know(pot_log, tmp_path):
     path, _, _ = pot_log
     lines = path.read_text().splitlines()

@@ -13,6 +13,8 @@ import pytest
 from events.codec import Player, encode_public, to_public
 from events.play import LoggedGame, create_game, play_move
 
+pytestmark = pytest.mark.subprocess
+
 #: Names the API accepts that a terminal or rich would otherwise read: markup, a closing tag
 #: alone, an emoji code, a trailing backslash, an escape sequence, a line break, a
 #: right-to-left override.

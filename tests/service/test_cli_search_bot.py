@@ -101,6 +101,7 @@ def test_a_person_plays_a_whole_game_here_against_the_search_bot_as_the_service_
     assert "thinking" not in result.stdout
 
 
+@pytest.mark.subprocess
 def test_in_a_terminal_a_long_search_shows_who_is_thinking_until_its_move_comes():
     assert THINKING_AFTER < 0.2  # a search of the size below takes longer
     # 60,000 playouts a move (the engine's bounds, here) take about half a second on this
@@ -157,6 +158,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
+@pytest.mark.subprocess
 def test_on_a_server_the_search_bot_s_seat_is_created_with_its_playouts_and_played_to_the_end(
     server, capsys, monkeypatch
 ):
@@ -174,6 +176,7 @@ def test_on_a_server_the_search_bot_s_seat_is_created_with_its_playouts_and_play
     assert "final totals: you " in out
 
 
+@pytest.mark.subprocess
 def test_the_waiting_room_says_each_search_bot_s_strength_once(server):
     args = ["play", "--server", server, "--ruleset", "pot", "--players", "3", "--open", "1", "--bots", "mcts:300"]
     waiting = subprocess.Popen(
@@ -201,6 +204,7 @@ def test_the_waiting_room_says_each_search_bot_s_strength_once(server):
             waiting.communicate()
 
 
+@pytest.mark.subprocess
 def test_a_strength_beyond_the_server_s_bounds_is_the_server_s_refusal_in_one_line(server, capsys):
     bounds = get_args(Playouts)[1]  # the service's, below the engine's
     fewest, most = bounds.ge, bounds.le
@@ -211,6 +215,7 @@ def test_a_strength_beyond_the_server_s_bounds_is_the_server_s_refusal_in_one_li
     assert f"playouts must be a whole number from {fewest} to {most:,}, not {most + 1}" in err
 
 
+@pytest.mark.subprocess
 def test_on_a_server_the_terminal_says_who_is_thinking_while_the_service_searches(server):
     # Five search bots at the service's most playouts: the answer to a move waits for five
     # searches (about half a second here), past the moment the terminal names them.

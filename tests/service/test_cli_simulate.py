@@ -44,6 +44,7 @@ def test_a_win_rate_has_one_decimal_or_as_many_as_keep_it_off_0_and_100(part, wh
     assert percent(part, whole) == shown
 
 
+@pytest.mark.subprocess
 def test_no_seat_that_lost_a_game_is_shown_winning_all_of_them():
     args = ("simulate", "--games", "4000", "--bots", "greedy,random,random,random", "--seed", "3")
     report = json.loads(poison(*args, "--json").stdout)
@@ -58,6 +59,7 @@ def test_no_seat_that_lost_a_game_is_shown_winning_all_of_them():
     assert all(rate not in {"100.0%", "0.0%"} for rate, won in zip(rates, wins, strict=True) if 0 < won < 4_000)
 
 
+@pytest.mark.subprocess
 def test_the_progress_in_a_terminal_counts_games_with_thousands_separators():
     with Terminal("simulate", "--ruleset", "pot", "--players", "2", "--games", "60000") as terminal:
         assert terminal.wait() == 0
@@ -69,6 +71,7 @@ def test_the_progress_in_a_terminal_counts_games_with_thousands_separators():
     assert "simulating" not in screen
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "header"),
     [
@@ -86,6 +89,7 @@ def test_the_header_echoes_every_option(args, header):
     assert result.stdout.splitlines()[0] == header
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("ruleset", ["poison", "pot"])
 def test_jobs_play_the_games_on_several_threads_with_the_same_figures(ruleset):
     # 45,000 games: more than one chunk of the command, so chunks and threads both split them.
@@ -99,6 +103,7 @@ def test_jobs_play_the_games_on_several_threads_with_the_same_figures(ruleset):
     assert figures[0]["games"] == 45_000
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("jobs", "said"), [("0", "--jobs is 1 to 64, not 0"), ("65", "--jobs is 1 to 64, not 65")])
 def test_jobs_out_of_bounds_are_refused_in_words(jobs, said):
     refused = poison("simulate", "--games", "10", "--jobs", jobs)
@@ -107,6 +112,7 @@ def test_jobs_out_of_bounds_are_refused_in_words(jobs, said):
     assert refused.stdout == ""
 
 
+@pytest.mark.subprocess
 def test_jobs_that_are_not_a_whole_number_are_refused_in_words():
     refused = poison("simulate", "--games", "10", "--jobs", "two")
     assert refused.returncode == 2
@@ -153,6 +159,7 @@ sys.exit(main(["simulate", "--players", "2", "--ruleset", "pot", "--games", "2",
 """
 
 
+@pytest.mark.subprocess
 def test_simulate_short_of_memory_for_a_search_says_so_in_one_line() -> None:
     ran = subprocess.run(
         [sys.executable, "-c", SIMULATE_SHORT_OF_MEMORY], capture_output=True, text=True, timeout=60, check=False

@@ -26,6 +26,8 @@ from openapi_spec_validator import validate
 
 from tests.service.served import serving
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "http-api.md"
 PACKAGE = "poison_client"

@@ -15,6 +15,8 @@ import pytest
 
 from tests.service.served import serving
 
+pytestmark = pytest.mark.subprocess
+
 DEALS = {"round_started", "cards_dealt"}
 
 

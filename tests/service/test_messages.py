@@ -312,6 +312,7 @@ async def test_a_replayed_log_naming_no_ruleset_of_ours_names_those_that_exist(c
     assert all(name in detail for name in RULESETS)
 
 
+@pytest.mark.subprocess
 async def test_the_cli_says_what_the_api_says_of_the_same_log(client, tmp_path):
     log, _ = await tampered_log(client)
     response = await client.post("/v1/replays", content=log, headers={"content-type": "application/x-ndjson"})
@@ -477,6 +478,7 @@ async def test_a_head_answer_counts_the_newline_too(client):
 # ---- the seed range is one range ---------------------------------------------------------------
 
 
+@pytest.mark.subprocess
 async def test_the_seed_range_is_0_to_2_to_the_63_minus_1_at_every_layer(client):
     assert SEED_LIMIT == 2**63 - 1
     # the core

@@ -97,6 +97,7 @@ async def test_metrics_are_not_in_the_public_api_document(client):
     assert not any("metrics" in path for path in document["paths"])
 
 
+@pytest.mark.subprocess
 def test_one_scrape_sums_every_worker_and_counts_open_live_streams(tmp_path: Path, redis_url: str):
     settings = {"POISON_REDIS_URL": redis_url, "POISON_NAMESPACE": "metrics2"}
     with serving(tmp_path, workers=2, **settings) as base, httpx.Client(base_url=base, timeout=10) as http:
@@ -124,6 +125,7 @@ def test_one_scrape_sums_every_worker_and_counts_open_live_streams(tmp_path: Pat
             time.sleep(0.05)
 
 
+@pytest.mark.subprocess
 def test_poison_serve_whose_store_fails_to_start_leaves_no_metrics_directory_behind(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POISON_", MULTIPROCESS_VARIABLE))}
     env |= {"TMPDIR": str(tmp_path), "POISON_REDIS_SERVER": "/bin/false", "POISON_WORKERS": "2"}

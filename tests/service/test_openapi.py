@@ -649,6 +649,8 @@ async def test_the_examples_are_real_games_the_service_replays(client):
 # ---- the page, in a real browser -----------------------------------------------------------
 
 
+@pytest.mark.browser
+@pytest.mark.subprocess
 def test_the_swagger_page_renders_from_the_service_alone_and_plays_a_move_with_a_token(tmp_path: Path):
     from playwright.sync_api import sync_playwright
 

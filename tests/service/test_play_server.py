@@ -25,6 +25,8 @@ from service.client import ApiProblem, Client
 from tests.service.served import serving
 from tests.service.test_cli_play import names_of, played_lines, said, service_game
 
+pytestmark = pytest.mark.subprocess
+
 ANSWERS = "\n".join(["1"] * 400) + "\n"
 
 

@@ -172,6 +172,7 @@ def one_client_per_worker(base: str) -> list[httpx.Client]:
     return list(held.values())
 
 
+@pytest.mark.subprocess
 @pytest.mark.anyio(False)
 def test_the_limit_holds_across_workers_and_is_kept_per_client_address(two_workers_low_limits):
     base = two_workers_low_limits

@@ -100,6 +100,7 @@ def test_a_json_log_line_written_while_a_request_is_served_names_its_id():
     assert "RuntimeError: boom" in line["error"]
 
 
+@pytest.mark.subprocess
 def test_poison_serve_refuses_a_log_format_it_does_not_know_and_exits_2():
     env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {"POISON_LOG_FORMAT": "xml"}
     result = subprocess.run(
@@ -113,6 +114,7 @@ def test_the_log_format_is_a_setting_like_any_other_so_its_variable_is_never_cal
     assert unknown_variables({"POISON_LOG_FORMAT": "json", "POISON_LOG_FROMAT": "json"}) == ["POISON_LOG_FROMAT"]
 
 
+@pytest.mark.subprocess
 def test_poison_serve_asked_for_json_says_a_refused_setting_as_one_json_line():
     env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
     env |= {"POISON_LOG_FORMAT": "JSON", "POISON_PORT": "seventy"}

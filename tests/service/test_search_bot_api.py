@@ -19,6 +19,8 @@ from service.documented import REPLAY_PLAYOUTS
 from service.schemas import SERVICE_PLAYOUTS
 from tests.service.served import serving
 
+pytestmark = pytest.mark.subprocess
+
 TABLE = [{"name": "ana"}, {"name": "bob", "bot": "mcts", "playouts": 200}, {"name": "cy", "bot": "mcts"}]
 
 

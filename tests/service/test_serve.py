@@ -23,6 +23,8 @@ from service.commands.serve import shown
 from service.problems import TITLES, TYPE_BASE
 from service.settings import SETTINGS
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:

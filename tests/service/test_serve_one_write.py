@@ -16,6 +16,8 @@ import pytest
 
 from tests.service.served import serving
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture(scope="module")
 def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:

@@ -10,7 +10,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from service.commands.serve import GC_THRESHOLDS
+
+pytestmark = pytest.mark.subprocess
 
 LOAD_A_WORKER = """
 import gc, json

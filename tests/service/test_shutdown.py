@@ -22,6 +22,8 @@ from service.settings import Settings
 from tests.service.api import auth
 from tests.service.test_serve import start
 
+pytestmark = pytest.mark.subprocess
+
 PAUSE_MS = 1500  # how long the store holds every write: the move waits this long
 REQUEST_ID = "move-in-flight-1"
 
