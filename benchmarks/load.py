@@ -68,9 +68,8 @@ T = TypeVar("T")
 class Connection(asyncio.Protocol):
     """One keep-alive HTTP/1.1 connection, one request at a time. A protocol rather than
     asyncio's streams: an answer is parsed once when its last byte arrives, and its awaiter
-    woken once (streams woke it for every header line). With uvloop (`run`), the clients'
-    CPU a request fell from 100-125 µs to 64-79 µs (bare endpoint, 16 clients, a loaded
-    machine): CPU the servers share with them."""
+    woken once (streams woke it for every header line). With uvloop (`run`), the clients
+    take less of the CPU the servers share with them (figures: docs/performance.md)."""
 
     def __init__(self, port: int) -> None:
         self.port = port

@@ -16,8 +16,8 @@ which is `poison serve` itself with, in its (only) worker process:
   events of 1 ms and more) read at the end.
 
 The report is written as JSON when the service stops. The probes wrap what they time and
-change nothing else; they cost a few µs a request, so figures with them are not the bare
-benchmark's (`--probe` says so).
+change nothing else; they add a little to every request, so figures with them are not the
+bare benchmark's (`--probe` says so).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from tests.core.recorded import record_game
 IMPLEMENTATIONS = pytest.mark.parametrize("rules", [engine, reference], ids=["core", "reference"])
 
 # Enough different games per call that the processor cannot learn one game's branches by
-# heart: replaying a single game over and over ran three times faster than real work.
+# heart: replaying a single game over and over ran far faster than real work (figures:
+# docs/performance.md).
 SIMULATED_GAMES = 100
 RECORDED = [record_game(4, seed, rounds=4) for seed in range(2026, 2026 + 64)]
 EXPECTED_SIMULATION = engine.simulate(4, SIMULATED_GAMES, seed=7)

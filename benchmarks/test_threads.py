@@ -24,7 +24,7 @@ THREADS = pytest.mark.parametrize("threads", [1, 2], ids=["1", "2"])
 PLAYERS = 4
 SEED = 7
 
-# Enough games per call (about 70 ms on one thread here) that starting a thread, and a
+# Enough games per call (figures: docs/performance.md) that starting a thread, and a
 # stray slow millisecond on a shared machine, are lost in the work: a pot game is about six
 # times quicker than a game of Poison.
 POISON_GAMES = 4000

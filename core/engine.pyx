@@ -68,7 +68,8 @@ cdef tuple CODES = CARD_CODES
 cdef tuple COLOUR_NAMES = COLOURS
 # Every move there is (a card kind into a cauldron), each made once: a Move is immutable, so
 # legal_moves hands out these instead of making a named tuple per move (its __new__ is
-# Python: 18 moves cost 5.7 µs, a read's largest single part in the service).
+# Python, and making them was a read's largest single part in the service; figures:
+# docs/performance.md).
 cdef tuple EVERY_MOVE = tuple([Move(code, cauldron) for code in CARD_CODES for cauldron in range(N_CAULDRONS)])
 # The bounds are core.errors' (one declaration for every layer), bound here once.
 cdef object SEED_LIMIT = errors.SEED_LIMIT

@@ -325,8 +325,8 @@ cdef int legal_moves(const GameState* game, uint8_t* kinds, uint8_t* cauldrons) 
     # cauldron its colour stands in, or, with none, to any colourless one; poison anywhere.
     # Every kind's moves are written whether it is held or not, and counted only if it is:
     # which cards a random hand holds is a coin toss the processor cannot predict, and a
-    # mispredicted branch per kind cost more than the stores (four-player random
-    # `simulate`: about 150,000 rounds/s before, 240,000 after, for more instructions).
+    # mispredicted branch per kind cost more than the stores, though the stores are more
+    # instructions (four-player random `simulate`; figures: docs/performance.md).
     cdef int kind, c, colour, d, value, held
     cdef int n = 0
     cdef int seat = game.turn

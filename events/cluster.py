@@ -13,8 +13,9 @@ The ports are chosen once and kept in `ports.json` in the directory, because eac
 recovers from those files and is not formed again.
 
 Node timeout is 1 s (the default 15 s would leave a dead master's games without a store
-for about 20 s): a replica is promoted about 1.7 s after its master dies. Full coverage is
-not required: while a master is lost, the games of the other masters go on.
+for longer than that): a replica is promoted soon after its master dies (figures:
+docs/performance.md). Full coverage is not required: while a master is lost, the games of
+the other masters go on.
 """
 
 from __future__ import annotations

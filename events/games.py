@@ -134,7 +134,8 @@ class Games:
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
         self._tokens: dict[str, dict[int, str]] = {}
         # A move's buckets, made once per seat and per client address (their keys are
-        # formatted and the game's id checked: 3.5 µs a move): at most cache_size of each.
+        # formatted and the game's id checked, on every move otherwise; figures:
+        # docs/performance.md): at most cache_size of each.
         self._buckets: dict[tuple[str, int] | str, Limit] = {}
 
     async def create(

@@ -16,8 +16,9 @@ from functools import cache
 
 from prometheus_client import Counter, Histogram
 
-#: Latency buckets (seconds) of every histogram of the service: an append takes about a
-#: millisecond on one machine, a request a few; the store's timeout is 2 s by default.
+#: Latency buckets (seconds) of every histogram of the service: from below an append's time
+#: to beyond a request's (figures: docs/performance.md) and the store's timeout, 2 s by
+#: default.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 APPEND_SECONDS = Histogram(
@@ -42,6 +43,7 @@ MOVES = Counter(
 
 @cache
 def moves_of(ruleset: str) -> Counter:
-    """MOVES's child of a ruleset, found once (`labels` costs a lock and a lookup: 2.6 µs a
-    move). The rulesets are few and known, so the cache stays small."""
+    """MOVES's child of a ruleset, found once (`labels` costs a lock and a lookup, on every
+    move otherwise; figures: docs/performance.md). The rulesets are few and known, so the
+    cache stays small."""
     return MOVES.labels(ruleset)

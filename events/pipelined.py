@@ -3,8 +3,8 @@
 Every command issued in one turn of the event loop leaves in one write, and replies are
 matched to their commands in order as they arrive, so many requests in flight share one
 connection, one send and one receive. redis-py's asyncio client has no such mode (its
-issue #3767): it takes a pooled connection per command, which costs about 40 µs of CPU a
-command on the machines we measure; this costs a few. redis-py stays the client for
+issue #3767): it takes a pooled connection per command, which costs many times the CPU a
+command costs here (figures: docs/performance.md). redis-py stays the client for
 everything else, and hiredis (redis-py's own parser) packs and parses here.
 
 Never send a blocking command (XREAD BLOCK, BLPOP, ...) here: every command queued behind

@@ -7,8 +7,9 @@ process on a private loopback port, with its data in a directory of ours.
 Durability: append-only file with `appendfsync always`. The server writes and fsyncs the
 file before it answers a write, so an append that was acknowledged is on disk: it survives
 `kill -9` of the server, and a crash of the machine as far as the disk honours fsync. (A
-fsync costs about 0.2 ms on the development machine; the concurrent writes of one event
-loop turn share it.) RDB snapshots are off: the log is the only copy of the data.
+fsync is most of an append's time on the development machine, figures in
+docs/performance.md; the concurrent writes of one event loop turn share it.) RDB snapshots
+are off: the log is the only copy of the data.
 
 It never touches a server it did not start, and stops its own on exit: at interpreter
 exit, or (on Linux) by a SIGTERM from the kernel when our process dies, however it dies.

@@ -77,7 +77,8 @@ class GuardedRequest(Request[Any, Any, Any]):
     def content_length(self) -> int | None:
         """The request's Content-Length, as Litestar's Request reads it before a body, but
         from the scope's headers as they are: Litestar builds its header multidict for it,
-        2-3% of a worker's CPU under load (py-spy) for one header."""
+        a measurable share of a worker's CPU under load (py-spy; figures:
+        docs/performance.md) for one header."""
         cached = self._content_length
         if cached is not Empty:
             return cached
@@ -172,8 +173,8 @@ async def create_body(request: Request) -> CreateGame:
 
 def games_of(request: Request) -> Games:
     """The games repository the application opened (in its lifespan). Read from the
-    application's state rather than injected: Litestar's dependency injection costs about
-    6 µs a request, a tenth of a bare route."""
+    application's state rather than injected: Litestar's dependency injection costs a
+    noticeable share of a bare route on every request (figures: docs/performance.md)."""
     return request.app.state.games
 
 

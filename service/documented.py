@@ -277,7 +277,8 @@ def _sse(events: list[Any]) -> str:
 @functools.cache
 def examples() -> dict[str, Any]:
     """Every example of the document, by name: made by playing seeded games in the engine and
-    showing them through the service's views (about 20 ms, once per process)."""
+    showing them through the service's views (once per process; figures:
+    docs/performance.md)."""
     people = (
         Player(seat=0, name="ana"),
         Player(seat=1, name="bob", bot="greedy"),

@@ -2,17 +2,17 @@
 /v1/games/{game_id}`, without a query) and playing a card (`POST /v1/games/{game_id}/moves`).
 
 A game's traffic is nearly all these two: a read and a move a turn. Litestar's share of a
-request is most of what a bare route costs: under uvicorn, 281k instructions a request for a
-bare Litestar JSON route against 113k for the same answer from a plain ASGI function
-(callgrind, `python -m benchmarks.instructions`), so the framework's routing, request
-object, signature model and middleware cost about what the game itself does. Here a request
-of these two shapes goes straight to the same handler code the Litestar routes call
-(service/controllers/games.py: `read_game`, `play_card`); the body gets the same checks
-(service.dependencies: media type, nesting, strict decoding) and every error the same
-problem+json from the one table (service.problems). The routes stay declared in Litestar
-too, for the OpenAPI document and for every request out of the ordinary, which goes there
-unchanged: a query string, a trailing slash, an id that is not a game id's shape, a body
-without a Content-Length or over the cap, any other method or path.
+request is most of what a bare route costs (`python -m benchmarks.instructions` counts a
+bare Litestar JSON route against the same answer from a plain ASGI function under uvicorn;
+figures: docs/performance.md), so the framework's routing, request object, signature model
+and middleware cost about what the game itself does. Here a request of these two shapes goes
+straight to the same handler code the Litestar routes call (service/controllers/games.py:
+`read_game`, `play_card`); the body gets the same checks (service.dependencies: media type,
+nesting, strict decoding) and every error the same problem+json from the one table
+(service.problems). The routes stay declared in Litestar too, for the OpenAPI document and
+for every request out of the ordinary, which goes there unchanged: a query string, a
+trailing slash, an id that is not a game id's shape, a body without a Content-Length or over
+the cap, any other method or path.
 
 It sits where Litestar's own handler is called (inside `Litestar.__call__`, so the scope
 has its app), within the HEAD and OPTIONS wrapper and the request's id and measure

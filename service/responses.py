@@ -2,12 +2,12 @@
 newline that ends every JSON answer.
 
 The hot routes (read a game, play a card) carry nearly all of a game's traffic. Litestar's
-Response goes through its response handler, a header multidict and its serializer: about
-7 µs a request, a tenth of what a whole request costs the framework. These routes encode
-their body themselves (msgspec, the same bytes) and hand Litestar an ASGI app that sends it
-(`JSONBytes`), which Litestar supports as a handler's return value; their OpenAPI entries
-name the body's type explicitly. Errors still leave as problem+json through the
-application's handlers (service.problems).
+Response goes through its response handler, a header multidict and its serializer, a
+noticeable share of what a whole request costs the framework (figures:
+docs/performance.md). These routes encode their body themselves (msgspec, the same bytes)
+and hand Litestar an ASGI app that sends it (`JSONBytes`), which Litestar supports as a
+handler's return value; their OpenAPI entries name the body's type explicitly. Errors still
+leave as problem+json through the application's handlers (service.problems).
 
 Every JSON answer ends with a newline, so that answers printed one after the other (curl in
 a terminal) do not run together: JSONBytes adds it once, when it is made, and `Response`,

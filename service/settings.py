@@ -115,8 +115,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = 4096
     # Rate limits (events/limits.py): token buckets kept in the store, so they hold across
-    # workers. The defaults leave `make load` (16 clients on one address, about 4,000 moves/s)
-    # and the tests alone.
+    # workers. The defaults leave `make load` (16 clients on one address, playing as fast as
+    # they can; figures: docs/performance.md) and the tests alone.
     create_rate: Annotated[PerSecond, _setting(_RATE.format("new games", "client address"))] = 50.0
     create_burst: Annotated[Burst, _setting(_BURST.format("new games", "client address"))] = 500
     move_rate: Annotated[PerSecond, _setting(_RATE.format("moves", "client address, over all its seats"))] = 20_000.0

@@ -77,7 +77,8 @@ cdef inline bint is_int(object value):
 cdef int parse_card(object card):
     """The kind of a card code, or -1 when it is none. Read with the C API's own macros,
     without Cython's checked indexing: this runs for every card of a deal and every move
-    of a replay, and was a quarter of a replay's instructions."""
+    of a replay, where checked indexing was a large share of a replay's instructions
+    (figures: docs/performance.md)."""
     if type(card) is not str or PyUnicode_GET_LENGTH(card) != 2:
         return -1
     return kind_from_chars(PyUnicode_READ_CHAR(card, 0), PyUnicode_READ_CHAR(card, 1))
@@ -165,7 +166,8 @@ cdef tuple unpack_deal(object deal):
     cdef tuple triple
     if isinstance(deal, tuple) and len(<tuple>deal) == 3:
         # Read as the tuple it is (a PotDeal is one): indexing a tuple subclass the generic
-        # way goes through its class's __getitem__, about 750 instructions an item.
+        # way goes through its class's __getitem__, far dearer than reading the tuple
+        # (figures: docs/performance.md).
         triple = <tuple>deal
         return (triple[0], triple[1], triple[2])
     if not (isinstance(deal, list) and len(deal) == 3):

@@ -13,8 +13,8 @@ from core.search cimport Budget
 
 cdef enum:
     POLICY_MCTS = N_POLICIES # after rules.pxd's POLICY_RANDOM and POLICY_GREEDY: its index in ENGINE_BOTS
-    # Playouts of one decision unless told otherwise: a median decision within 50 ms on the
-    # machine this was measured on (benchmarks/test_mcts.py, the README's figures).
+    # Playouts of one decision unless told otherwise: a median decision within the 50 ms bar
+    # (benchmarks/mcts_bars.py checks it; figures: docs/performance.md).
     DEFAULT_PLAYOUTS = 1000
 
 cdef struct SeatView:

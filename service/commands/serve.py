@@ -41,10 +41,10 @@ STARTUP_FAILURE = 3
 #: The cyclic collector's thresholds in a worker (Python's are 700, 10, 10). A young
 #: collection every 700 allocations promoted the objects of every request under way (dozens
 #: at once under load) to the older generations, which then filled up and were collected
-#: whole: the load benchmark's worker (64 clients) spent 15% of its CPU collecting (young
-#: 5%, middle 2%, full 8%), and a full collection every 3-4 s paused it 200-380 ms
-#: (benchmarks/probes.py, a loaded machine). Seventy times fewer young collections let a
-#: request's objects die of their reference count first; a full one waits for 100 middle ones.
+#: whole: the load benchmark's worker (64 clients) spent a large share of its CPU
+#: collecting, and each full collection paused it for long (benchmarks/probes.py; figures:
+#: docs/performance.md). Seventy times fewer young collections let a request's objects die
+#: of their reference count first; a full one waits for 100 middle ones.
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
@@ -60,9 +60,10 @@ def worker_app() -> Litestar:
 
 def settle_collector() -> None:
     """Collect once, then freeze what is alive (the modules, the application, its OpenAPI
-    document: about 65,000 objects, which every full collection walked, 40-75 ms of CPU
-    each) out of the collector's sight for good, and collect less often (GC_THRESHOLDS).
-    Cycles are still collected: only objects made from now on are looked at."""
+    document: tens of thousands of objects, which every full collection walked; figures:
+    docs/performance.md) out of the collector's sight for good, and collect less often
+    (GC_THRESHOLDS). Cycles are still collected: only objects made from now on are looked
+    at."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
