@@ -5,7 +5,7 @@ cannot say, so that "valid data rejected" means a disagreement between the docum
 the service, not a limit of JSON Schema:
 
 - JSON Schema's `integer` admits `3.0`; the API reads bodies strictly (msgspec: an integer
-  is written as one, README "Strict bodies"), so a valid body's integral floats are written
+  is written as one, docs/http-api.md "Strict bodies"), so a valid body's integral floats are written
   as integers. Negative cases are left as generated.
 - Names must be unique in a game, which no JSON Schema keyword can say of a property of an
   array's items: a "valid" new game with two equal names is not generated.

@@ -9,7 +9,7 @@ served document by its path, not by a name written here (operation ids change), 
 must have tested every other operation. The configuration and the
 hooks (tests/reliability/schemathesis.toml, fuzz_hooks.py) say where JSON Schema cannot state
 a bound, and why. The bounded run here is part of the test command; the long one is `make
-fuzz` (`python -m tests.reliability.test_fuzzing --examples 250`), figures in the README.
+fuzz` (`python -m tests.reliability.test_fuzzing --examples 250`), figures in docs/reliability.md.
 """
 
 from __future__ import annotations
