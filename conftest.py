@@ -15,8 +15,9 @@ import pytest
 from events.server import EmbeddedServer
 from events.store import EventStore
 
-# make check leaves out the slow kinds of test; tests.tiers holds each test to its marker.
-pytest_plugins = ["tests.tiers"]
+# make check leaves out the slow kinds of test, and tests.tiers holds each test to its
+# marker; tests.leaks reports an unclosed socket or file against the module that left it.
+pytest_plugins = ["tests.tiers", "tests.leaks"]
 
 
 @pytest.fixture(scope="session")
