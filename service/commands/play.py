@@ -167,8 +167,8 @@ class LocalSeat:
 
     @property
     def view(self) -> Any:
-        # The service's views bring Litestar (through its problems): imported when a game is
-        # drawn, not whenever `poison` starts (`poison --version`, `poison simulate`).
+        # The service's views (without Litestar: tests/service/test_cli_imports.py) are
+        # imported when a game is drawn, not whenever `poison` starts (`poison simulate`).
         from service.views import game_view
 
         return game_view(self.logged, seat=self.you)

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 from service import logs
 from service.logs import LogFormat
-from service.metrics import MULTIPROCESS_VARIABLE
 from service.settings import SETTINGS, Settings, unknown_variables
 
 if TYPE_CHECKING:
@@ -140,6 +139,9 @@ def _metrics_dir(workers: int) -> str | None:
     environment before any of them starts (each imports prometheus_client anew); None with
     one worker (its values stay in its memory, cheaper to update) or when the operator has
     chosen the directory already (theirs is kept)."""
+    # Imported here, not at the top: service.metrics imports Litestar, which only serving needs.
+    from service.metrics import MULTIPROCESS_VARIABLE
+
     if workers == 1 or os.environ.get(MULTIPROCESS_VARIABLE):
         return None
     chosen = tempfile.mkdtemp(prefix="poison-metrics-")
