@@ -27,7 +27,6 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 from service import logs
 from service.logs import LogFormat
 from service.settings import SETTINGS, Settings, unknown_variables
@@ -69,8 +68,12 @@ def settle_collector() -> None:
 
 
 def serve(settings: Settings) -> int:
+    # Imported here: every `poison` command imports this module (for its flags), and only
+    # serving needs uvicorn or the store's client (redis, in events.server).
     import uvicorn
     from uvicorn.supervisors import Multiprocess
+
+    from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 
     server = None
     if settings.redis_url is None:

@@ -1,6 +1,7 @@
 """What `poison` imports when it does not serve: never Litestar nor uvicorn, whose import
 alone took longer (about 120 ms) than the rest of the command's start. Only `poison serve`
-needs them, and imports them on its own path.
+needs them, and imports them on its own path; nor the store's client (redis, about 50 ms),
+but to serve or to replay a stored game.
 
 Each case runs in a fresh interpreter (`python -c`, no `poison` process: tests/tiers.py lets
 it run in the fast tier), since this test session has imported Litestar long ago."""
@@ -40,11 +41,13 @@ print(json.dumps(sorted({name.partition(".")[0] for name in sys.modules} & set(j
 """
 
 
-def imported_by(*runs: tuple[list[str], str], modules: tuple[str, ...] = ()) -> list[str]:
-    """The modules of SERVING_ONLY a fresh interpreter holds after `import service.cli`
+def imported_by(
+    *runs: tuple[list[str], str], modules: tuple[str, ...] = (), of: tuple[str, ...] = SERVING_ONLY
+) -> list[str]:
+    """The packages `of` (SERVING_ONLY) a fresh interpreter holds after `import service.cli`
     (and `modules`) and each of `runs` (argv, standard input) through `main`."""
     probe = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(runs), json.dumps(SERVING_ONLY), json.dumps(modules)],
+        [sys.executable, "-c", PROBE, json.dumps(runs), json.dumps(of), json.dumps(modules)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -89,6 +92,12 @@ def test_a_command_that_does_not_serve_imports_neither_litestar_nor_uvicorn(runs
 
 def test_replay_of_a_log_imports_neither_litestar_nor_uvicorn(pot_log: Path):
     assert imported_by((["replay", str(pot_log)], ""), (["replay", "-"], pot_log.read_text())) == []
+
+
+def test_a_command_that_reads_no_store_imports_no_store_client(pot_log: Path):
+    # The store's client (redis, and the store's metrics) is for serve and `replay --game`.
+    runs = (["replay", str(pot_log)], ""), (["simulate", "--ruleset", "pot", "--players", "2", "--games", "5"], "")
+    assert imported_by(*runs, of=("redis", "prometheus_client", "asyncio")) == []
 
 
 def test_the_probe_sees_what_serving_imports():
