@@ -29,7 +29,6 @@ from core.rulesets import RULESETS
 from events.codec import Player
 from events.play import create_game, play_move
 from service import cli
-from service.cli import main
 from service.client import Client
 from service.commands import play
 from service.commands.arguments import Seat
@@ -38,21 +37,10 @@ from service.commands.remote import RemoteSeat
 from service.commands.screens import screen_for
 from service.commands.screens.seat import Refused
 from service.schemas import Playouts
-from tests.service.command import Terminal, assert_one_line_refusal, shown_lines
+from tests.service.command import Terminal, assert_one_line_refusal, poison_here, shown_lines
 from tests.service.served import serving
 
 ANSWERS = "\n".join(["1"] * 400) + "\n"
-
-
-def played(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> subprocess.CompletedProcess:
-    """`poison play ARGS` run in this process (a subprocess's start takes seconds here), the
-    person answering 1 to every question through a pipe: its status and output."""
-    monkeypatch.setattr(sys, "stdin", io.StringIO(ANSWERS))
-    status = main(["play", *args])
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(args, status, out, err)
 
 
 def expected_totals(ruleset: str, bots: list[tuple[str, int | None]], seed: int, options: dict) -> str:
@@ -97,11 +85,9 @@ def expected_totals(ruleset: str, bots: list[tuple[str, int | None]], seed: int,
     ],
     ids=["pot-200", "poison-150-beside-greedy", "pot-default"],
 )
-def test_a_person_plays_a_whole_game_here_against_the_search_bot_as_the_service_plays_it(
-    args, bots, options, shown, capsys, monkeypatch
-):
+def test_a_person_plays_a_whole_game_here_against_the_search_bot_as_the_service_plays_it(args, bots, options, shown):
     seed = 31
-    result = played(capsys, monkeypatch, *args, "--seed", str(seed))
+    result = poison_here("play", *args, "--seed", str(seed), stdin=ANSWERS)
     assert result.returncode == 0, result.stderr
     ruleset = args[args.index("--ruleset") + 1] if "--ruleset" in args else "poison"
     assert expected_totals(ruleset, bots, seed, options) in result.stdout
@@ -273,16 +259,14 @@ def test_in_a_terminal_a_search_bot_s_move_is_told_on_the_redrawn_board_and_no_s
         ("clever", "unknown bot 'clever': choose from random, greedy, mcts"),
     ],
 )
-def test_play_refuses_a_bad_search_bot_or_strength_in_one_line(bots, says, capsys):
-    status = main(["play", "--players", "3", "--bots", bots])
-    out, err = capsys.readouterr()
-    assert_one_line_refusal(subprocess.CompletedProcess([], status, out, err), "play", says)
+def test_play_refuses_a_bad_search_bot_or_strength_in_one_line(bots, says):
+    assert_one_line_refusal(poison_here("play", "--players", "3", "--bots", bots), "play", says)
 
 
-def test_play_help_says_how_the_search_bot_s_strength_is_written(capsys):
-    with pytest.raises(SystemExit):
-        main(["play", "--help"])
-    out = " ".join(capsys.readouterr().out.split())
+def test_play_help_says_how_the_search_bot_s_strength_is_written():
+    helped = poison_here("play", "--help")
+    assert helped.returncode == 0
+    out = " ".join(helped.stdout.split())
     assert "mcts:N searches N playouts a move, 1 to 200,000" in out
 
 
@@ -296,13 +280,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.mark.subprocess
-def test_on_a_server_the_search_bot_s_seat_is_created_with_its_playouts_and_played_to_the_end(
-    server, capsys, monkeypatch
-):
-    monkeypatch.setattr(sys, "stdin", io.StringIO(ANSWERS))
-    status = main(["play", "--server", server, "--ruleset", "pot", "--players", "3", "--bots", "mcts:150,mcts"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
+def test_on_a_server_the_search_bot_s_seat_is_created_with_its_playouts_and_played_to_the_end(server):
+    result = poison_here(
+        "play", "--server", server, "--ruleset", "pot", "--players", "3", "--bots", "mcts:150,mcts", stdin=ANSWERS
+    )
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
     headline = out.splitlines()[0]
     game_id = re.search(r"; game (\S+) at http://", headline).group(1)  # type: ignore[union-attr]
     default = RULESETS["pot"].default_playouts
@@ -342,14 +325,13 @@ def test_the_waiting_room_says_each_search_bot_s_strength_once(server):
 
 
 @pytest.mark.subprocess
-def test_a_strength_beyond_the_server_s_bounds_is_the_server_s_refusal_in_one_line(server, capsys):
+def test_a_strength_beyond_the_server_s_bounds_is_the_server_s_refusal_in_one_line(server):
     bounds = get_args(Playouts)[1]  # the service's, below the engine's
     fewest, most = bounds.ge, bounds.le
     args = ["play", "--server", server, "--ruleset", "pot", "--players", "2", "--bots", f"mcts:{most + 1}"]
-    status = main(args)
-    out, err = capsys.readouterr()
-    assert_one_line_refusal(subprocess.CompletedProcess(args, status, out, err), "play", "playouts")
-    assert f"playouts must be a whole number from {fewest} to {most:,}, not {most + 1}" in err
+    refused = poison_here(*args)
+    assert_one_line_refusal(refused, "play", "playouts")
+    assert f"playouts must be a whole number from {fewest} to {most:,}, not {most + 1}" in refused.stderr
 
 
 @pytest.mark.subprocess
