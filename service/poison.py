@@ -10,8 +10,7 @@ from msgspec import UNSET
 from core import Move
 from core.rulesets import POISON
 from events.play import LoggedGame
-from service.problems import ApiError
-from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, open_mark
 from service.schemas import (
     AllHands,
     CauldronView,
@@ -45,7 +44,7 @@ class PoisonService(ServiceRules):
         if body.close is not UNSET:
             raise foreign("close", self.ruleset)
         if body.cauldron is UNSET:
-            raise ApiError(400, "invalid_request", "a move of Poison names its 'cauldron' (0, 1 or 2)")
+            raise invalid_request("a move of Poison names its 'cauldron' (0, 1 or 2)")
         return (body.card, body.cauldron)
 
     def public_view(self, logged: LoggedGame, status: str) -> GameView:

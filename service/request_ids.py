@@ -15,8 +15,10 @@ import os
 import re
 from contextvars import ContextVar
 from random import Random
+from typing import TYPE_CHECKING
 
-from litestar.types import Scope
+if TYPE_CHECKING:  # a hint only: the CLI imports this module (through service.settings) without Litestar
+    from litestar.types import Scope
 
 #: The header, in the lower case of ASGI's scope.
 HEADER = b"x-request-id"

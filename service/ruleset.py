@@ -8,15 +8,17 @@ they look the ruleset up by the game's name (service/rulesets.py) and ask it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, UnsetType
 
 from core.rulesets import Ruleset
 from events.codec import Player
 from events.play import LoggedGame
-from service.problems import ApiError
 from service.schemas import AnyGameView, AnyScores, PlayCard
+
+if TYPE_CHECKING:
+    from service.problems import ApiError
 
 
 class ServiceRules(ABC):
@@ -54,8 +56,17 @@ class ServiceRules(ABC):
         """The score sheet."""
 
 
+def invalid_request(detail: str) -> ApiError:
+    """A 400 `invalid_request` problem. Its class is Litestar's HTTPException: imported
+    here, when a request is refused, so that `poison play` draws a game's view through this
+    module without importing Litestar (only `poison serve` needs it)."""
+    from service.problems import ApiError
+
+    return ApiError(400, "invalid_request", detail)
+
+
 def foreign(field: str, ruleset: Ruleset) -> ApiError:
-    return ApiError(400, "invalid_request", f"{ruleset.title} has no {field!r}: leave it out")
+    return invalid_request(f"{ruleset.title} has no {field!r}: leave it out")
 
 
 def open_mark(player: Player) -> bool | UnsetType:

@@ -167,8 +167,8 @@ class LocalSeat:
 
     @property
     def view(self) -> Any:
-        # The service's views bring Litestar (through its problems): imported when a game is
-        # drawn, not whenever `poison` starts (`poison --version`, `poison simulate`).
+        # The service's views (without Litestar: tests/service/test_cli_imports.py) are
+        # imported when a game is drawn, not whenever `poison` starts (`poison simulate`).
         from service.views import game_view
 
         return game_view(self.logged, seat=self.you)
@@ -376,12 +376,13 @@ def starting(bots: list[arguments.Seat]) -> Callable[[], Text]:
     return lambda: Text("the bots before you are thinking…" if searching else "making the game…")
 
 
-def patiently(out: Console, words: Callable[[], Text], work: Callable[[], T]) -> T:
-    """`work()`'s result (or its exception). Into a terminal, once it has taken THINKING_AFTER
-    seconds, a spinner with `words()` shows until it is done, then vanishes: the person never
-    faces a still screen with no word. The work runs on a thread of its own (the search
-    releases the GIL, so the spinner turns); Ctrl-C still ends the command at once (the thread
-    is a daemon, left to end with the process). Into a pipe, nothing is added to the transcript."""
+def patiently(out: Console, words: Callable[[], Text], work: Callable[[], T], *, after: float = THINKING_AFTER) -> T:
+    """`work()`'s result (or its exception). Into a terminal, once it has taken `after`
+    seconds (THINKING_AFTER), a spinner with `words()` shows until it is done, then vanishes:
+    the person never faces a still screen with no word. The work runs on a thread of its own
+    (the search releases the GIL, so the spinner turns); Ctrl-C still ends the command at once
+    (the thread is a daemon, left to end with the process). Into a pipe, nothing is added to
+    the transcript."""
     if not out.is_terminal:
         return work()
     outcome: list[tuple[bool, Any]] = []
@@ -396,7 +397,7 @@ def patiently(out: Console, words: Callable[[], Text], work: Callable[[], T]) ->
 
     done = threading.Event()
     threading.Thread(target=run, name="poison-play-answer", daemon=True).start()
-    if not done.wait(THINKING_AFTER):
+    if not done.wait(after):
         with out.status(words(), spinner="dots"):
             done.wait()
     succeeded, value = outcome[0]

@@ -8,7 +8,6 @@ which has a media type, so the bytes tell which form it is."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -18,12 +17,9 @@ import msgspec
 from rich.console import Console
 
 from events.codec import Event
-from events.connect import connect
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
-from events.games import Games, StoreUnavailable, UnknownGame
 from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
-from events.server import DataDirInUse, ServerFailed, ServerNotFound
 from service.commands import CommandError, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
 from service.settings import Settings
@@ -90,6 +86,13 @@ def read_log(source: str) -> list[tuple[int, Event]]:
 def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> list[tuple[int, Event]]:
     """The events of a stored game, from the store `poison serve` would use with the same
     flags and POISON_* settings (only read: replay writes nothing)."""
+    # The store's client (redis, asyncio, the store's metrics) is imported here, for --game
+    # alone: it was a third of every `poison` command's start.
+    import asyncio
+
+    from events.games import StoreUnavailable, UnknownGame
+    from events.server import DataDirInUse, ServerFailed, ServerNotFound
+
     try:
         settings = Settings.from_environment(redis_url=redis_url, data_dir=data_dir)
     except ValueError as error:
@@ -107,11 +110,16 @@ def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> l
     except ServerFailed as error:  # its message carries the store's log: one line here
         log = settings.data_dir / "server.log"
         raise CommandError(f"the embedded store {error.what} (its log: {log})", 1) from None
+    except UnknownGame as error:
+        raise CommandError(f"no game '{visible(error.args[0])}' in the store", 1) from None
     except (StoreUnavailable, ServerNotFound) as error:
         raise CommandError(str(error), 1) from None
 
 
 async def _read(game_id: str, settings: Settings) -> list[tuple[int, Event]]:
+    from events.connect import connect
+    from events.games import Games, UnknownGame
+
     async with connect(settings.redis_url, data_dir=settings.data_dir, namespace=settings.namespace) as store:
         events = await Games(store).read(game_id)
     if not events:
@@ -221,8 +229,6 @@ def run(args: argparse.Namespace) -> int:
         show(logged, out)
     except InvalidLog as error:
         return fail("replay", f"invalid log: {error}", 1)
-    except UnknownGame as error:
-        return fail("replay", f"no game '{visible(error.args[0])}' in the store", 1)
     except CommandError as error:
         return fail("replay", error, error.code)
     return 0

@@ -27,10 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 from service import logs
 from service.logs import LogFormat
-from service.metrics import MULTIPROCESS_VARIABLE
 from service.settings import SETTINGS, Settings, unknown_variables
 
 if TYPE_CHECKING:
@@ -70,8 +68,12 @@ def settle_collector() -> None:
 
 
 def serve(settings: Settings) -> int:
+    # Imported here: every `poison` command imports this module (for its flags), and only
+    # serving needs uvicorn or the store's client (redis, in events.server).
     import uvicorn
     from uvicorn.supervisors import Multiprocess
+
+    from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 
     server = None
     if settings.redis_url is None:
@@ -140,6 +142,9 @@ def _metrics_dir(workers: int) -> str | None:
     environment before any of them starts (each imports prometheus_client anew); None with
     one worker (its values stay in its memory, cheaper to update) or when the operator has
     chosen the directory already (theirs is kept)."""
+    # Imported here, not at the top: service.metrics imports Litestar, which only serving needs.
+    from service.metrics import MULTIPROCESS_VARIABLE
+
     if workers == 1 or os.environ.get(MULTIPROCESS_VARIABLE):
         return None
     chosen = tempfile.mkdtemp(prefix="poison-metrics-")

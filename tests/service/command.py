@@ -1,11 +1,16 @@
-"""Running the `poison` command as a person would, for the command line's tests: as a
-subprocess (`poison`, with the checks every one-line refusal must pass), or in a real
-pseudo-terminal read through a terminal emulator (`Terminal`, pyte), which shows what a
-person would see: colours, a redrawn board, what Ctrl-C leaves behind."""
+"""Running the `poison` command for the command line's tests: in this process through
+`service.cli.main` (`poison_here`: what it writes and its exit status, as a pipe would take
+them; most tests, since a process of its own takes a second or more to start on a loaded
+machine), as a subprocess (`poison`), or in a real pseudo-terminal read through a terminal
+emulator (`Terminal`, pyte), which shows what a person would see: colours, a redrawn board,
+what Ctrl-C leaves behind. `assert_one_line_refusal` holds a result of any of them to what
+every one-line refusal must be."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import io
 import os
 import pty
 import select
@@ -15,9 +20,84 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import pyte
 import pytest
+
+#: The variables that change what a command writes where it does not write to a terminal:
+#: rich reads FORCE_COLOR and TTY_COMPATIBLE (a console they make a terminal would redraw
+#: and colour), NO_COLOR, COLUMNS and LINES; argparse reads COLUMNS for its help. A run
+#: here has none of them, as a plain pipe in a bare shell, unless a test gives them.
+DISPLAY_VARIABLES = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES")
+
+
+@contextlib.contextmanager
+def _environment(changes: Mapping[str, str | None]) -> Iterator[None]:
+    """os.environ with `changes` (None: unset) for the length of the block, then as it was."""
+    before = {name: os.environ.get(name) for name in changes}
+    try:
+        for name, value in changes.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run_here(
+    main: Callable[[list[str]], int],
+    args: Sequence[str],
+    *,
+    stdin: str | bytes = "",
+    env: Mapping[str, str | None] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`main(args)` run in this process as a shell would run its command with a pipe on
+    each side: `stdin` its input (text, and bytes through `sys.stdin.buffer`), its output
+    and errors caught as text, its exit status whether it returned it or argparse exited
+    with it (usage errors 2, --help and --version 0). The environment is this process's
+    without DISPLAY_VARIABLES, with `env`'s changes (None: unset), for the run only.
+
+    What a run must leave as it found it is checked: the SIGINT and SIGTERM handlers and
+    the working directory (a command that changed them would change every later test)."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    out, err = io.StringIO(), io.StringIO()
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    cwd = os.getcwd()
+    saved_stdin = sys.stdin
+    changes: dict[str, str | None] = dict.fromkeys(DISPLAY_VARIABLES)
+    changes.update(env or {})
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    try:
+        with _environment(changes), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exited:  # argparse: a usage error, --help, --version
+                code = exited.code
+                status = code if isinstance(code, int) else 0 if code is None else 1
+                if isinstance(code, str):
+                    print(code, file=sys.stderr)
+    finally:
+        sys.stdin = saved_stdin
+    assert {number: signal.getsignal(number) for number in handlers} == handlers, "a signal handler was left changed"
+    assert os.getcwd() == cwd, "the working directory was left changed"
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
+
+
+def poison_here(
+    *args: str, stdin: str | bytes = "", env: Mapping[str, str | None] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`poison ARGS` run to its end in this process (`run_here` says how), as `poison`
+    runs it in a process of its own."""
+    from service.cli import main
+
+    return run_here(main, args, stdin=stdin, env=env)
 
 
 def poison(

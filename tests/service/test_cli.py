@@ -1,17 +1,16 @@
-"""The `poison` command driven as a subprocess, bad input included."""
+"""The `poison` command run to its end in this process (`service.cli.main`), bad input included."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from events.schema import encode_public, to_public
 from tests.events.logs import game_log
-from tests.service.command import poison
-
-pytestmark = pytest.mark.subprocess
+from tests.service.command import poison_here
 
 
 @pytest.fixture(scope="module")
@@ -23,30 +22,30 @@ def exported(tmp_path_factory) -> tuple[Path, list]:
 
 
 def test_help_lists_every_command_and_each_command_explains_itself():
-    top = poison("--help")
+    top = poison_here("--help")
     assert top.returncode == 0
     for command in ("serve", "replay", "simulate", "play"):
         assert command in top.stdout
-        helped = poison(command, "--help")
+        helped = poison_here(command, "--help")
         assert helped.returncode == 0
         assert "usage: poison " + command in helped.stdout
 
 
 def test_no_command_is_a_usage_error():
-    result = poison()
+    result = poison_here()
     assert result.returncode == 2
     assert "COMMAND" in result.stderr
 
 
 def test_replay_shows_a_valid_log_round_by_round(exported):
     path, logged = exported
-    result = poison("replay", str(path))
+    result = poison_here("replay", str(path))
     assert result.returncode == 0, result.stderr
     assert f"valid up to event {logged.version}" in result.stdout
     assert "finished" in result.stdout
     for total in logged.game.totals:
         assert str(total) in result.stdout
-    partial = poison("replay", str(path), "--version", "30")
+    partial = poison_here("replay", str(path), "--version", "30")
     assert partial.returncode == 0
     assert "valid up to event 30" in partial.stdout
     assert "in play: round 1 of 2" in partial.stdout
@@ -61,7 +60,7 @@ def test_replay_names_the_first_bad_event_of_a_tampered_log(exported, tmp_path):
     lines[index] = json.dumps(event)
     tampered = tmp_path / "tampered.ndjson"
     tampered.write_text("\n".join(lines) + "\n")
-    result = poison("replay", str(tampered))
+    result = poison_here("replay", str(tampered))
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.strip().startswith(f"poison replay: invalid log: event {index + 1}:")
@@ -73,13 +72,13 @@ def test_replay_refuses_a_malformed_line_or_a_missing_file(exported, tmp_path):
     lines = path.read_text().splitlines()
     broken = tmp_path / "broken.ndjson"
     broken.write_text("\n".join([*lines[:3], "{this is not json", *lines[4:]]) + "\n")
-    result = poison("replay", str(broken))
+    result = poison_here("replay", str(broken))
     assert result.returncode == 1
     assert "event 4: line 4 is not an event" in result.stderr
-    missing = poison("replay", str(tmp_path / "nowhere.ndjson"))
+    missing = poison_here("replay", str(tmp_path / "nowhere.ndjson"))
     assert missing.returncode == 2
     assert "cannot read" in missing.stderr
-    assert poison("replay", str(path), "--version", "0").returncode == 2
+    assert poison_here("replay", str(path), "--version", "0").returncode == 2
 
 
 def test_replay_reads_a_stored_game(redis_url, namespace):
@@ -99,11 +98,13 @@ def test_replay_reads_a_stored_game(redis_url, namespace):
         return logged
 
     logged = asyncio.run(store_one())
-    env = {"PATH": "/usr/bin:/bin", "POISON_NAMESPACE": namespace}
-    result = poison("replay", "--game", "stored", "--redis-url", redis_url, env=env)
+    # Only the namespace from the environment: none of this session's other POISON_* settings.
+    env: dict[str, str | None] = {name: None for name in os.environ if name.startswith("POISON_")}
+    env["POISON_NAMESPACE"] = namespace
+    result = poison_here("replay", "--game", "stored", "--redis-url", redis_url, env=env)
     assert result.returncode == 0, result.stderr
     assert f"valid up to event {logged.version}" in result.stdout
-    missing = poison("replay", "--game", "nothere", "--redis-url", redis_url, env=env)
+    missing = poison_here("replay", "--game", "nothere", "--redis-url", redis_url, env=env)
     assert missing.returncode == 1
     assert "no game 'nothere'" in missing.stderr
 
@@ -123,7 +124,7 @@ GREEDY_AGAINST_RANDOM = (
 
 
 def test_simulate_reports_each_seat_as_json():
-    result = poison(*GREEDY_AGAINST_RANDOM)
+    result = poison_here(*GREEDY_AGAINST_RANDOM)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["games"] == 2000
@@ -132,12 +133,12 @@ def test_simulate_reports_each_seat_as_json():
     assert sum(seat["wins"] for seat in report["seats"]) >= 2000
     assert all(seat["spread"] >= 0 for seat in report["seats"])
     assert report["games_per_s"] > 0
-    again = json.loads(poison(*GREEDY_AGAINST_RANDOM).stdout)
+    again = json.loads(poison_here(*GREEDY_AGAINST_RANDOM).stdout)
     assert [s["wins"] for s in again["seats"]] == [s["wins"] for s in report["seats"]]
 
 
 def test_simulate_shows_a_table():
-    result = poison("simulate", "--players", "3", "--games", "500", "--bots", "greedy")
+    result = poison_here("simulate", "--players", "3", "--games", "500", "--bots", "greedy")
     assert result.returncode == 0
     assert "win rate" in result.stdout
     assert "games/s" in result.stdout
@@ -154,7 +155,7 @@ def test_simulate_shows_a_table():
     ],
 )
 def test_simulate_refuses_bad_options_on_stderr(args, says):
-    result = poison("simulate", *args)
+    result = poison_here("simulate", *args)
     assert result.returncode == 2
     assert says in result.stderr
     assert result.stdout == ""

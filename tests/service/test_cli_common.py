@@ -1,6 +1,7 @@
-"""What every `poison` command shares, driven as a person drives it: `--version`, a
-subcommand's mistakes shown with its own usage and in words, Ctrl-C in a real terminal
-(a pseudo-terminal read through a terminal emulator, pyte), output cut short by its reader."""
+"""What every `poison` command shares: `--version`, a subcommand's mistakes shown with its
+own usage and in words (in this process: `service.cli.main`); and what only a process of its
+own shows: the exit status a shell sees, Ctrl-C in a real terminal (a pseudo-terminal read
+through a terminal emulator, pyte), output cut short by its reader."""
 
 from __future__ import annotations
 
@@ -11,30 +12,32 @@ from importlib.metadata import version
 
 import pytest
 
-from tests.service.command import Terminal, poison, shown_lines
-
-pytestmark = pytest.mark.subprocess
+from tests.service.command import Terminal, assert_one_line_refusal, poison, poison_here, shown_lines
 
 #: Each command, with what it needs besides flags.
 COMMANDS = {"serve": [], "replay": ["game.ndjson"], "simulate": [], "ladder": [], "play": []}
 
 
-# ---- a terminal -------------------------------------------------------------------------------
-
-
-# ---- tests ------------------------------------------------------------------------------------
-
-
 def test_version_is_the_installed_package_version():
-    result = poison("--version")
+    result = poison_here("--version")
     assert result.returncode == 0
     assert result.stdout == f"poison {version('poison')}\n"
-    assert "--version" in poison("--help").stdout
+    assert "--version" in poison_here("--help").stdout
+
+
+@pytest.mark.subprocess
+def test_a_shell_sees_exit_status_2_for_a_refusal_and_for_a_usage_error():
+    # In this process, main() returns a refusal's status and argparse raises SystemExit:
+    # here, both as the exit status of a process of its own.
+    assert_one_line_refusal(poison("simulate", "--games", "0"), "simulate", "--games is 1 to 1,000,000,000, not 0")
+    usage = poison("simulate", "--bad-flag")
+    assert usage.returncode == 2
+    assert usage.stderr.endswith("poison simulate: error: unrecognized arguments: --bad-flag\n")
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_an_unknown_flag_shows_the_usage_of_the_command_it_was_given_to(command):
-    result = poison(command, *COMMANDS[command], "--bad-flag")
+    result = poison_here(command, *COMMANDS[command], "--bad-flag")
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.startswith(f"usage: poison {command} [-h]")
@@ -42,7 +45,7 @@ def test_an_unknown_flag_shows_the_usage_of_the_command_it_was_given_to(command)
 
 
 def test_an_unknown_flag_before_the_command_is_the_top_level_s_mistake():
-    result = poison("--bad-flag", "simulate")
+    result = poison_here("--bad-flag", "simulate")
     assert result.returncode == 2
     assert result.stderr.startswith("usage: poison [-h] [--version] COMMAND")
     assert result.stderr.endswith("poison: error: unrecognized arguments: --bad-flag\n")
@@ -61,7 +64,7 @@ def test_an_unknown_flag_before_the_command_is_the_top_level_s_mistake():
     ],
 )
 def test_bad_values_are_refused_in_words_without_python_terms(args, says):
-    result = poison(*args)
+    result = poison_here(*args)
     assert result.returncode == 2
     assert says in result.stderr
     assert len(result.stderr.strip().splitlines()[-1]) > 0
@@ -69,6 +72,7 @@ def test_bad_values_are_refused_in_words_without_python_terms(args, says):
         assert python not in result.stderr
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_in_simulate_puts_the_progress_bar_away_and_leaves_one_line():
     with Terminal("simulate", "--ruleset", "pot", "--players", "2", "--games", "1000000000") as terminal:
         terminal.read_until(b"simulating")  # the progress bar is up: the games are being played
@@ -81,6 +85,7 @@ def test_ctrl_c_in_simulate_puts_the_progress_bar_away_and_leaves_one_line():
     assert b"KeyboardInterrupt" not in terminal.output
 
 
+@pytest.mark.subprocess
 def test_output_cut_short_by_its_reader_ends_quietly():
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "simulate", "--games", "100", "--json"],

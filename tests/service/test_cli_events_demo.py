@@ -1,6 +1,7 @@
 """`python -m events`, the event store's demonstration: it writes only into a store it was
 given explicitly (by default a temporary one of its own), never the service's, and says
-what is wrong in one line, a store held by a running `poison serve` included."""
+what is wrong in one line, a store held by a running `poison serve` included. Run in this
+process (events.__main__.main), but beside a running `poison serve`."""
 
 from __future__ import annotations
 
@@ -8,21 +9,27 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
 import pytest
 import redis
 
+from events.__main__ import main
 from events.server import EmbeddedServer
+from tests.service.command import run_here
 from tests.service.served import serving
 
-pytestmark = pytest.mark.subprocess
+
+def demo(*args: str) -> subprocess.CompletedProcess:
+    """`python -m events ARGS` in a process of its own."""
+    return subprocess.run([sys.executable, "-m", "events", *args], capture_output=True, text=True, timeout=180)
 
 
-def demo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "events", *args], capture_output=True, text=True, timeout=180, env=env)
+def demo_here(*args: str, env: Mapping[str, str | None] | None = None) -> subprocess.CompletedProcess:
+    """`python -m events ARGS` run in this process (events.__main__.main), as `demo` runs it."""
+    return run_here(main, args, env=env)
 
 
 def temporary_demos() -> set[str]:
@@ -47,8 +54,8 @@ def keys(server: EmbeddedServer) -> list[str]:
 def test_by_default_the_demo_plays_in_a_store_of_its_own_and_ignores_the_service_settings(own_store, tmp_path, ruleset):
     before = temporary_demos()
     service_dir = tmp_path / "service-data"
-    env = {**os.environ, "POISON_REDIS_URL": own_store.url, "POISON_DATA_DIR": str(service_dir)}
-    result = demo("--ruleset", ruleset, "--players", "3", env=env)
+    env = {"POISON_REDIS_URL": own_store.url, "POISON_DATA_DIR": str(service_dir)}
+    result = demo_here("--ruleset", ruleset, "--players", "3", env=env)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("game demo-")
@@ -62,7 +69,7 @@ def test_by_default_the_demo_plays_in_a_store_of_its_own_and_ignores_the_service
 
 
 def test_a_demo_given_a_url_writes_under_a_namespace_of_its_own(own_store):
-    result = demo("--redis-url", own_store.url)
+    result = demo_here("--redis-url", own_store.url)
     assert result.returncode == 0, result.stderr
     assert f"in {own_store.url}, namespace poison-demo:" in result.stdout
     written = keys(own_store)
@@ -70,6 +77,7 @@ def test_a_demo_given_a_url_writes_under_a_namespace_of_its_own(own_store):
     assert all(key.startswith("poison-demo:") for key in written), written
 
 
+@pytest.mark.subprocess  # a poison serve holds the data, and the demo runs as a process of its own
 def test_a_demo_given_the_data_of_a_running_service_says_so_in_one_line_and_writes_nothing(tmp_path):
     data = tmp_path / "served"
     with serving(data) as base:
@@ -92,21 +100,21 @@ def test_a_demo_given_the_data_of_a_running_service_says_so_in_one_line_and_writ
     ],
 )
 def test_the_demo_refuses_what_it_cannot_play_in_one_line(args, says):
-    result = demo(*args)
+    result = demo_here(*args)
     assert result.returncode == 2
     assert result.stderr.startswith(says)
     assert len(result.stderr.splitlines()) == 1
 
 
 def test_the_demo_asks_for_numbers_in_words():
-    result = demo("--players", "four")
+    result = demo_here("--players", "four")
     assert result.returncode == 2
     assert result.stderr.startswith("usage: python -m events ")
     assert result.stderr.endswith("python -m events: error: argument --players: a whole number, not 'four'\n")
 
 
 def test_a_demo_whose_store_cannot_be_reached_says_so_in_one_line():
-    result = demo("--redis-url", "redis://127.0.0.1:1/0")
+    result = demo_here("--redis-url", "redis://127.0.0.1:1/0")
     assert result.returncode == 1
     assert result.stderr.startswith("python -m events: ")
     assert len(result.stderr.splitlines()) == 1

@@ -8,33 +8,26 @@ start on a loaded machine."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 
-from service.cli import main
 from service.commands.standings import ELO_MEAN, wilson
-from tests.service.command import Terminal
+from tests.service.command import Terminal, assert_one_line_refusal, poison_here
 
 LADDER = ("ladder", "--bots", "random,greedy,mcts:20", "--games", "6", "--seed", "4")
 
 
-def ladder(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["ladder", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+def ladder(*args: str) -> tuple[int, str, str]:
+    result = poison_here("ladder", *args)
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.fixture(scope="module")
 def report() -> dict:
-    # Once for the module's tests (capsys is one test's): stdout caught by hand.
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main([*LADDER, "--json"])
-    assert code == 0
-    return json.loads(out.getvalue())
+    code, out, err = ladder(*LADDER[1:], "--json")  # once for the module's tests
+    assert code == 0, err
+    return json.loads(out)
 
 
 def test_every_pair_of_bots_plays_one_match(report):
@@ -62,16 +55,16 @@ def test_the_ladder_is_ordered_by_rating_and_each_share_lies_in_its_interval(rep
         assert row["wins"] + row["losses"] == played
 
 
-def test_the_same_seed_plays_the_same_ladder_on_any_number_of_threads(report, capsys):
-    code, out, err = ladder(capsys, *LADDER[1:], "--json", "--jobs", "2")
+def test_the_same_seed_plays_the_same_ladder_on_any_number_of_threads(report):
+    code, out, err = ladder(*LADDER[1:], "--json", "--jobs", "2")
     assert code == 0, err
     figures = json.loads(out)
     assert figures["ladder"] == report["ladder"]
     assert figures["matches"] == report["matches"]
 
 
-def test_the_table_heads_with_every_setting_and_rates_each_bot(capsys):
-    code, out, err = ladder(capsys, "--ruleset", "pot", "--players", "2", "--bots", "greedy,random", "--games", "200")
+def test_the_table_heads_with_every_setting_and_rates_each_bot():
+    code, out, err = ladder("--ruleset", "pot", "--players", "2", "--bots", "greedy,random", "--games", "200")
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "ladder of 2 bots, ruleset pot, 2 players, 200 games a match, seed 0"
@@ -107,25 +100,14 @@ def test_the_progress_in_a_terminal_counts_the_games_of_every_match():
         (["--ruleset", "pot", "--rounds", "2"], "--rounds is not an option of --ruleset pot"),
     ],
 )
-def test_bad_input_is_refused_in_one_line(args, says, capsys):
-    code, out, err = ladder(capsys, *args)
-    assert code == 2
-    assert out == ""
-    assert err.startswith("poison ladder: ")
-    assert len(err.strip().splitlines()) == 1, err
-    assert says in err
+def test_bad_input_is_refused_in_one_line(args, says):
+    assert_one_line_refusal(poison_here("ladder", *args), "ladder", says)
 
 
 def test_the_ladder_help_says_95_percent_once() -> None:
     # argparse does not %-format a description: a '%%' there is printed as it is.
-    import contextlib
-    import io
-
-    from service.cli import main
-
-    shown = io.StringIO()
-    with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):
-        main(["ladder", "--help"])
-    text = " ".join(shown.getvalue().split())
+    helped = poison_here("ladder", "--help")
+    assert helped.returncode == 0
+    text = " ".join(helped.stdout.split())
     assert "95% confidence interval" in text
     assert "%%" not in text

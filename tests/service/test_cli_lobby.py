@@ -19,8 +19,7 @@ import httpx
 import pytest
 
 from events.server import free_port
-from service.cli import main
-from tests.service.command import Terminal, assert_one_line_refusal, poison, shown_lines
+from tests.service.command import Terminal, assert_one_line_refusal, poison, poison_here, shown_lines
 from tests.service.served import serving
 from tests.service.test_cli_play import played_lines, said
 
@@ -211,34 +210,32 @@ def test_in_a_terminal_the_list_asks_which_game_to_join_and_the_name(server):
     assert [player["name"] for player in players] == ["ana", "cy"]
 
 
-def refused(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess:
-    """`poison play ARGS` run by the command's own main() in this process (a `poison` started
-    anew takes seconds here): its status and output, as a finished process would give them."""
-    status = main(["play", *args])
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(args, status, out, err)
+def refused(*args: str) -> subprocess.CompletedProcess:
+    """`poison play ARGS` run in this process (a `poison` started anew takes seconds here),
+    its input a pipe's: its status and output, as a finished process would give them."""
+    return poison_here("play", *args)
 
 
 @pytest.mark.subprocess
-def test_joining_refusals_are_one_line_each(server, capsys):
+def test_joining_refusals_are_one_line_each(server):
     players = [{"name": "ana"}, {"open": True}, {"open": True}]
     made = httpx.post(f"{server}/v1/games", json={"ruleset": "pot", "players": players}).json()
     game_id = made["game_id"]
     join = ["--server", server, "--join", game_id]
     assert httpx.post(f"{server}/v1/games/{game_id}/seats/1", json={"name": "bo"}).status_code == 201
-    assert_one_line_refusal(refused(capsys, *join, "--seat", "1", "--name", "cy"), "play", "seat 1 is not open")
-    assert_one_line_refusal(refused(capsys, *join, "--name", "bo"), "play", "'bo' already sits at this table")
+    assert_one_line_refusal(refused(*join, "--seat", "1", "--name", "cy"), "play", "seat 1 is not open")
+    assert_one_line_refusal(refused(*join, "--name", "bo"), "play", "'bo' already sits at this table")
     assert httpx.post(f"{server}/v1/games/{game_id}/seats/2", json={"name": "cy"}).status_code == 201
-    full = refused(capsys, *join, "--name", "dee")
+    full = refused(*join, "--name", "dee")
     assert_one_line_refusal(full, "play", f"game {game_id} is active: it has no open seat")
-    assert_one_line_refusal(refused(capsys, *join, "--seat", "2", "--name", "dee"), "play", "has started")
-    unknown = refused(capsys, "--server", server, "--join", "no-such-game", "--name", "dee")
+    assert_one_line_refusal(refused(*join, "--seat", "2", "--name", "dee"), "play", "has started")
+    unknown = refused("--server", server, "--join", "no-such-game", "--name", "dee")
     assert_one_line_refusal(unknown, "play", "no game 'no-such-game'")
-    stale = refused(capsys, "--server", server, "--game", game_id, "--token", "x" * 43, "--rematch")
+    stale = refused("--server", server, "--game", game_id, "--token", "x" * 43, "--rematch")
     assert_one_line_refusal(stale, "play", "token")
 
 
-def test_lobby_options_out_of_place_are_refused_before_anything_is_sent(capsys):
+def test_lobby_options_out_of_place_are_refused_before_anything_is_sent():
     nowhere = f"http://127.0.0.1:{free_port()}"  # nothing listens: any request would fail otherwise
     refusals = {
         "--list plays on a server: give its --server URL too": ["--list"],
@@ -253,4 +250,4 @@ def test_lobby_options_out_of_place_are_refused_before_anything_is_sent(capsys):
         "--token is empty": ["--server", nowhere, "--game", "g", "--token", ""],
     }
     for says, args in refusals.items():
-        assert_one_line_refusal(refused(capsys, *args), "play", says)
+        assert_one_line_refusal(refused(*args), "play", says)

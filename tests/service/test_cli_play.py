@@ -1,6 +1,7 @@
-"""`poison play`: a person at the terminal against bots, both games, driven as a subprocess
-(through a pipe, and in a real pseudo-terminal read through a terminal emulator); its bots
-seeded as the service seeds them."""
+"""`poison play`: a person at the terminal against bots, both games, through a pipe (in this
+process: `service.cli.main`, its input a pipe's) and in a real pseudo-terminal read through a
+terminal emulator (a process of its own, as Ctrl-C's tests); its bots seeded as the service
+seeds them."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from events.codec import Player
 from events.play import LoggedGame, create_game, play_move
 from events.pot.schema import PotCardPlayed, PotClosed
 from events.schema import CardPlayed
-from tests.service.command import Terminal, assert_one_line_refusal, poison, shown_lines
+from tests.service.command import Terminal, assert_one_line_refusal, poison_here, shown_lines
 
 
 def names_of(bots: list[str], you: int = 0) -> list[str]:
@@ -60,10 +61,9 @@ def said(names: list[str], seat: int, card: str) -> str:
 # ---- Poison through a pipe ------------------------------------------------------------------
 
 
-@pytest.mark.subprocess
 def test_a_person_plays_a_whole_game_in_the_terminal():
     answers = "\n".join(["Z9 0", "99", "hello", "R5 7", *["1"] * 60]) + "\n"
-    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
+    result = poison_here("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "your hand:" in out
@@ -77,12 +77,11 @@ def test_a_person_plays_a_whole_game_in_the_terminal():
     assert re.search(r"^winners?: ", out, re.MULTILINE)
 
 
-@pytest.mark.subprocess
 def test_poison_play_seeds_its_bots_as_the_service_does_and_tells_each_round_with_running_totals():
     bots, seed = ["random", "random"], 8
     answers = "\n".join(["1"] * 60) + "\n"
     args = ("--players", "3", "--rounds", "2", "--bots", "random", "--seed", str(seed))
-    result = poison("play", *args, stdin=answers)
+    result = poison_here("play", *args, stdin=answers)
     assert result.returncode == 0, result.stderr
     log, logged, _ = service_game("poison", bots, seed, {"rounds": 2})
     names = names_of(bots)
@@ -101,10 +100,9 @@ def test_poison_play_seeds_its_bots_as_the_service_does_and_tells_each_round_wit
     assert f"final totals: {', '.join(f'{n} {t}' for n, t in zip(names, totals, strict=True))}\n" in result.stdout
 
 
-@pytest.mark.subprocess
 def test_the_person_is_you_and_the_verbs_agree():
     answers = "\n".join(["1"] * 60) + "\n"
-    out = poison("play", "--players", "3", "--rounds", "3", "--seed", "8", stdin=answers).stdout
+    out = poison_here("play", "--players", "3", "--rounds", "3", "--seed", "8", stdin=answers).stdout
     assert re.search(r"^you play [RBPG]\d into cauldron \d: total \d+", out, re.MULTILINE)
     assert re.search(r"^greedy bot 1 plays [RBPG]\d into cauldron", out, re.MULTILINE)
     assert re.search(r"— overflow! you take \d+ cards?: ([RBPG]\d ?)+$", out, re.MULTILINE)
@@ -116,23 +114,21 @@ def test_the_person_is_you_and_the_verbs_agree():
         assert wrong not in out
 
 
-@pytest.mark.subprocess
 def test_a_card_you_do_not_hold_is_refused_in_your_words_and_you_choose_again():
     _, _, turns = service_game("poison", ["greedy", "greedy"], 8, {"rounds": 1})
     hand = turns[0].game.hand(0)
     missing = next(card for card in RULESETS["poison"].card_codes if card not in hand)
     answers = "\n".join([f"{missing} 0", *["1"] * 60]) + "\n"
-    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
+    result = poison_here("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
     assert result.returncode == 0
     assert f"your move: {missing} 0\nyou hold no {missing} — a move is its number in the list" in result.stdout
 
 
-@pytest.mark.subprocess
 def test_you_choose_your_seat_and_the_bots_fill_the_others():
     bots, seed = ["greedy", "random", "greedy"], 3
     answers = "\n".join(["1"] * 60) + "\n"
     args = ("--players", "4", "--rounds", "1", "--seat", "2", "--bots", ",".join(bots), "--seed", str(seed))
-    result = poison("play", *args, stdin=answers)
+    result = poison_here("play", *args, stdin=answers)
     assert result.returncode == 0, result.stderr
     names = names_of(bots, you=2)
     assert names == ["greedy bot 0", "random bot 1", "you", "greedy bot 3"]
@@ -143,7 +139,6 @@ def test_you_choose_your_seat_and_the_bots_fill_the_others():
     assert re.search(r"^2 +you +\d+ +0 +0 *$", result.stdout, re.MULTILINE)
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -159,34 +154,31 @@ def test_you_choose_your_seat_and_the_bots_fill_the_others():
     ],
 )
 def test_play_refuses_bad_options_in_one_line(args, says):
-    assert_one_line_refusal(poison("play", *args), "play", says)
+    assert_one_line_refusal(poison_here("play", *args), "play", says)
 
 
 # ---- leaving, and Ctrl-C --------------------------------------------------------------------
 
 
-@pytest.mark.subprocess
 def test_the_end_of_input_leaves_the_game_saying_at_which_version_with_status_0():
     _, _, turns = service_game("poison", ["greedy"] * 3, 1, {})
-    result = poison("play", "--players", "4", "--seed", "1", stdin="")
+    result = poison_here("play", "--players", "4", "--seed", "1", stdin="")
     assert result.returncode == 0, result.stderr
     assert result.stdout.endswith(f"your move: \nyou left the game at version {turns[0].version}\n")
     assert result.stderr == ""
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize("word", ["q", "quit", "Q"])
 def test_q_leaves_the_game_saying_at_which_version_with_status_0(word):
     _, _, turns = service_game("poison", ["greedy", "greedy"], 8, {"rounds": 1})
-    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=f"1\n{word}\nnever read\n")
+    result = poison_here("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=f"1\n{word}\nnever read\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout.endswith(f"your move: {word}\nyou left the game at version {turns[1].version}\n")
     assert turns[1].version > turns[0].version
 
 
-@pytest.mark.subprocess
 def test_help_says_how_to_leave_and_what_each_exit_status_means():
-    out = " ".join(poison("play", "--help").stdout.split())  # as filled to any width
+    out = " ".join(poison_here("play", "--help").stdout.split())  # as filled to any width
     assert "'q' (or 'quit', or the end of the input) leaves the game" in out
     assert "Exit status: 0 when the game ends or you leave it; 1 when the server cannot be reached" in out
     assert "130 on Ctrl-C" in out
@@ -329,11 +321,10 @@ def pot_played() -> tuple[subprocess.CompletedProcess, list, LoggedGame, dict[st
     closing = f"{turns[endgame].game.hand(0)[0]} close"
     answers = [missing, "T9", "T3 maybe", "99", *["1"] * endgame, closing, *["1"] * (len(turns) - endgame)]
     args = ("--ruleset", "pot", "--players", "3", "--bots", ",".join(bots), "--seed", str(seed))
-    result = poison("play", *args, stdin="\n".join(answers) + "\n")
+    result = poison_here("play", *args, stdin="\n".join(answers) + "\n")
     return result, log, logged, {"missing": missing, "closing": closing}
 
 
-@pytest.mark.subprocess
 def test_a_person_plays_a_whole_pot_game_to_the_totals_the_service_reaches(pot_played):
     result, log, logged, _ = pot_played
     assert result.returncode == 0, result.stderr
@@ -347,7 +338,6 @@ def test_a_person_plays_a_whole_pot_game_to_the_totals_the_service_reaches(pot_p
     assert played_lines(result.stdout) == expected
 
 
-@pytest.mark.subprocess
 def test_play_pot_shows_the_pot_the_pile_the_hands_and_numbered_moves(pot_played):
     out = pot_played[0].stdout
     assert "The pot game: you are seat 0 against greedy bot 1, random bot 2; seed 4. Highest total wins." in out
@@ -359,7 +349,6 @@ def test_play_pot_shows_the_pot_the_pile_the_hands_and_numbered_moves(pot_played
     assert "The game, pot by pot" in out
 
 
-@pytest.mark.subprocess
 def test_play_pot_tells_what_each_move_did_in_agreeing_words_and_shows_only_your_drawn_cards(pot_played):
     out, log = pot_played[0].stdout, pot_played[1]
     assert re.search(r"^ +you draw( T\d)+$", out, re.MULTILINE)
@@ -374,16 +363,14 @@ def test_play_pot_tells_what_each_move_did_in_agreeing_words_and_shows_only_your
         assert wrong not in out
 
 
-@pytest.mark.subprocess
 def test_play_pot_says_you_close_the_pot_and_you_score():
-    result = poison("play", "--ruleset", "pot", "--players", "2", "--seed", "4", stdin="2\nq\n")
+    result = poison_here("play", "--ruleset", "pot", "--players", "2", "--seed", "4", stdin="2\nq\n")
     assert result.returncode == 0, result.stderr
     assert re.search(
         r"^you play T\d and close the pot: toxicity \d+ — you score [+-]\d+ for( T\d)+$", result.stdout, re.M
     )
 
 
-@pytest.mark.subprocess
 def test_play_pot_refuses_what_is_no_legal_move_and_waits_for_another(pot_played):
     out, tried = pot_played[0].stdout, pot_played[3]
     assert f"you hold no {tried['missing']}" in out
@@ -394,11 +381,10 @@ def test_play_pot_refuses_what_is_no_legal_move_and_waits_for_another(pot_played
     assert f"the pot may not be closed with {card}: no pot may be closed once the draw pile is empty" in out
 
 
-@pytest.mark.subprocess
 def test_a_superscript_digit_as_a_move_or_a_cauldron_is_refused_and_you_choose_again():
     # "²".isdigit() is true but int("²") fails: this once ended play with a traceback.
     answers = "\n".join(["²", "R1 ²", *["1"] * 60]) + "\n"
-    result = poison("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
+    result = poison_here("play", "--players", "3", "--rounds", "1", "--seed", "8", stdin=answers)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert "your move: ²\n" in result.stdout

@@ -1,5 +1,5 @@
 """The `poison` command with the pot game: simulate, play and replay, and the bots of `play`
-seeded as the service seeds them (for Poison too)."""
+seeded as the service seeds them (for Poison too). Run in this process (`service.cli.main`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from events.play import LoggedGame, create_game, play_move
 from service import cli
 from service.commands import simulate
 from service.commands.screens import SCREENS
-from tests.service.command import assert_one_line_refusal, poison
+from tests.service.command import assert_one_line_refusal, poison_here
 
 
 def expected_figures(report: dict, simulation) -> None:
@@ -37,11 +37,10 @@ def expected_figures(report: dict, simulation) -> None:
 # ---- simulate -------------------------------------------------------------------------------
 
 
-@pytest.mark.subprocess
 def test_simulate_pot_figures_equal_the_reference_simulation_for_the_same_arguments():
     bots = ["greedy", "random", "random"]
     args = ("--ruleset", "pot", "--players", "3", "--games", "1000", "--bots", ",".join(bots), "--seed", "9")
-    result = poison("simulate", *args, "--json")
+    result = poison_here("simulate", *args, "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["ruleset"] == "pot"
@@ -70,26 +69,23 @@ def test_simulate_pot_in_chunks_adds_up_to_one_reference_call(monkeypatch, capsy
     expected_figures(report, pot_reference.simulate(2, 100, seed=3, bots=["random", "greedy"]))
 
 
-@pytest.mark.subprocess
 def test_simulate_pot_shows_the_ruleset_in_its_header_and_that_the_highest_total_wins():
-    result = poison("simulate", "--ruleset", "pot", "--players", "2", "--games", "300", "--bots", "greedy,random")
+    result = poison_here("simulate", "--ruleset", "pot", "--players", "2", "--games", "300", "--bots", "greedy,random")
     assert result.returncode == 0, result.stderr
     assert "300 games, ruleset pot, 2 players, seed 0" in result.stdout
     assert "highest total wins" in result.stdout
     assert "lowest" not in result.stdout
 
 
-@pytest.mark.subprocess
 def test_simulate_poison_echoes_its_options_in_the_header():
-    result = poison("simulate", "--players", "3", "--games", "200", "--rounds", "2", "--cauldrons", "fixed")
+    result = poison_here("simulate", "--players", "3", "--games", "200", "--rounds", "2", "--cauldrons", "fixed")
     assert result.returncode == 0, result.stderr
     assert "200 games, ruleset poison, 3 players, seed 0, rounds 2, cauldrons fixed" in result.stdout
     assert "lowest total wins" in result.stdout
-    defaults = poison("simulate", "--players", "3", "--games", "200")
+    defaults = poison_here("simulate", "--players", "3", "--games", "200")
     assert "ruleset poison, 3 players, seed 0, rounds default, cauldrons dynamic" in defaults.stdout
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -101,13 +97,12 @@ def test_simulate_poison_echoes_its_options_in_the_header():
     ],
 )
 def test_simulate_pot_refuses_what_the_pot_game_does_not_have_in_one_line(args, says):
-    assert_one_line_refusal(poison("simulate", "--ruleset", "pot", "--games", "10", *args), "simulate", says)
+    assert_one_line_refusal(poison_here("simulate", "--ruleset", "pot", "--games", "10", *args), "simulate", says)
 
 
-@pytest.mark.subprocess
 def test_simulate_and_play_refuse_an_unknown_ruleset_in_one_line():
     for command in ("simulate", "play"):
-        result = poison(command, "--ruleset", "rummy")
+        result = poison_here(command, "--ruleset", "rummy")
         assert_one_line_refusal(result, command, "'rummy' is not a ruleset: choose one of 'poison', 'pot'")
 
 
@@ -140,10 +135,9 @@ def table_rows(stdout: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")]
 
 
-@pytest.mark.subprocess
 def test_replay_prints_a_pot_log_pot_by_pot_with_its_totals_and_winners(pot_log):
     path, _, logged = pot_log
-    result = poison("replay", str(path))
+    result = poison_here("replay", str(path))
     assert result.returncode == 0, result.stderr
     out = result.stdout
     names = ["[red]eve[/red]", "bob [greedy]", "cy [random]"]  # shown as written, never as markup
@@ -171,10 +165,9 @@ def test_replay_prints_a_pot_log_pot_by_pot_with_its_totals_and_winners(pot_log)
     assert f"finished: highest total {max(logged.game.totals)}, won by {winners}" in out
 
 
-@pytest.mark.subprocess
 def test_replay_of_part_of_a_pot_log_shows_where_the_game_stands(pot_log):
     path, _, _ = pot_log
-    result = poison("replay", str(path), "--version", "40")
+    result = poison_here("replay", str(path), "--version", "40")
     assert result.returncode == 0, result.stderr
     assert "the log is valid up to event 40" in result.stdout
     assert re.search(r"^in play: seat \d to move$", result.stdout, re.MULTILINE)
@@ -182,7 +175,6 @@ def test_replay_of_part_of_a_pot_log_shows_where_the_game_stands(pot_log):
     assert "finished" not in result.stdout
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("kind", "tamper"),
     [
@@ -200,21 +192,20 @@ def test_replay_of_a_tampered_pot_log_names_the_version_of_the_bad_event_in_one_
     lines[index] = json.dumps(event)
     tampered = tmp_path / "tampered.ndjson"
     tampered.write_text("\n".join(lines) + "\n")
-    result = poison("replay", str(tampered))
+    result = poison_here("replay", str(tampered))
     assert result.returncode == 1
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stderr.startswith(f"poison replay: invalid log: event {event['version']}: ")
 
 
-@pytest.mark.subprocess
 def test_replay_refuses_a_log_whose_first_event_names_no_ruleset_we_know(pot_log, tmp_path):
     path, _, _ = pot_log
     lines = path.read_text().splitlines()
     lines[0] = lines[0].replace('"ruleset":"pot"', '"ruleset":"rummy"')
     unknown = tmp_path / "rummy.ndjson"
     unknown.write_text("\n".join(lines) + "\n")
-    result = poison("replay", str(unknown))
+    result = poison_here("replay", str(unknown))
     assert result.returncode == 1
     assert result.stderr.startswith("poison replay: invalid log: event 1: ")
     assert "'rummy'" in result.stderr

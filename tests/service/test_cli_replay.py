@@ -1,19 +1,17 @@
 """`poison replay` takes a log as `POST /v1/replays` does (NDJSON or JSON `{"events": [...]}`),
-from a file or from standard input, and shows every name as it was written, of both games."""
+from a file or from standard input, and shows every name as it was written, of both games.
+Run in this process (`service.cli.main`), but with worker processes (--jobs above 1)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from events.codec import Player, encode_public, to_public
 from events.play import LoggedGame, create_game, play_move
-
-pytestmark = pytest.mark.subprocess
+from tests.service.command import poison, poison_here
 
 #: Names the API accepts that a terminal or rich would otherwise read: markup, a closing tag
 #: alone, an emoji code, a trailing backslash, an escape sequence, a line break, a
@@ -21,10 +19,6 @@ pytestmark = pytest.mark.subprocess
 HOSTILE = ("[/]", "[bold]eve", ":smile:", "zed\\", "a\x1b[31mred", "two\nlines", "\u202etxet")
 #: How each is shown: exactly as written, the characters a terminal would obey written out.
 SHOWN = ("[/]", "[bold]eve", ":smile:", "zed\\", "a\\x1b[31mred", "two\\nlines", "\\u202etxet")
-
-
-def poison(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, timeout=120)
 
 
 def finished_game(ruleset: str, names: tuple[str, ...], bots: tuple[str | None, ...], game_id: str, **options):
@@ -55,9 +49,9 @@ def hostile_poison(tmp_path_factory) -> tuple[Path, LoggedGame]:
 
 def test_replay_shows_every_name_of_a_poison_game_exactly_as_written(hostile_poison):
     path, logged = hostile_poison
-    result = poison("replay", str(path))
+    result = poison_here("replay", str(path))
     assert result.returncode == 0, result.stderr
-    out = result.stdout.decode()
+    out = result.stdout
     assert "\x1b" not in out
     shown = ["[/]", "ada [greedy]", ":smile: [random]", "zed\\"]
     assert out.startswith("game g[/]\\x1b[2J: 4 players, 1 ")
@@ -72,9 +66,9 @@ def test_replay_shows_control_characters_in_names_written_out_never_obeyed(tmp_p
     log, logged = finished_game("pot", names, (None, None, None), "pot-g")
     path = tmp_path / "pot.ndjson"
     path.write_bytes(ndjson(log))
-    result = poison("replay", str(path))
+    result = poison_here("replay", str(path))
     assert result.returncode == 0, result.stderr
-    out = result.stdout.decode()
+    out = result.stdout
     for control in ("\x1b", "\u202e"):
         assert control not in out
     totals = [row for row in table_rows(out) if not row[0].isdigit()]
@@ -85,24 +79,24 @@ def test_replay_shows_control_characters_in_names_written_out_never_obeyed(tmp_p
 
 def test_replay_of_the_json_form_and_of_standard_input_equals_the_ndjson_file(hostile_poison, tmp_path):
     path, _ = hostile_poison
-    from_file = poison("replay", str(path))
+    from_file = poison_here("replay", str(path))
     assert from_file.returncode == 0, from_file.stderr
     wrapped = json.dumps({"events": [json.loads(line) for line in path.read_bytes().splitlines()]}).encode()
     as_json = tmp_path / "game.json"
     as_json.write_bytes(wrapped)
     for result in (
-        poison("replay", str(as_json)),
-        poison("replay", "-", stdin=path.read_bytes()),
-        poison("replay", "-", stdin=b"  \n" + wrapped),
-        poison("replay", "-", "--version", "12", stdin=wrapped),
+        poison_here("replay", str(as_json)),
+        poison_here("replay", "-", stdin=path.read_bytes()),
+        poison_here("replay", "-", stdin=b"  \n" + wrapped),
+        poison_here("replay", "-", "--version", "12", stdin=wrapped),
     ):
         assert result.returncode == 0, result.stderr
-        assert result.stderr == b""
-    outputs = [poison("replay", str(as_json)).stdout, poison("replay", "-", stdin=path.read_bytes()).stdout]
+        assert result.stderr == ""
+    outputs = [poison_here("replay", str(as_json)).stdout, poison_here("replay", "-", stdin=path.read_bytes()).stdout]
     assert outputs == [from_file.stdout, from_file.stdout]
-    partial = poison("replay", "-", "--version", "12", stdin=wrapped)
-    assert partial.stdout == poison("replay", str(path), "--version", "12").stdout
-    assert b"valid up to event 12" in partial.stdout
+    partial = poison_here("replay", "-", "--version", "12", stdin=wrapped)
+    assert partial.stdout == poison_here("replay", str(path), "--version", "12").stdout
+    assert "valid up to event 12" in partial.stdout
 
 
 @pytest.mark.parametrize(
@@ -115,25 +109,25 @@ def test_replay_of_the_json_form_and_of_standard_input_equals_the_ndjson_file(ho
     ],
 )
 def test_replay_of_standard_input_that_is_no_log_says_why_in_one_line(given, says):
-    result = poison("replay", "-", stdin=given)
+    result = poison_here("replay", "-", stdin=given)
     assert result.returncode == 1
-    assert result.stdout == b""
-    error = result.stderr.decode()
+    assert result.stdout == ""
+    error = result.stderr
     assert error.startswith(f"poison replay: {says}")
     assert len(error.splitlines()) == 1
     assert "Traceback" not in error
 
 
 def test_replay_of_a_missing_stored_game_names_it_visibly(redis_url, namespace):
-    result = poison("replay", "--game", "no\x1bsuch", "--redis-url", redis_url)
+    result = poison_here("replay", "--game", "no\x1bsuch", "--redis-url", redis_url)
     assert result.returncode == 1
-    assert result.stderr == b"poison replay: no game 'no\\x1bsuch' in the store\n"
+    assert result.stderr == "poison replay: no game 'no\\x1bsuch' in the store\n"
 
 
 def test_replay_refuses_a_url_of_no_known_scheme_in_one_line():
-    result = poison("replay", "--game", "g1", "--redis-url", "http://127.0.0.1:6379")
+    result = poison_here("replay", "--game", "g1", "--redis-url", "http://127.0.0.1:6379")
     assert result.returncode == 2
-    error = result.stderr.decode()
+    error = result.stderr
     assert error.startswith("poison replay: ")
     assert "redis://" in error
     assert len(error.splitlines()) == 1
@@ -141,9 +135,9 @@ def test_replay_refuses_a_url_of_no_known_scheme_in_one_line():
 
 def test_replay_of_a_stored_game_in_a_store_that_is_not_there_creates_none(tmp_path):
     absent = tmp_path / "no-store-here"
-    result = poison("replay", "--game", "g1", "--data-dir", str(absent))
+    result = poison_here("replay", "--game", "g1", "--data-dir", str(absent))
     assert result.returncode == 1
-    assert result.stderr.decode() == (
+    assert result.stderr == (
         f"poison replay: no store in {absent}: name the one holding the game with --data-dir or --redis-url\n"
     )
     assert not absent.exists()
@@ -170,13 +164,18 @@ def log_directory(tmp_path_factory) -> Path:
     return folder
 
 
-def verdict_lines(stdout: bytes) -> list[str]:
-    return [line for line in stdout.decode().splitlines() if ": valid" in line or ": invalid" in line]
+def verdict_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if ": valid" in line or ": invalid" in line]
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+#: --jobs above 1 checks logs in worker processes, forked from the process that runs the
+#: command: in a process of its own, never forked from the test runner (its threads).
+IN_WORKERS = pytest.mark.subprocess
+
+
+@pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=IN_WORKERS)])
 def test_replay_of_a_directory_checks_every_log_in_it_one_line_each(log_directory, jobs):
-    result = poison("replay", str(log_directory), "--jobs", jobs)
+    result = (poison_here if jobs == "1" else poison)("replay", str(log_directory), "--jobs", jobs)
     assert result.returncode == 1, result.stderr  # two of the five are invalid
     lines = verdict_lines(result.stdout)
     assert [line.split(": ")[0] for line in lines] == [
@@ -187,9 +186,10 @@ def test_replay_of_a_directory_checks_every_log_in_it_one_line_each(log_director
     assert lines[3].startswith(f"{log_directory / '3-repeated.ndjson'}: invalid: event ")
     not_an_event = "event 1: line 1 is not an event: no is not a field: it has only version, type and data"
     assert lines[4] == f"{log_directory / '4-nothing.json'}: invalid: {not_an_event}"
-    assert "3 of 5 logs valid" in result.stdout.decode()
+    assert "3 of 5 logs valid" in result.stdout
 
 
+@IN_WORKERS
 def test_replay_of_several_valid_files_exits_0_and_names_each(log_directory):
     files = [str(log_directory / name) for name in ("2-poison.ndjson", "1-pot.ndjson")]
     result = poison("replay", *files, "--jobs", "2")
@@ -199,7 +199,7 @@ def test_replay_of_several_valid_files_exits_0_and_names_each(log_directory):
 
 def test_replay_of_several_logs_with_one_missing_names_it_invalid_and_checks_the_rest(log_directory, tmp_path):
     missing = str(tmp_path / "gone.ndjson")
-    result = poison("replay", str(log_directory / "0-poison.ndjson"), missing)
+    result = poison_here("replay", str(log_directory / "0-poison.ndjson"), missing)
     assert result.returncode == 1
     lines = verdict_lines(result.stdout)
     assert lines[0].endswith(": valid")
@@ -215,17 +215,17 @@ def test_replay_of_several_logs_with_one_missing_names_it_invalid_and_checks_the
     ],
 )
 def test_replay_of_several_logs_refuses_what_only_one_log_can_take(log_directory, args, said):
-    result = poison("replay", str(log_directory), *args)
+    result = poison_here("replay", str(log_directory), *args)
     assert result.returncode == 2
-    assert said in result.stderr.decode()
-    assert result.stdout == b""
+    assert said in result.stderr
+    assert result.stdout == ""
 
 
 def test_replay_of_a_directory_without_logs_says_so(tmp_path):
     (tmp_path / "notes.txt").write_text("no log here")
-    result = poison("replay", str(tmp_path))
+    result = poison_here("replay", str(tmp_path))
     assert result.returncode == 1
-    assert f"no logs (*.ndjson, *.json) in {tmp_path}" in result.stderr.decode()
+    assert f"no logs (*.ndjson, *.json) in {tmp_path}" in result.stderr
 
 
 @pytest.mark.parametrize("ruleset", ["poison", "pot"])
@@ -246,9 +246,9 @@ def test_replay_of_a_game_whose_seat_was_left_open_names_the_seat_as_joined(tmp_
     log += caused
     path = tmp_path / "lobby.ndjson"
     path.write_bytes(ndjson(log))
-    result = poison("replay", str(path))
+    result = poison_here("replay", str(path))
     assert result.returncode == 0, result.stderr
-    out = result.stdout.decode()
+    out = result.stdout
     for name in ("late bob", "ann", "cy [greedy]"):
         assert name in out
     assert "(open)" not in out

@@ -1,5 +1,7 @@
 """`poison simulate` as a person reads it: win rates that never round a lost game away,
-the progress in a terminal with thousands separators, a header that echoes every option."""
+the progress in a terminal with thousands separators, a header that echoes every option.
+Run in this process (`service.cli.main`), but for the terminal's progress and the lack of
+memory, which need a process of their own."""
 
 from __future__ import annotations
 
@@ -11,13 +13,8 @@ import sys
 import pytest
 
 from core.rulesets import RULESETS
-from service.cli import main
 from service.commands.simulate import percent
-from tests.service.test_cli_common import Terminal
-
-
-def poison(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], capture_output=True, text=True, timeout=120)
+from tests.service.command import Terminal, assert_one_line_refusal, poison_here
 
 
 def table_rows(stdout: str) -> list[list[str]]:
@@ -44,15 +41,14 @@ def test_a_win_rate_has_one_decimal_or_as_many_as_keep_it_off_0_and_100(part, wh
     assert percent(part, whole) == shown
 
 
-@pytest.mark.subprocess
 def test_no_seat_that_lost_a_game_is_shown_winning_all_of_them():
     args = ("simulate", "--games", "4000", "--bots", "greedy,random,random,random", "--seed", "3")
-    report = json.loads(poison(*args, "--json").stdout)
+    report = json.loads(poison_here(*args, "--json").stdout)
     wins = [seat["wins"] for seat in report["seats"]]
     # The case this test is about: one decimal would round these to 100.0% and 0.0%.
     assert any(3_996 <= won < 4_000 for won in wins), wins
     assert any(0 < won <= 4 for won in wins), wins
-    table = poison(*args)
+    table = poison_here(*args)
     assert table.returncode == 0, table.stderr
     rates = [row[3] for row in table_rows(table.stdout) if row[0].isdigit()]
     assert rates == [percent(won, 4_000) for won in wins]
@@ -71,7 +67,6 @@ def test_the_progress_in_a_terminal_counts_games_with_thousands_separators():
     assert "simulating" not in screen
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "header"),
     [
@@ -84,17 +79,16 @@ def test_the_progress_in_a_terminal_counts_games_with_thousands_separators():
     ],
 )
 def test_the_header_echoes_every_option(args, header):
-    result = poison("simulate", "--games", "1000", *args)
+    result = poison_here("simulate", "--games", "1000", *args)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == header
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize("ruleset", ["poison", "pot"])
 def test_jobs_play_the_games_on_several_threads_with_the_same_figures(ruleset):
     # 45,000 games: more than one chunk of the command, so chunks and threads both split them.
     args = ("simulate", "--ruleset", ruleset, "--players", "4", "--games", "45000", "--seed", "9", "--json")
-    alone, together = poison(*args), poison(*args, "--jobs", "3")
+    alone, together = poison_here(*args), poison_here(*args, "--jobs", "3")
     assert alone.returncode == together.returncode == 0, together.stderr
     figures = [json.loads(run.stdout) for run in (alone, together)]
     for report in figures:
@@ -103,27 +97,25 @@ def test_jobs_play_the_games_on_several_threads_with_the_same_figures(ruleset):
     assert figures[0]["games"] == 45_000
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize(("jobs", "said"), [("0", "--jobs is 1 to 64, not 0"), ("65", "--jobs is 1 to 64, not 65")])
 def test_jobs_out_of_bounds_are_refused_in_words(jobs, said):
-    refused = poison("simulate", "--games", "10", "--jobs", jobs)
+    refused = poison_here("simulate", "--games", "10", "--jobs", jobs)
     assert refused.returncode == 2
     assert said in refused.stderr
     assert refused.stdout == ""
 
 
-@pytest.mark.subprocess
 def test_jobs_that_are_not_a_whole_number_are_refused_in_words():
-    refused = poison("simulate", "--games", "10", "--jobs", "two")
+    refused = poison_here("simulate", "--games", "10", "--jobs", "two")
     assert refused.returncode == 2
     assert "a whole number, not 'two'" in refused.stderr
 
 
-def test_a_searching_seat_plays_at_its_strength_or_the_rulesets_default(capsys):
-    # In this process: a process of its own takes seconds to start on a loaded machine.
+def test_a_searching_seat_plays_at_its_strength_or_the_rulesets_default():
     args = ["simulate", "--ruleset", "pot", "--players", "3", "--games", "3", "--json"]
-    assert main([*args, "--bots", "mcts:15,mcts,greedy"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    result = poison_here(*args, "--bots", "mcts:15,mcts,greedy")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
     assert [seat["bot"] for seat in report["seats"]] == [
         "mcts:15",
         f"mcts:{RULESETS['pot'].default_playouts}",
@@ -140,11 +132,8 @@ def test_a_searching_seat_plays_at_its_strength_or_the_rulesets_default(capsys):
         ("random:5", "'random:5': only mcts takes a strength"),
     ],
 )
-def test_a_bad_strength_is_refused_in_words(bots, said, capsys):
-    assert main(["simulate", "--games", "10", "--bots", bots]) == 2
-    out, err = capsys.readouterr()
-    assert said in err
-    assert out == ""
+def test_a_bad_strength_is_refused_in_words(bots, said):
+    assert_one_line_refusal(poison_here("simulate", "--games", "10", "--bots", bots), "simulate", said)
 
 
 #: poison simulate of search bots whose trees cannot be allocated: the address space capped a

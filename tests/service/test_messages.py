@@ -7,8 +7,6 @@ schema can be violated, which is the wording itself, over msgspec's real message
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +26,7 @@ from service.problems import TITLES, TYPE_BASE
 from service.schemas import PlayCard, PoisonCreate, PotCreate, ReplayBody
 from service.settings import Settings
 from tests.service.api import auth, create, view
+from tests.service.command import poison_here
 from tests.service.test_games_api import finish, play_first
 
 pytestmark = pytest.mark.anyio
@@ -312,18 +311,12 @@ async def test_a_replayed_log_naming_no_ruleset_of_ours_names_those_that_exist(c
     assert all(name in detail for name in RULESETS)
 
 
-@pytest.mark.subprocess
 async def test_the_cli_says_what_the_api_says_of_the_same_log(client, tmp_path):
     log, _ = await tampered_log(client)
     response = await client.post("/v1/replays", content=log, headers={"content-type": "application/x-ndjson"})
     detail = problem(response, 422, "invalid_log")["detail"]
     (tmp_path / "game.ndjson").write_bytes(log)
-    result = subprocess.run(
-        [sys.executable, "-m", "service.cli", "replay", str(tmp_path / "game.ndjson")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = poison_here("replay", str(tmp_path / "game.ndjson"))
     assert result.returncode == 1
     assert detail in result.stderr
     assert "Traceback" not in result.stderr
@@ -478,7 +471,6 @@ async def test_a_head_answer_counts_the_newline_too(client):
 # ---- the seed range is one range ---------------------------------------------------------------
 
 
-@pytest.mark.subprocess
 async def test_the_seed_range_is_0_to_2_to_the_63_minus_1_at_every_layer(client):
     assert SEED_LIMIT == 2**63 - 1
     # the core
@@ -499,12 +491,7 @@ async def test_the_seed_range_is_0_to_2_to_the_63_minus_1_at_every_layer(client)
     assert POT.name == "pot"
     # the command line
     for seed, status in ((SEED_LIMIT + 1, 2), (-1, 2)):
-        result = subprocess.run(
-            [sys.executable, "-m", "service.cli", "simulate", "--games", "1", "--seed", str(seed)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = poison_here("simulate", "--games", "1", "--seed", str(seed))
         assert result.returncode == status, result.stderr
         assert f"{SEED_LIMIT:,}" in result.stderr
 
