@@ -6,17 +6,16 @@ sees only what it may) is in tests/events/test_every_ruleset.py."""
 
 from __future__ import annotations
 
-import random
-
 import msgspec
 import pytest
 
 from core.pot import reference
 from core.pot.engine import seeded_deal
+from core.rulesets import POT
 from events import rulesets
 from events import schema as poison_schema
-from events.codec import GameFinished, MalformedEvent, Player, decode_public_line, encode_public, to_public
-from events.play import create_game, new_game, play_move
+from events.codec import GameFinished, MalformedEvent, decode_public_line, encode_public, to_public
+from events.play import new_game, play_move
 from events.pot.schema import (
     CODEC,
     CardsDealt,
@@ -28,37 +27,12 @@ from events.pot.schema import (
 )
 from events.replay import InvalidLog, decode_log, rebuild
 from events.store import EventStore
+from tests.rulesets import numbered, played_log, seats
 
 
-def seats(n: int, bots: dict[int, str] | None = None) -> tuple[Player, ...]:
-    bots = bots or {}
-    return tuple(Player(seat=seat, name=f"player{seat}", bot=bots.get(seat)) for seat in range(n))
-
-
-def choose(game, rng: random.Random):
-    """A legal move, closing now and then (a quarter of the times it may), so that logs hold
-    closings, explosions, new pots and draws."""
-    legal = game.legal_moves()
-    closing = [move for move in legal if move.close]
-    if closing and rng.random() < 0.25:
-        return rng.choice(closing)
-    return rng.choice([move for move in legal if not move.close])
-
-
-def pot_log(n: int, *, seed: int, bots: dict[int, str] | None = None, moves: int | None = None, game_id="g-pot"):
-    """A pot game's log played through events.play to its end (or for `moves` human moves)."""
-    log, logged = create_game("pot", game_id, seats(n, bots), seed=seed, options={})
-    rng = random.Random(seed)
-    played = 0
-    while not logged.finished and (moves is None or played < moves):
-        caused, logged = play_move(logged, logged.game.turn, tuple(choose(logged.game, rng)))
-        log += caused
-        played += 1
-    return log, logged
-
-
-def numbered(log):
-    return list(enumerate(log, start=1))
+def pot_log(n: int, *, game_id: str = "g-pot", **how):
+    """A pot game's log played through events.play to its end (or for `moves` moves)."""
+    return played_log(POT, n, game_id=game_id, **how)
 
 
 # ---- the log and the reference -----------------------------------------------------------
