@@ -46,8 +46,9 @@ class Facts:
     redact: Callable[[str, dict[str, Any], int | None], dict[str, Any]]
     #: The events whose data `redact` changes for some reader.
     redacted_types: tuple[str, ...]
-    #: Keys of an answer that hold hidden cards: while the game is active, null or a count.
-    hidden_keys: tuple[str, ...]
+    #: Keys of an answer that hold hidden cards: while the game is active, null (or, where
+    #: the key maps to True, a count of them).
+    hidden_keys: Mapping[str, bool]
     #: The keys that mark a seat's own cards in an answer (the cards under `cards`): while
     #: the game is active, only that seat sees them.
     own_cards: frozenset[str] | None
@@ -152,7 +153,7 @@ FACTS: dict[str, Facts] = {
         pick=lambda game, rng: tuple(rng.choice(game.legal_moves())),
         redact=poison_redact,
         redacted_types=("round_started",),
-        hidden_keys=("set_aside",),
+        hidden_keys={"set_aside": False},
         own_cards=None,
         cuts=lambda log: [first(log, RoundScored), first(log, RoundScored) + 1],
         tamperings=poison_tamperings,
@@ -162,7 +163,7 @@ FACTS: dict[str, Facts] = {
         pick=pot_pick,
         redact=pot_redact,
         redacted_types=("cards_dealt", "cards_drawn"),
-        hidden_keys=("draw_pile",),
+        hidden_keys={"draw_pile": True},
         own_cards=frozenset({"seat", "count", "cards"}),
         cuts=lambda log: [first(log, PotClosed, after=2), first(log, CardsDrawn)],
         tamperings=pot_tamperings,
