@@ -124,3 +124,36 @@ class Table:
     async def play_until(self, done: Callable[[Any], bool]) -> None:
         while not done(self.oracle):
             await self.move()
+
+
+def check_no_leak(ruleset: Ruleset, body, caller: int | None, hands: list[tuple[str, ...]], finished: bool) -> None:
+    """Walk an answer: a `hand` is only the caller's own, as the reference holds it; while
+    the game is active, dealt hands of other seats, the ruleset's hidden cards (Poison's
+    set-aside hand, the pot's draw pile and the cards other seats drew) and the seed are
+    hidden; `all` (every hand) is never in a live answer."""
+    known = facts(ruleset)
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if not finished and known.own_cards and known.own_cards <= node.keys() and node["seat"] != caller:
+                assert node["cards"] is None, node
+            for key, value in node.items():
+                if key == "hand":
+                    assert caller is not None
+                    assert value == list(hands[caller])
+                elif key == "hands" and not finished:
+                    for index, hand in enumerate(value):
+                        assert hand is None or index == caller
+                elif key in known.hidden_keys and not finished:
+                    assert value is None or (known.hidden_keys[key] and type(value) is int), node
+                elif key == "seed" and not finished:
+                    assert value is None
+                elif key == "all":
+                    raise AssertionError("a live answer shows every hand")
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(body)

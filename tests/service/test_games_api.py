@@ -1,7 +1,7 @@
 """Every endpoint of http-api.md and every error code, through the real Litestar app, in a
-game of Poison. What holds of a game's log for every ruleset (export and replay, redaction,
-the stream, time travel, tampered logs) is tested once for all of them in
-tests/service/test_every_ruleset_log.py."""
+game of Poison. What holds of a game of every ruleset (idempotent retries, export and
+replay, redaction, the stream, time travel, tampered logs, leaks) is tested once for all of
+them in tests/service/test_every_ruleset*.py."""
 
 from __future__ import annotations
 
@@ -306,39 +306,6 @@ async def test_bots_answer_a_human_move_in_the_same_response(client):
     assert body["version"] == 2 + len(body["events"])
 
 
-async def test_a_game_of_bots_only_is_finished_when_created(client):
-    created, tokens = await create(client, 5, bots=dict.fromkeys(range(5), "greedy"))
-    assert tokens == {}
-    assert created["game"]["status"] == "finished"
-    assert len(created["game"]["winners"]) >= 1
-
-
-# ---- idempotency ---------------------------------------------------------------------------
-
-
-async def test_an_idempotent_retry_gets_the_same_status_and_body_and_appends_nothing(client):
-    created, tokens = await create(client, 3, seed=9)
-    game_id = created["game_id"]
-    move = (await view(client, game_id, tokens[1]))["you"]["legal_moves"][0]
-    headers = {**auth(tokens[1]), "Idempotency-Key": "move-1"}
-    first = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-    again = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-    assert (first.status_code, again.status_code) == (201, 201)
-    assert again.content == first.content
-    assert (await view(client, game_id))["version"] == 3
-    other = await client.post(
-        f"/v1/games/{game_id}/moves", json={**move, "cauldron": (move["cauldron"] + 1) % 3}, headers=headers
-    )
-    problem(other, 422, "idempotency_key_reused")
-    problem(
-        await client.post(
-            f"/v1/games/{game_id}/moves", json=move, headers={**auth(tokens[1]), "Idempotency-Key": "k" * 201}
-        ),
-        400,
-        "invalid_request",
-    )
-
-
 # ---- scores and the stream -----------------------------------------------------------------
 
 
@@ -443,22 +410,6 @@ async def test_the_bearer_scheme_is_case_insensitive(client):
     created, tokens = await create(client, 3)
     mine = await client.get(f"/v1/games/{created['game_id']}", headers={"Authorization": f"bearer {tokens[1]}"})
     assert mine.json()["you"]["seat"] == 1
-
-
-async def test_a_refused_move_retried_with_its_key_is_refused_again_and_appends_nothing(client):
-    created, tokens = await create(client, 3, seed=31)
-    game_id = created["game_id"]
-    hand = (await view(client, game_id, tokens[2]))["you"]["hand"]
-    early = {"card": hand[0], "cauldron": 0}
-    headers = {**auth(tokens[2]), "Idempotency-Key": "too-early"}
-    first = await client.post(f"/v1/games/{game_id}/moves", json=early, headers=headers)
-    problem(first, 409, "not_your_turn")
-    await play_first(client, game_id, tokens)  # now it is seat 2's turn
-    again = await client.post(f"/v1/games/{game_id}/moves", json=early, headers=headers)
-    assert again.status_code == 409
-    assert again.content == first.content
-    assert again.headers["content-type"].startswith(PROBLEM)
-    assert (await view(client, game_id))["version"] == 3
 
 
 async def test_the_longest_possible_game_replays_within_the_body_limit(client):

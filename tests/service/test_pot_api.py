@@ -1,9 +1,8 @@
 """The pot game over HTTP, through the real Litestar app and store: whole games move by move
-against core/pot/reference.py, what every answer may show, every refusal, scores pot by
-pot, what a replay shows of the draw pile, the live stream of an active game, and the
-listing. What holds of a game's log for every ruleset (export and replay, redaction, the
-stream, time travel, tampered logs) is tested once for all of them in
-tests/service/test_every_ruleset_log.py."""
+against core/pot/reference.py, every refusal, scores pot by pot, what a replay shows of the
+draw pile, the live stream of an active game, and the listing. What holds of a game of every
+ruleset (idempotent retries, export and replay, redaction, the stream, time travel, tampered
+logs, leaks) is tested once for all of them in tests/service/test_every_ruleset*.py."""
 
 from __future__ import annotations
 
@@ -18,10 +17,10 @@ from litestar.testing import TestClient
 
 from core.pot import reference
 from core.pot.engine import seeded_deal
-from core.rulesets import bot_seed
+from core.rulesets import POT
 from service.app import create_app
 from tests.rulesets import pot_pick
-from tests.service.api import auth, create, view
+from tests.service.api import auth, check_no_leak, create, view
 
 pytestmark = pytest.mark.anyio
 
@@ -106,33 +105,6 @@ def events_of(done, oracle: reference.Game, reader: int | None) -> list[dict]:
             {"type": "game_finished", "data": {"totals": list(oracle.totals), "winners": list(oracle.winners)}}
         )
     return events
-
-
-def check_no_leak(body, caller: int | None, hands: list[tuple[str, ...]], finished: bool) -> None:
-    """Walk an answer: a `hand` is only the caller's own; while the game is active, dealt
-    hands of other seats, the draw pile's order, other seats' drawn cards and the seed are
-    hidden; `all` is never in a live answer."""
-    if isinstance(body, dict):
-        if not finished and {"seat", "count", "cards"} <= body.keys() and body["seat"] != caller:
-            assert body["cards"] is None, body
-        for key, value in body.items():
-            if key == "hand":
-                assert caller is not None
-                assert value == list(hands[caller])
-            elif key == "hands" and not finished:
-                for index, hand in enumerate(value):
-                    assert hand is None or index == caller
-            elif key == "draw_pile" and not finished:
-                assert value is None or type(value) is int, body
-            elif key == "seed" and not finished:
-                assert value is None
-            elif key == "all":
-                raise AssertionError("a live answer shows every hand")
-            else:
-                check_no_leak(value, caller, hands, finished)
-    elif isinstance(body, list):
-        for item in body:
-            check_no_leak(item, caller, hands, finished)
 
 
 def hands_of(oracle: reference.Game) -> list[tuple[str, ...]]:
@@ -225,7 +197,7 @@ async def test_a_whole_pot_game_over_http_follows_the_reference_move_by_move(cli
     while oracle.status != "finished":
         seat = oracle.turn
         mine = await view(client, game_id, tokens[seat])
-        check_no_leak(mine, seat, hands_of(oracle), False)
+        check_no_leak(POT, mine, seat, hands_of(oracle), False)
         assert public_in(mine) == public_of(oracle)
         assert mine["you"]["hand"] == list(oracle.hand(seat))
         assert mine["you"]["legal_moves"] == [{"card": c, "close": k} for c, k in oracle.legal_moves()]
@@ -236,7 +208,7 @@ async def test_a_whole_pot_game_over_http_follows_the_reference_move_by_move(cli
         closes.append(close)
         body = response.json()
         finished = oracle.status == "finished"
-        check_no_leak(body, seat, hands_of(oracle), finished)
+        check_no_leak(POT, body, seat, hands_of(oracle), finished)
         expected = events_of(done, oracle, seat)
         assert [{"type": e["type"], "data": e["data"]} for e in body["events"]] == expected
         assert [e["version"] for e in body["events"]] == list(range(version + 1, version + 1 + len(expected)))
@@ -260,55 +232,6 @@ async def test_a_whole_pot_game_over_http_follows_the_reference_move_by_move(cli
     assert {line["outcome"] for line in scores["pots"]} == {"closed", "exploded"}
     final = await view(client, game_id)
     assert (final["status"], final["turn"], final["winners"]) == ("finished", None, list(oracle.winners))
-
-
-async def test_no_answer_to_any_seat_or_to_nobody_leaks_with_bots_at_the_table(client):
-    seed = 4242
-    bots = {1: "greedy", 3: "random"}
-    created, tokens = await create_pot(client, 4, seed=seed, bots=bots)
-    game_id = created["game_id"]
-    oracle = reference.Game(4, seed=seed)
-    rng = random.Random(seed)
-    callers = [None, 0, 2]
-    check_no_leak(created, None, hands_of(oracle), False)
-
-    def follow(events: list[dict]) -> None:
-        """Apply a move's events to the reference, demanding that each bot played its move."""
-        for event in events:
-            if event["type"] != "card_played":
-                continue
-            data = event["data"]
-            bot = bots.get(data["seat"])
-            if bot is not None:
-                chosen = oracle.choose(bot, bot_seed(seed, event["version"] - 1))
-                assert (data["card"], data["close"]) == tuple(chosen)
-            oracle.play(data["seat"], data["card"], data["close"])
-
-    assert oracle.turn == 0  # seat 0 is human: no bot has moved yet
-    while oracle.status != "finished":
-        hands = hands_of(oracle)
-        caller = rng.choice(callers)
-        headers = auth(tokens[caller]) if caller is not None else {}
-        for path in ["", "/events?limit=5000", "/scores", "/export", f"?version={rng.randint(1, 2)}"]:
-            response = await client.get(f"/v1/games/{game_id}{path}", headers=headers if "?" not in path else {})
-            check_no_leak(response.json(), caller if "?" not in path else None, hands, False)
-        # A random move from a random caller: its answer, refused or not, leaks nothing.
-        card, close = f"T{rng.randint(0, 6)}", rng.random() < 0.3
-        wrong = await client.post(f"/v1/games/{game_id}/moves", json={"card": card, "close": close}, headers=headers)
-        if wrong.status_code == 201:
-            follow(wrong.json()["events"])
-            check_no_leak(wrong.json(), caller, hands_of(oracle), oracle.status == "finished")
-            continue
-        assert wrong.status_code in (401, 409, 422), wrong.text
-        check_no_leak(wrong.json(), caller, hands, False)
-        seat = oracle.turn
-        card, close = pot_pick(oracle, rng)
-        response = await post_move(client, game_id, tokens[seat], card, close)
-        assert response.status_code == 201, response.text
-        follow(response.json()["events"])
-        check_no_leak(response.json(), seat, hands_of(oracle), oracle.status == "finished")
-    scores = (await client.get(f"/v1/games/{game_id}/scores")).json()
-    assert (scores["totals"], scores["pots"]) == (list(oracle.totals), pots_of(oracle))
 
 
 # ---- refusals --------------------------------------------------------------------------------
@@ -379,7 +302,7 @@ async def test_closing_a_pot_the_card_explodes_is_422_cannot_close_and_changes_n
     before = await snapshot(client, game_id, tokens)
     body = problem(await post_move(client, game_id, tokens[seat], card, True), 422, "cannot_close")
     assert card in body["detail"]
-    check_no_leak(body, seat, hands_of(oracle), False)
+    check_no_leak(POT, body, seat, hands_of(oracle), False)
     await unchanged(client, game_id, tokens, before)
     # The same card without `close` is played, and the pot explodes.
     response = await post_move(client, game_id, tokens[seat], card)
@@ -443,36 +366,6 @@ async def test_close_defaults_to_false_and_expected_version_works_for_a_pot_move
         f"/v1/games/{game_id}/moves", json={"card": "T0", "expected_version": 2}, headers=auth(tokens[1])
     )
     assert problem(stale, 409, "version_conflict")["current_version"] == response.json()["version"]
-
-
-# ---- idempotency ---------------------------------------------------------------------------
-
-
-async def test_a_pot_move_retried_with_its_key_gets_the_same_answer_and_appends_nothing(client):
-    created, tokens = await create_pot(client, 3, seed=14, bots={1: "greedy", 2: "random"})
-    game_id = created["game_id"]
-    mine = await view(client, game_id, tokens[0])
-    move = next(m for m in mine["you"]["legal_moves"] if m["close"])
-    headers = {**auth(tokens[0]), "Idempotency-Key": "pot-move-1"}
-    first = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-    assert first.status_code == 201, first.text
-    assert first.json()["events"][1]["type"] == "pot_closed"
-    version = first.json()["version"]
-    again = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-    assert again.status_code == 201
-    assert again.content == first.content
-    assert (await view(client, game_id))["version"] == version
-    other = await client.post(f"/v1/games/{game_id}/moves", json={**move, "close": False}, headers=headers)
-    problem(other, 422, "idempotency_key_reused")
-    # A refused close is remembered with its key too.
-    refused_headers = {**auth(tokens[0]), "Idempotency-Key": "pot-move-2"}
-    hand = (await view(client, game_id, tokens[0]))["you"]["hand"]
-    missing = next(f"T{k}" for k in range(7) if f"T{k}" not in hand)
-    refused = await client.post(f"/v1/games/{game_id}/moves", json={"card": missing}, headers=refused_headers)
-    problem(refused, 422, "card_not_in_hand")
-    retried = await client.post(f"/v1/games/{game_id}/moves", json={"card": missing}, headers=refused_headers)
-    assert (retried.status_code, retried.content) == (422, refused.content)
-    assert (await view(client, game_id))["version"] == version
 
 
 # ---- the log: replays and the live stream ---------------------------------------------------
