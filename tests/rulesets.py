@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import msgspec
+import pytest
 
 from core.rulesets import RULESETS, Ruleset
 from events.codec import Event, GameFinished, Player
@@ -26,6 +27,8 @@ from events.rulesets import rules_for
 from events.schema import CardPlayed, CauldronOverflowed, RoundScored, RoundStarted
 
 Log = list[Event]
+#: Run a test once for each ruleset (as OpenSpiel's generic tests run over every game).
+EVERY_RULESET = pytest.mark.parametrize("ruleset", list(RULESETS.values()), ids=list(RULESETS))
 
 
 class Tampered(NamedTuple):

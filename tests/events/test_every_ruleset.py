@@ -13,9 +13,8 @@ from core.rulesets import RULESETS, Ruleset
 from events.codec import GameFinished, GameStarted, RematchCreated, SeatJoined, SeatLeft, encode_public, to_public
 from events.replay import InvalidLog, rebuild, require_complete
 from events.rulesets import rules_for
-from tests.rulesets import facts, incomplete_cuts, numbered, played_log, redacted, tamperings
+from tests.rulesets import EVERY_RULESET, facts, incomplete_cuts, numbered, played_log, redacted, tamperings
 
-EVERY_RULESET = pytest.mark.parametrize("ruleset", list(RULESETS.values()), ids=list(RULESETS))
 #: The lobby's events, which every ruleset's codec takes and no game without open seats holds.
 LOBBY = {SeatJoined, SeatLeft, GameStarted, RematchCreated}
 

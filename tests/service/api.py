@@ -7,11 +7,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from litestar.testing import AsyncTestClient
 
 from core.rulesets import Ruleset, bot_seed
 from events.rulesets import rules_for
 from tests.rulesets import facts
+
+PROBLEM = "application/problem+json"
+
+
+def problem(response, status: int, code: str) -> dict:
+    """The body of a problem answer (RFC 9457) with this status and code, and a detail."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body = response.json()
+    assert (body["code"], body["status"]) == (code, status)
+    assert {"type", "title", "detail"} <= body.keys()
+    assert body["detail"]
+    return body
 
 
 def auth(token: str) -> dict[str, str]:
@@ -35,6 +49,19 @@ async def view(client: AsyncTestClient, game_id: str, token: str | None = None) 
     response = await client.get(f"/v1/games/{game_id}", headers=auth(token) if token else {})
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def parse_stream(text: str) -> list[tuple[int, str, dict]]:
+    """A live stream's messages: (id, event, data) each."""
+    messages, fields = [], {}
+    for line in [*text.splitlines(), ""]:
+        if line:
+            key, _, value = line.partition(": ")
+            fields[key] = value
+        elif fields:
+            messages.append((int(fields["id"]), fields["event"], msgspec.json.decode(fields["data"])))
+            fields = {}
+    return messages
 
 
 # ---- any ruleset's game, followed by its reference ----------------------------------------

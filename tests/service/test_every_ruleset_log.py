@@ -13,28 +13,16 @@ import asyncio
 import msgspec
 import pytest
 
-from core.rulesets import RULESETS
 from events.codec import decode_public_line, encode_public, to_public
 from events.play import create_game
 from events.replay import decode_log
 from events.rulesets import rules_for
-from tests.rulesets import facts, numbered, redacted, seats, tamperings
-from tests.service.api import Table, auth, shortest, view
+from tests.rulesets import EVERY_RULESET, facts, numbered, redacted, seats, tamperings
+from tests.service.api import Table, auth, parse_stream, problem, shortest, view
 
 pytestmark = pytest.mark.anyio
 
-EVERY_RULESET = pytest.mark.parametrize("ruleset", list(RULESETS.values()), ids=list(RULESETS))
 NDJSON = {"content-type": "application/x-ndjson"}
-PROBLEM = "application/problem+json"
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert (body["code"], body["status"]) == (code, status)
-    assert body["detail"]
-    return body
 
 
 async def exported(client, game_id: str) -> list[dict]:
@@ -165,18 +153,6 @@ async def test_the_event_log_is_redacted_for_each_reader_while_active_and_whole_
 
 
 # ---- the live stream ---------------------------------------------------------------------
-
-
-def parse_stream(text: str) -> list[tuple[int, str, dict]]:
-    messages, fields = [], {}
-    for line in [*text.splitlines(), ""]:
-        if line:
-            key, _, value = line.partition(": ")
-            fields[key] = value
-        elif fields:
-            messages.append((int(fields["id"]), fields["event"], msgspec.json.decode(fields["data"])))
-            fields = {}
-    return messages
 
 
 async def read_stream(client, game_id: str, headers: dict) -> str:

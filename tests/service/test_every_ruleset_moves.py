@@ -9,24 +9,11 @@ import random
 
 import pytest
 
-from core.rulesets import RULESETS
 from events.play import create_game, play_move
-from tests.rulesets import seats
-from tests.service.api import Table, auth, body_of, check_no_leak, move_in, shortest, view
+from tests.rulesets import EVERY_RULESET, seats
+from tests.service.api import PROBLEM, Table, auth, body_of, check_no_leak, move_in, problem, shortest, view
 
 pytestmark = pytest.mark.anyio
-
-EVERY_RULESET = pytest.mark.parametrize("ruleset", list(RULESETS.values()), ids=list(RULESETS))
-PROBLEM = "application/problem+json"
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert (body["code"], body["status"]) == (code, status)
-    assert body["detail"]
-    return body
 
 
 # ---- idempotent retries ------------------------------------------------------------------

@@ -10,22 +10,9 @@ import asyncio
 import pytest
 
 from core import seeded_deal
-from tests.service.api import auth, create, view
+from tests.service.api import auth, create, problem, view
 
 pytestmark = pytest.mark.anyio
-
-PROBLEM = "application/problem+json"
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert body["code"] == code
-    assert body["status"] == status
-    assert {"type", "title", "detail"} <= body.keys()
-    assert body["detail"]
-    return body
 
 
 async def play_first(client, game_id, tokens, **extra):

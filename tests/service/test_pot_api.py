@@ -20,20 +20,9 @@ from core.pot.engine import seeded_deal
 from core.rulesets import POT
 from service.app import create_app
 from tests.rulesets import pot_pick
-from tests.service.api import auth, check_no_leak, create, view
+from tests.service.api import auth, check_no_leak, create, parse_stream, problem, view
 
 pytestmark = pytest.mark.anyio
-
-PROBLEM = "application/problem+json"
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert (body["code"], body["status"]) == (code, status)
-    assert body["detail"]
-    return body
 
 
 async def create_pot(client, players: int = 2, **options):
@@ -450,18 +439,6 @@ async def test_a_pot_log_replayed_to_its_creation_shows_a_game_not_yet_dealt(cli
         "/v1/replays", content=b"\n".join(exported.splitlines()[:1]), headers={"content-type": "application/x-ndjson"}
     )
     assert problem(whole, 422, "invalid_log")["at_version"] == 2
-
-
-def parse_stream(text: str) -> list[tuple[int, str, dict]]:
-    messages, fields = [], {}
-    for line in [*text.splitlines(), ""]:
-        if line:
-            key, _, value = line.partition(": ")
-            fields[key] = value
-        elif fields:
-            messages.append((int(fields["id"]), fields["event"], msgspec.json.decode(fields["data"])))
-            fields = {}
-    return messages
 
 
 async def test_the_live_stream_of_an_active_pot_game_follows_it_redacted_for_its_reader(client, settings):
