@@ -1,21 +1,21 @@
-"""The pot game's events: its log rebuilds the game the reference plays, every event survives
-its stored and public forms, the log alone makes the game, a tampered log is refused at its
-first bad event, and a seat reads only what it may see."""
+"""The pot game's events: each move records what the reference says it did, every event
+survives its stored and public forms, the deal is the seed's and one the rules could make,
+and pot and Poison events never pass for each other. What holds of every ruleset's log (it
+rebuilds the reference's game, a tampered log is refused at its first bad event, a reader
+sees only what it may) is in tests/events/test_every_ruleset.py."""
 
 from __future__ import annotations
-
-import random
 
 import msgspec
 import pytest
 
 from core.pot import reference
 from core.pot.engine import seeded_deal
+from core.rulesets import POT
 from events import rulesets
 from events import schema as poison_schema
-from events.codec import GameFinished, MalformedEvent, Player, decode_public_line, encode_public, to_public
-from events.play import create_game, new_game, play_move
-from events.pot.rules import PotEvents
+from events.codec import GameFinished, MalformedEvent, decode_public_line, encode_public, to_public
+from events.play import new_game, play_move
 from events.pot.schema import (
     CODEC,
     CardsDealt,
@@ -23,78 +23,19 @@ from events.pot.schema import (
     PotCardPlayed,
     PotClosed,
     PotExploded,
-    PotGameCreated,
     PotStarted,
 )
-from events.replay import InvalidLog, decode_log, rebuild, require_complete
+from events.replay import InvalidLog, decode_log, rebuild
 from events.store import EventStore
-
-RULES = PotEvents()
-
-
-def seats(n: int, bots: dict[int, str] | None = None) -> tuple[Player, ...]:
-    bots = bots or {}
-    return tuple(Player(seat=seat, name=f"player{seat}", bot=bots.get(seat)) for seat in range(n))
+from tests.rulesets import numbered, played_log, seats
 
 
-def choose(game, rng: random.Random):
-    """A legal move, closing now and then (a quarter of the times it may), so that logs hold
-    closings, explosions, new pots and draws."""
-    legal = game.legal_moves()
-    closing = [move for move in legal if move.close]
-    if closing and rng.random() < 0.25:
-        return rng.choice(closing)
-    return rng.choice([move for move in legal if not move.close])
-
-
-def pot_log(n: int, *, seed: int, bots: dict[int, str] | None = None, moves: int | None = None, game_id="g-pot"):
-    """A pot game's log played through events.play to its end (or for `moves` human moves)."""
-    log, logged = create_game("pot", game_id, seats(n, bots), seed=seed, options={})
-    rng = random.Random(seed)
-    played = 0
-    while not logged.finished and (moves is None or played < moves):
-        caused, logged = play_move(logged, logged.game.turn, tuple(choose(logged.game, rng)))
-        log += caused
-        played += 1
-    return log, logged
-
-
-def numbered(log):
-    return list(enumerate(log, start=1))
-
-
-def reference_game(log, n: int, seed: int) -> reference.Game:
-    """The reference game dealt from `seed` and played with the moves the log records."""
-    oracle = reference.Game(n, seed=seed)
-    for event in log:
-        if isinstance(event, PotCardPlayed):
-            oracle.play(event.seat, event.card, event.close)
-    return oracle
-
-
-def kinds(log) -> set[type]:
-    return {type(event) for event in log}
+def pot_log(n: int, *, game_id: str = "g-pot", **how):
+    """A pot game's log played through events.play to its end (or for `moves` moves)."""
+    return played_log(POT, n, game_id=game_id, **how)
 
 
 # ---- the log and the reference -----------------------------------------------------------
-
-
-@pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_a_seeded_pot_log_rebuilds_to_the_state_the_reference_reaches_with_the_same_moves(players):
-    seed = 40 + players
-    log, played = pot_log(players, seed=seed, bots={1: "greedy"} if players > 2 else None)
-    assert {PotClosed, PotExploded, PotStarted, CardsDrawn, GameFinished} <= kinds(log)
-    assert any(isinstance(e, PotCardPlayed) and e.close for e in log)
-    rebuilt = rebuild(numbered(log))
-    oracle = reference_game(log, players, seed)
-    assert rebuilt.version == len(log)
-    assert rebuilt.finished
-    assert oracle.status == "finished"
-    assert rebuilt.game.view() == oracle.view()
-    assert rebuilt.game.pot_results() == oracle.pot_results()
-    assert (rebuilt.game.totals, rebuilt.game.winners) == (oracle.totals, oracle.winners)
-    assert log[-1] == GameFinished(totals=oracle.totals, winners=oracle.winners)
-    assert rebuilt.game.view() == played.game.view()
 
 
 def test_a_log_cut_anywhere_between_moves_rebuilds_the_references_state_there():
@@ -180,39 +121,6 @@ def test_the_deal_event_holds_the_hands_the_first_pot_and_the_draw_pile_of_the_s
     assert sum(len(hand) for hand in LOG[1].hands) + 1 + len(LOG[1].draw_pile) == 56
 
 
-def test_the_log_alone_determines_the_game_without_its_seed():
-    unseeded = [msgspec.structs.replace(LOG[0], seed=None), *LOG[1:]]
-    without = rebuild(numbered(unseeded))
-    with_seed = rebuild(numbered(LOG))
-    assert without.game.view() == with_seed.game.view()
-    assert without.game.pot_results() == with_seed.game.pot_results()
-    # Another deal written into an unseeded log makes another game, and the log says which.
-    other = seeded_deal(99, 3)
-    log, _ = pot_log(3, seed=99, moves=6)
-    other_log = [msgspec.structs.replace(log[0], seed=None), *log[1:]]
-    assert rebuild(numbered(other_log)).game.hand(0) == reference_game(log, 3, 99).hand(0)
-    assert other_log[1].draw_pile == other.draw_pile
-
-
-@pytest.mark.parametrize("other", ["another seed's deal", "two hands swapped", "the pile reordered"])
-def test_a_seeded_game_whose_deal_is_not_its_seeds_is_refused_at_the_deal(other):
-    deal = LOG[1]
-    if other == "another seed's deal":
-        forged = seeded_deal(14, 3)
-        replacement = CardsDealt(hands=forged.hands, pot=forged.pot, draw_pile=forged.draw_pile)
-    elif other == "two hands swapped":
-        replacement = CardsDealt(
-            hands=(deal.hands[1], deal.hands[0], deal.hands[2]), pot=deal.pot, draw_pile=deal.draw_pile
-        )
-    else:
-        replacement = CardsDealt(hands=deal.hands, pot=deal.pot, draw_pile=tuple(reversed(deal.draw_pile)))
-    assert replacement != deal
-    with pytest.raises(InvalidLog) as refused:
-        rebuild(numbered([LOG[0], replacement, *LOG[2:]]))
-    assert refused.value.at_version == 2
-    assert "seed 13" in refused.value.reason
-
-
 def test_a_deal_the_rules_could_not_make_is_refused_even_without_a_seed():
     deal = LOG[1]
     unseeded = msgspec.structs.replace(LOG[0], seed=None)
@@ -224,74 +132,11 @@ def test_a_deal_the_rules_could_not_make_is_refused_even_without_a_seed():
         assert refused.value.at_version == 2
 
 
-# ---- tampered logs ---------------------------------------------------------------------------
+# ---- a Poison event in a pot log -----------------------------------------------------------
 
 
 def first(log, kind, where=lambda event: True, after=0):
     return next(i for i, e in enumerate(log) if isinstance(e, kind) and where(e) and i >= after)
-
-
-def replaced(log, index, event):
-    return [*log[:index], event, *log[index + 1 :]]
-
-
-def _tamperings():
-    played = first(LOG, PotCardPlayed, lambda e: e.seat != 1)
-    card = LOG[played]
-    hand = rebuild(numbered(LOG[:played])).game.hand(card.seat)
-    absent = next(f"T{k}" for k in range(7) if f"T{k}" not in hand)
-    closed = first(LOG, PotClosed)
-    started = first(LOG, PotStarted)
-    drawn = first(LOG, CardsDrawn)
-    exploded = first(LOG, PotExploded)
-    drawn_event = LOG[drawn]
-    other_cards = tuple("T6" if c != "T6" else "T0" for c in drawn_event.cards)
-    poison_card = poison_schema.CardPlayed(round=1, seat=card.seat, card="R5", cauldron=0, total=5)
-    return {
-        "a card the seat does not hold": (
-            played,
-            replaced(LOG, played, msgspec.structs.replace(card, card=absent)),
-        ),
-        "a wrong toxicity": (played, replaced(LOG, played, msgspec.structs.replace(card, toxicity=card.toxicity + 1))),
-        "a pot_closed with wrong points": (
-            closed,
-            replaced(LOG, closed, msgspec.structs.replace(LOG[closed], points=LOG[closed].points + 1)),
-        ),
-        "a missing pot_started": (started, [*LOG[:started], *LOG[started + 1 :]]),
-        "a cards_drawn with other cards": (
-            drawn,
-            replaced(LOG, drawn, msgspec.structs.replace(drawn_event, cards=other_cards)),
-        ),
-        "a close on an exploding pot": (
-            exploded - 1,
-            replaced(LOG, exploded - 1, msgspec.structs.replace(LOG[exploded - 1], close=True)),
-        ),
-        "an event of Poison in a pot log": (played, replaced(LOG, played, poison_card)),
-        "a game_finished too early": (
-            played + 1,
-            [*LOG[: played + 1], GameFinished(totals=(0, 0, 0), winners=(0, 1, 2))],
-        ),
-        "a second deal": (played, replaced(LOG, played, LOG[1])),
-        "an event doubled": (played + 1, [*LOG[: played + 1], LOG[played], *LOG[played + 1 :]]),
-    }
-
-
-@pytest.mark.parametrize("name", list(_tamperings()))
-def test_a_tampered_pot_log_is_refused_at_its_first_bad_event(name):
-    index, log = _tamperings()[name]
-    with pytest.raises(InvalidLog) as refused:
-        rebuild(numbered(log))
-    assert refused.value.at_version == index + 1
-    assert str(refused.value).startswith(f"event {index + 1}: ")
-
-
-def test_the_tampered_close_is_refused_because_the_pot_explodes():
-    exploded = first(LOG, PotExploded)
-    assert isinstance(LOG[exploded - 1], PotCardPlayed)
-    assert not LOG[exploded - 1].close
-    forged = replaced(LOG, exploded - 1, msgspec.structs.replace(LOG[exploded - 1], close=True))
-    with pytest.raises(InvalidLog, match="cannot_close"):
-        rebuild(numbered(forged))
 
 
 @pytest.mark.parametrize(
@@ -309,33 +154,6 @@ def test_a_public_event_of_poison_in_a_pot_log_is_refused_at_its_version(kind, d
     with pytest.raises(InvalidLog) as refused:
         decode_log(forged)
     assert refused.value.at_version == at + 1
-
-
-def test_a_bot_move_the_bot_would_not_make_is_refused():
-    index = first(LOG, PotCardPlayed, lambda e: e.seat == 1)
-    game = rebuild(numbered(LOG[:index])).game
-    recorded = LOG[index]
-    other = next(m for m in game.legal_moves() if (m.card, m.close) != (recorded.card, recorded.close))
-    twin = game.copy()
-    forged = RULES.play(twin, 1, other)[0]
-    with pytest.raises(InvalidLog, match="greedy bot") as refused:
-        rebuild(numbered([*LOG[:index], forged]))
-    assert refused.value.at_version == index + 1
-    assert rebuild(numbered(LOG[: index + 1])).version == index + 1  # the bot's own move passes
-
-
-def test_a_log_cut_in_the_middle_of_a_move_is_not_complete():
-    require_complete(rebuild(numbered(LOG)))
-    closed = first(LOG, PotClosed, after=2)
-    drawn = first(LOG, CardsDrawn)
-    for cut in (closed, drawn, len(LOG) - 1):  # before a closing, before a draw, before the end
-        partial = rebuild(numbered(LOG[:cut]))  # every event so far is right
-        with pytest.raises(InvalidLog) as refused:
-            require_complete(partial)
-        assert refused.value.at_version == cut + 1
-    with pytest.raises(InvalidLog) as refused:
-        require_complete(rebuild(numbered(LOG[:1])))  # created, never dealt
-    assert refused.value.at_version == 2
 
 
 # ---- two rulesets, one game id ------------------------------------------------------------
@@ -402,43 +220,3 @@ async def test_pot_and_poison_games_with_one_game_id_read_back_as_their_own(redi
     assert poison_read == numbered(POISON_LOG)
     assert isinstance(pot_read[2][1], PotCardPlayed)
     assert isinstance(poison_read[2][1], poison_schema.CardPlayed)
-
-
-# ---- what a seat may see ------------------------------------------------------------------
-
-
-ACTIVE_LOG, ACTIVE = pot_log(4, seed=31, moves=30)
-
-
-def test_the_active_log_used_below_is_active_and_has_draws_by_several_seats():
-    assert not ACTIVE.finished
-    assert len({e.seat for e in ACTIVE_LOG if isinstance(e, CardsDrawn)}) >= 2
-
-
-@pytest.mark.parametrize("reader", [None, 0, 1, 2, 3])
-def test_an_active_pot_log_never_shows_a_reader_what_it_may_not_see(reader):
-    for event in ACTIVE_LOG:
-        seen = RULES.visible(event, reader, False)
-        assert type(seen) is type(event)
-        if isinstance(event, PotGameCreated):
-            assert seen.seed is None
-            assert seen.players == event.players
-        elif isinstance(event, CardsDealt):
-            assert seen.draw_pile is None
-            assert seen.pot == event.pot
-            for seat, hand in enumerate(seen.hands):
-                assert hand == (event.hands[seat] if seat == reader else None)
-        elif isinstance(event, CardsDrawn):
-            assert (seen.seat, seen.count) == (event.seat, event.count)
-            assert seen.cards == (event.cards if event.seat == reader else None)
-        else:
-            assert seen == event
-        leaked = msgspec.json.encode(to_public(1, seen)).decode()
-        assert 'draw_pile":[' not in leaked
-
-
-@pytest.mark.parametrize("reader", [None, 0, 3])
-def test_a_finished_pot_log_shows_everything_to_everyone(reader):
-    for event in LOG:
-        assert RULES.visible(event, reader, True) == event
-    assert RULES.visible(LOG[0], reader, True).seed == 13

@@ -7,11 +7,10 @@ import msgspec
 import pytest
 
 from core.rulesets import RULESETS, Ruleset
+from tests.rulesets import EVERY_RULESET
 from tests.service.api import auth, create, view
 
 pytestmark = pytest.mark.anyio
-
-EVERY_RULESET = pytest.mark.parametrize("ruleset", list(RULESETS.values()), ids=list(RULESETS))
 
 
 def best(totals: list[int], ruleset: Ruleset) -> list[int]:

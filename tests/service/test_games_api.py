@@ -1,29 +1,18 @@
-"""Every endpoint of http-api.md and every error code, through the real Litestar app."""
+"""Every endpoint of http-api.md and every error code, through the real Litestar app, in a
+game of Poison. What holds of a game of every ruleset (idempotent retries, export and
+replay, redaction, the stream, time travel, tampered logs, leaks) is tested once for all of
+them in tests/service/test_every_ruleset*.py."""
 
 from __future__ import annotations
 
 import asyncio
 
-import msgspec
 import pytest
 
 from core import seeded_deal
-from tests.service.api import auth, create, view
+from tests.service.api import auth, create, problem, view
 
 pytestmark = pytest.mark.anyio
-
-PROBLEM = "application/problem+json"
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert body["code"] == code
-    assert body["status"] == status
-    assert {"type", "title", "detail"} <= body.keys()
-    assert body["detail"]
-    return body
 
 
 async def play_first(client, game_id, tokens, **extra):
@@ -155,20 +144,6 @@ async def test_an_unknown_game_is_404_game_not_found_on_every_route(client):
         "/v1/games/nosuchgame/moves", json={"card": "R1", "cauldron": 0}, headers=auth("x" * 43)
     )
     problem(response, 404, "game_not_found")
-
-
-async def test_time_travel_shows_the_public_view_after_any_event(client):
-    created, tokens = await create(client, 4, seed=8)
-    game_id = created["game_id"]
-    for _ in range(3):
-        await play_first(client, game_id, tokens)
-    then = (await client.get(f"/v1/games/{game_id}?version=3", headers=auth(tokens[1]))).json()
-    assert then["version"] == 3
-    assert "you" not in then
-    assert sum(p["hand_size"] for p in then["players"]) == 49
-    problem(await client.get(f"/v1/games/{game_id}?version=99"), 400, "invalid_request")
-    problem(await client.get(f"/v1/games/{game_id}?version=0"), 400, "invalid_request")
-    problem(await client.get(f"/v1/games/{game_id}?version=x"), 400, "invalid_request")
 
 
 # ---- listing -------------------------------------------------------------------------------
@@ -318,40 +293,7 @@ async def test_bots_answer_a_human_move_in_the_same_response(client):
     assert body["version"] == 2 + len(body["events"])
 
 
-async def test_a_game_of_bots_only_is_finished_when_created(client):
-    created, tokens = await create(client, 5, bots=dict.fromkeys(range(5), "greedy"))
-    assert tokens == {}
-    assert created["game"]["status"] == "finished"
-    assert len(created["game"]["winners"]) >= 1
-
-
-# ---- idempotency ---------------------------------------------------------------------------
-
-
-async def test_an_idempotent_retry_gets_the_same_status_and_body_and_appends_nothing(client):
-    created, tokens = await create(client, 3, seed=9)
-    game_id = created["game_id"]
-    move = (await view(client, game_id, tokens[1]))["you"]["legal_moves"][0]
-    headers = {**auth(tokens[1]), "Idempotency-Key": "move-1"}
-    first = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-    again = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-    assert (first.status_code, again.status_code) == (201, 201)
-    assert again.content == first.content
-    assert (await view(client, game_id))["version"] == 3
-    other = await client.post(
-        f"/v1/games/{game_id}/moves", json={**move, "cauldron": (move["cauldron"] + 1) % 3}, headers=headers
-    )
-    problem(other, 422, "idempotency_key_reused")
-    problem(
-        await client.post(
-            f"/v1/games/{game_id}/moves", json=move, headers={**auth(tokens[1]), "Idempotency-Key": "k" * 201}
-        ),
-        400,
-        "invalid_request",
-    )
-
-
-# ---- scores, events, export ----------------------------------------------------------------
+# ---- scores and the stream -----------------------------------------------------------------
 
 
 async def test_scores_list_finished_rounds_with_taken_counts_and_discards(client):
@@ -374,56 +316,6 @@ async def test_scores_list_finished_rounds_with_taken_counts_and_discards(client
     assert scores["winners"] == [s for s, t in enumerate(scores["totals"]) if t == min(scores["totals"])]
 
 
-async def test_the_event_log_shows_dealt_hands_only_to_their_seat_while_active(client):
-    created, tokens = await create(client, 3, seed=11)
-    game_id = created["game_id"]
-    public = (await client.get(f"/v1/games/{game_id}/events")).json()
-    mine = (await client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[2]))).json()
-    assert public["version"] == 2
-    assert [e["type"] for e in public["events"]] == ["game_created", "round_started"]
-    assert public["events"][1]["data"]["hands"] == [None, None, None]
-    assert public["events"][1]["data"]["set_aside"] is None
-    hands = mine["events"][1]["data"]["hands"]
-    assert hands[0] is None
-    assert hands[1] is None
-    assert len(hands[2]) == 13
-    assert "token" not in str(public)
-    assert tokens[2] not in str(mine)
-    later = (await client.get(f"/v1/games/{game_id}/events?after=1&limit=1")).json()
-    assert [e["version"] for e in later["events"]] == [2]
-
-
-async def test_a_finished_games_log_is_public_and_exports_as_ndjson(client):
-    created, tokens = await create(client, 3, rounds=1, seed=12)
-    game_id = created["game_id"]
-    problem(await client.get(f"/v1/games/{game_id}/export"), 409, "game_active")
-    await finish(client, game_id, tokens)
-    public = (await client.get(f"/v1/games/{game_id}/events?limit=5000")).json()
-    assert all(public["events"][1]["data"]["hands"])
-    assert len(public["events"][1]["data"]["set_aside"]) == 12
-    exported = await client.get(f"/v1/games/{game_id}/export")
-    assert exported.headers["content-type"].startswith("application/x-ndjson")
-    lines = [msgspec.json.decode(line) for line in exported.content.splitlines()]
-    assert lines == public["events"]
-    assert [line["version"] for line in lines] == list(range(1, public["version"] + 1))
-    assert lines[-1]["type"] == "game_finished"
-
-
-async def test_the_live_stream_sends_every_event_and_resumes_after_last_event_id(client):
-    created, _ = await create(client, 3, bots=dict.fromkeys(range(3), "random"), rounds=1)
-    game_id = created["game_id"]
-    version = created["game"]["version"]
-    async with client.stream(
-        "GET", f"/v1/games/{game_id}/events/stream", headers={"Last-Event-ID": str(version - 3)}
-    ) as stream:
-        assert stream.headers["content-type"].startswith("text/event-stream")
-        text = "".join([chunk async for chunk in stream.aiter_text()])
-    ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
-    kinds = [line[7:] for line in text.splitlines() if line.startswith("event: ")]
-    assert ids == [version - 2, version - 1, version]
-    assert kinds[-1] == "game_finished"
-
-
 async def test_a_bad_last_event_id_is_400(client):
     created, _ = await create(client, 3)
     problem(
@@ -434,44 +326,6 @@ async def test_a_bad_last_event_id_is_400(client):
 
 
 # ---- replays, health, routing --------------------------------------------------------------
-
-
-async def finished_export(client) -> bytes:
-    created, tokens = await create(client, 4, rounds=1, seed=14)
-    await finish(client, created["game_id"], tokens)
-    return (await client.get(f"/v1/games/{created['game_id']}/export")).content
-
-
-async def test_a_replayed_export_shows_the_game_with_everything_and_its_scores(client):
-    exported = await finished_export(client)
-    lines = exported.splitlines()
-    response = await client.post("/v1/replays", content=exported, headers={"content-type": "application/x-ndjson"})
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["version"] == len(lines)
-    assert body["game"]["status"] == "finished"
-    assert len(body["game"]["all"]["hands"]) == 4
-    assert body["scores"]["rounds"][0]["round"] == 1
-    as_json = await client.post("/v1/replays", json={"events": [msgspec.json.decode(line) for line in lines]})
-    assert as_json.json() == body
-    partial = await client.post(
-        "/v1/replays?version=10", content=exported, headers={"content-type": "application/x-ndjson"}
-    )
-    assert partial.json()["version"] == 10
-    assert partial.json()["game"]["status"] == "active"
-    assert (await client.get("/v1/games")).json()["games"][0]["game_id"] != "replayed"  # nothing stored
-
-
-async def test_a_tampered_log_is_422_invalid_log_naming_the_first_bad_event(client):
-    lines = (await finished_export(client)).splitlines()
-    events = [msgspec.json.decode(line) for line in lines]
-    index = next(i for i, e in enumerate(events) if e["type"] == "card_played" and i > 5)
-    events[index]["data"]["seat"] = (events[index]["data"]["seat"] + 1) % 4
-    response = await client.post("/v1/replays", json={"events": events})
-    assert problem(response, 422, "invalid_log")["at_version"] == index + 1
-    broken = b"\n".join([*lines[:4], b"{not json", *lines[5:]])
-    response = await client.post("/v1/replays", content=broken, headers={"content-type": "application/x-ndjson"})
-    assert problem(response, 422, "invalid_log")["at_version"] == 5
 
 
 async def test_a_replay_in_an_unknown_format_is_415_and_a_json_body_of_another_shape_400(client):
@@ -525,18 +379,6 @@ async def test_a_store_that_cannot_be_reached_is_503_store_unavailable_quickly(n
 # ---- found in review -----------------------------------------------------------------------
 
 
-async def test_the_seed_is_hidden_while_the_game_is_active_because_it_deals_every_hand(client):
-    created, tokens = await create(client, 3, rounds=1, seed=424242)
-    game_id = created["game_id"]
-    for headers in ({}, auth(tokens[1])):
-        log = (await client.get(f"/v1/games/{game_id}/events", headers=headers)).json()
-        assert log["events"][0]["type"] == "game_created"
-        assert log["events"][0]["data"]["seed"] is None
-    await finish(client, game_id, tokens)
-    log = (await client.get(f"/v1/games/{game_id}/events")).json()
-    assert log["events"][0]["data"]["seed"] == 424242
-
-
 @pytest.mark.parametrize(
     ("path", "headers"),
     [
@@ -555,64 +397,6 @@ async def test_the_bearer_scheme_is_case_insensitive(client):
     created, tokens = await create(client, 3)
     mine = await client.get(f"/v1/games/{created['game_id']}", headers={"Authorization": f"bearer {tokens[1]}"})
     assert mine.json()["you"]["seat"] == 1
-
-
-async def test_a_refused_move_retried_with_its_key_is_refused_again_and_appends_nothing(client):
-    created, tokens = await create(client, 3, seed=31)
-    game_id = created["game_id"]
-    hand = (await view(client, game_id, tokens[2]))["you"]["hand"]
-    early = {"card": hand[0], "cauldron": 0}
-    headers = {**auth(tokens[2]), "Idempotency-Key": "too-early"}
-    first = await client.post(f"/v1/games/{game_id}/moves", json=early, headers=headers)
-    problem(first, 409, "not_your_turn")
-    await play_first(client, game_id, tokens)  # now it is seat 2's turn
-    again = await client.post(f"/v1/games/{game_id}/moves", json=early, headers=headers)
-    assert again.status_code == 409
-    assert again.content == first.content
-    assert again.headers["content-type"].startswith(PROBLEM)
-    assert (await view(client, game_id))["version"] == 3
-
-
-async def test_a_log_cut_short_is_refused_where_it_stops(client):
-    lines = (await finished_export(client)).splitlines()
-    for cut in (1, 2):
-        response = await client.post(
-            "/v1/replays", content=b"\n".join(lines[:-cut]), headers={"content-type": "application/x-ndjson"}
-        )
-        assert problem(response, 422, "invalid_log")["at_version"] == len(lines) - cut + 1
-
-
-async def test_a_bot_move_the_bot_would_not_make_is_an_invalid_log(client):
-    created, _ = await create(client, 3, rounds=1, seed=8, bots={0: "greedy", 1: "greedy", 2: "greedy"})
-    events = [
-        msgspec.json.decode(line)
-        for line in (await client.get(f"/v1/games/{created['game_id']}/export")).content.splitlines()
-    ]
-    from core import reference
-
-    game = reference.Game(3, rounds=1, seed=8)
-    index = 2  # the first card_played: seat 1's greedy choice
-    chosen = (events[index]["data"]["card"], events[index]["data"]["cauldron"])
-    other = next(m for m in game.legal_moves() if tuple(m) != chosen)
-    events[index]["data"].update(card=other.card, cauldron=other.cauldron, total=int(other.card[1]))
-    response = await client.post("/v1/replays", json={"events": events[: index + 1]})
-    body = problem(response, 422, "invalid_log")
-    assert body["at_version"] == index + 1
-    assert "greedy bot" in body["detail"]
-
-
-async def test_a_finished_games_stream_resumed_at_its_end_closes_at_once(client):
-    created, _ = await create(client, 3, rounds=1, bots=dict.fromkeys(range(3), "random"))
-    version = created["game"]["version"]
-    async with client.stream(
-        "GET", f"/v1/games/{created['game_id']}/events/stream", headers={"Last-Event-ID": str(version)}
-    ) as stream:
-        chunks = await asyncio.wait_for(_collect(stream), 5)
-    assert "id:" not in "".join(chunks)
-
-
-async def _collect(stream) -> list[str]:
-    return [chunk async for chunk in stream.aiter_text()]
 
 
 async def test_the_longest_possible_game_replays_within_the_body_limit(client):
