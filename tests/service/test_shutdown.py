@@ -34,6 +34,8 @@ def refuses_connections(base: str) -> bool:
         httpx.get(f"{base}/health/live", timeout=2)  # answered: still taking connections
     except httpx.ConnectError:
         return True
+    except httpx.TransportError:  # taken while the listener closed, then dropped: ask again
+        return False
     return False
 
 
