@@ -16,10 +16,14 @@ from events.cluster import LocalCluster
 from events.pipelined import PipelinedConnection, Replication
 from events.slots import slot_of
 from tests.cluster.test_connection import APPEND, APPEND_SHA, game_keys, master_of
+from tests.waiting import until_async
 
 pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
 TIMEOUT = 1.0  # the store's timeout here: every failed call must end within it
+#: How much longer than TIMEOUT a failed call may take on a busy machine: a call that hung, what
+#: the test guards against, would take until the test's end.
+SLACK = 2.0
 
 
 async def play(
@@ -64,16 +68,17 @@ async def test_a_master_killed_mid_game_loses_no_acknowledged_move_and_the_games
     playing = [asyncio.ensure_future(play(wire, game, until, acknowledged[game], errors[game])) for game in games]
     victim = cluster.node_on(victim_port)
     try:
-        await asyncio.sleep(0.3)
+        await until_async(lambda: all(len(moves) >= 5 for moves in acknowledged.values()), what="every game under way")
         before = {game: len(moves) for game, moves in acknowledged.items()}
         victim.kill()  # kill -9
         killed_at = time.monotonic()
-        deadline = killed_at + 15
-        # Every game makes moves again after the failover.
+        # Every game makes moves again after the failover (the cluster's own: its node timeout
+        # is 1 s, so it takes a few seconds; 30 s is for a busy machine).
+        deadline = killed_at + 30
         while not all(len(acknowledged[game]) > before[game] + 20 for game in victims):
             assert time.monotonic() < deadline, "the victim's games did not go on after the failover"
             await asyncio.sleep(0.05)
-        recovered_after = time.monotonic() - killed_at
+        print(f"the victim's games went on {time.monotonic() - killed_at:.2f} s after the kill")
         until.set()
         await asyncio.gather(*playing)
         for game in games:
@@ -84,8 +89,7 @@ async def test_a_master_killed_mid_game_loses_no_acknowledged_move_and_the_games
             assert [entry_id for entry_id, _ in stored] == [f"0-{n}".encode() for n in range(1, len(stored) + 1)]
         assert all(errors[game] for game in victims)  # they did see the loss
         assert not any(errors[game] for game in games if game not in victims)  # the others did not
-        assert max(duration for game in victims for duration in errors[game]) < TIMEOUT + 0.5  # none hung
-        assert recovered_after < 10
+        assert max(duration for game in victims for duration in errors[game]) < TIMEOUT + SLACK  # none hung
     finally:
         until.set()
         await asyncio.gather(*playing, return_exceptions=True)

@@ -17,6 +17,7 @@ from events.slots import slot_of
 from tests.cluster.test_connection import master_of
 from tests.service.api import auth
 from tests.service.served import serving
+from tests.waiting import until_async
 
 pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
@@ -121,6 +122,17 @@ async def new_games(client: httpx.AsyncClient, services: list[str], seeds: range
     return games
 
 
+async def under_way(client: httpx.AsyncClient, service: str, game_id: str, moves: int) -> None:
+    """Until the game has `moves` moves more than it had when this was called."""
+    first = (await client.get(f"{service}/v1/games/{game_id}")).json()["version"]
+
+    async def moved() -> bool:
+        seen = await client.get(f"{service}/v1/games/{game_id}")
+        return seen.status_code == 200 and seen.json()["version"] >= first + moves
+
+    await until_async(moved, what=f"{moves} moves of game {game_id}")
+
+
 async def logged_moves(client: httpx.AsyncClient, service: str, game_id: str) -> list[tuple[int, str, int]]:
     """The moves a game's log holds, as play_on gives them: (seat, card, cauldron)."""
     log = (await client.get(f"{service}/v1/games/{game_id}/events")).json()["events"]
@@ -137,14 +149,16 @@ async def test_a_master_killed_while_games_are_played_through_the_services_loses
         slot = slot_of(f"{{{games[0][0]}}}")  # every key of a game carries its id as the tag
         victim = cluster.node_on(master_of(cluster, slot))
         try:
-            await asyncio.sleep(0.3)
+            await under_way(client, services[0], games[0][0], 3)
             victim.kill()  # kill -9, mid-game
             acknowledged = await asyncio.wait_for(asyncio.gather(*playing), 60)
             for (game_id, _), moves in zip(games, acknowledged, strict=True):
                 # Every acknowledged move once, in order, and no other.
                 assert await logged_moves(client, services[0], game_id) == moves
             assert outages  # the lost master's games saw it
-            assert max(outages) < 2.0 + 1.0  # each 503 within the store timeout (2 s), none hung
+            # Each 503 within the store timeout (2 s), none hung (the client gives up at 10 s);
+            # the rest is slack for a busy machine.
+            assert max(outages) < 2.0 + 5.0
         finally:
             for task in playing:
                 task.cancel()
@@ -166,7 +180,7 @@ async def test_a_slot_moved_by_migrateslots_while_games_are_played_costs_no_erro
         outages: list[float] = []
         playing = [asyncio.ensure_future(play_on(client, services, *game, outages)) for game in games]
         try:
-            await asyncio.sleep(0.2)
+            await under_way(client, services[0], games[0][0], 2)
             with redis.Redis(port=source) as client_of_source:
                 client_of_source.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", slot, slot, "NODE", target_id)
             # The slot moves while its game is played: moves are made after the command.

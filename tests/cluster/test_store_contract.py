@@ -22,6 +22,7 @@ from events.limits import Rate, RateLimited, RateLimits
 from events.schema import CardPlayed, Rules
 from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict, shard_of
 from tests.events.logs import game_log, numbered, play_to_the_end, players
+from tests.waiting import until_async
 
 pytestmark = pytest.mark.anyio
 
@@ -248,7 +249,8 @@ async def test_a_followed_game_brings_each_new_event_once_and_in_order(store):
 
     following = asyncio.ensure_future(follow())
     for version in range(2, 5):
-        await asyncio.sleep(0.05)
+        # Each event appended once the follower has seen the one before: it comes live.
+        await until_async(lambda v=version: bool(seen) and seen[-1] >= v, what=f"the follower at version {version}")
         await store.append("followed", LOG[version : version + 1], version)
-    await asyncio.wait_for(following, 5)
+    await asyncio.wait_for(following, 10)
     assert seen == [2, 3, 4, 5]

@@ -21,6 +21,7 @@ from service.app import create_app
 from service.settings import Settings
 from tests.events.logs import game_log
 from tests.service.api import auth, create, view
+from tests.waiting import blocked, calls, until_async
 
 pytestmark = [pytest.mark.anyio, pytest.mark.cluster]
 
@@ -32,6 +33,35 @@ async def store(cluster: LocalCluster) -> AsyncIterator[EventStore]:
     store = EventStore.from_url(cluster.url, namespace=f"c{uuid.uuid4().hex[:8]}")
     yield store
     await store.close()
+
+
+@pytest.fixture
+async def patient(cluster: LocalCluster) -> AsyncIterator[EventStore]:
+    """A store whose waiters block for 30 s at a time (and whose connections wait 60 s for a
+    reply): a follower that is not woken at once waits that long, far past any deadline of
+    the tests, so that they prove a prompt wake-up without timing it."""
+    store = EventStore.from_url(cluster.url, namespace=f"c{uuid.uuid4().hex[:8]}", timeout=60)
+    assert store.follower is not None
+    store.follower.block_ms = 30_000
+    yield store
+    await store.close()
+
+
+def node_of(store: EventStore, slot: int) -> str:
+    """The URL of the node the waiter of `slot` blocks on."""
+    options = store.follower._waiters[slot].connection.options
+    return f"redis://{options['host']}:{options['port']}"
+
+
+def waiter_blocked(store: EventStore, slot: int) -> bool:
+    """Whether the waiter of `slot` is blocked in its XREAD: it knows its connection's id (it
+    can be unblocked), and its node shows that client blocked."""
+    waiter = store.follower._waiters.get(slot)
+    return bool(
+        waiter is not None
+        and waiter.client_id is not None
+        and blocked(node_of(store, slot), "xread", client_id=waiter.client_id)
+    )
 
 
 def masters_of(cluster: LocalCluster, keys: list[str]) -> set[int]:
@@ -50,15 +80,18 @@ async def test_games_their_listings_shards_and_a_clients_bucket_spread_over_the_
     assert slot_of(seat) == slot_of(store._key("refused", "events")) != slot_of(client)
 
 
-async def test_games_on_three_masters_are_followed_live_one_waiter_a_slot(store, cluster):
+async def test_games_on_three_masters_are_followed_live_one_waiter_a_slot(patient, cluster):
+    store = patient
     ids = [f"F{number}" for number in range(9)]
     assert len(masters_of(cluster, [store._key(game_id, "events") for game_id in ids])) == 3
+    slots = {slot_of(store._key(game_id, "events")) for game_id in ids}
     for game_id in ids:
         await store.append(game_id, LOG[:2], 0)
 
     async def follow(game_id: str) -> list[int]:
         seen: list[int] = []
-        async with aclosing(store.follow(game_id, 2)) as batches:
+        # No stream's own read after an idle wait here: only the waiters can bring them.
+        async with aclosing(store.follower.follow(game_id, 2, idle=60)) as batches:
             async for batch in batches:
                 seen += [version for version, _ in batch]
                 if seen[-1] >= 6:
@@ -66,23 +99,24 @@ async def test_games_on_three_masters_are_followed_live_one_waiter_a_slot(store,
         return seen
 
     following = [asyncio.ensure_future(follow(game_id)) for game_id in ids]
-    await asyncio.sleep(0.2)  # every waiter blocked: each later game is read at once (CLIENT UNBLOCK)
-    started = time.monotonic()
+    # Every slot's waiter blocked (a game followed while its slot's waiter blocks is read at
+    # once: CLIENT UNBLOCK).
+    await until_async(lambda: all(waiter_blocked(store, slot) for slot in slots), what="every waiter blocked")
     for version in range(2, 6):
         for game_id in ids:
             await store.append(game_id, LOG[version : version + 1], version)
-    assert await asyncio.wait_for(asyncio.gather(*following), 5) == [[3, 4, 5, 6]] * len(ids)
-    assert time.monotonic() - started < 0.9  # not after a waiter's block time (1 s)
-    assert store.follower is not None
+    # A waiter not reading a game would bring its events after its block time: 30 s.
+    assert await asyncio.wait_for(asyncio.gather(*following), 10) == [[3, 4, 5, 6]] * len(ids)
     assert store.follower.followed == 0
-    # Each waiter, once its XREAD (1 s at most) finds no game left, is gone.
-    deadline = time.monotonic() + 3
-    while store.follower._waiters and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert store.follower._waiters == {}
+    # Each waiter, once its XREAD (here woken by one more event of its games) finds no game
+    # left, is gone.
+    for game_id in ids:
+        await store.append(game_id, LOG[6:7], 6)
+    await until_async(lambda: not store.follower._waiters, deadline=10, what="every waiter gone")
 
 
-async def test_a_game_followed_while_its_slots_waiter_blocks_is_read_at_once(store, cluster):
+async def test_a_game_followed_while_its_slots_waiter_blocks_is_read_at_once(patient, cluster):
+    store = patient
     # Two games of one slot (ids with the same CRC16), so that one waiter reads both.
     first = "W0"
     second = next(
@@ -92,16 +126,21 @@ async def test_a_game_followed_while_its_slots_waiter_blocks_is_read_at_once(sto
     )
     for game_id in (first, second):
         await store.append(game_id, LOG[:2], 0)
-    quiet = asyncio.ensure_future(anext(aiter(store.follow(first, 2))))
-    await asyncio.sleep(0.3)  # the slot's waiter now blocks on the first game alone (for up to 1 s)
-    started = time.monotonic()
-    following = asyncio.ensure_future(anext(aiter(store.follow(second, 2))))
-    await asyncio.sleep(0.05)
+    slot = slot_of(store._key(first, "events"))
+    # No stream's own read after an idle wait here: only the waiter brings events.
+    quiet = asyncio.ensure_future(anext(aiter(store.follower.follow(first, 2, idle=60))))
+    await until_async(lambda: waiter_blocked(store, slot), what="the slot's waiter blocked on the first game alone")
+    node = node_of(store, slot)
+    unblocked = calls(node, "client|unblock")
+    following = asyncio.ensure_future(anext(aiter(store.follower.follow(second, 2, idle=60))))
+    # Following the second game sends CLIENT UNBLOCK to the node after its first read of the
+    # log (XRANGE), on the same connection: once the node has run it, that read is done, and
+    # the event appended now can only come through the waiter.
+    await until_async(lambda: calls(node, "client|unblock") > unblocked, what="the waiter unblocked")
     await store.append(second, LOG[2:3], 2)
-    assert [version for version, _ in await asyncio.wait_for(following, 5)] == [3]
-    assert time.monotonic() - started < 0.5  # not after the waiter's block time: CLIENT UNBLOCK
-    assert store.follower is not None
-    assert list(store.follower._waiters) == [slot_of(store._key(first, "events"))]
+    # Not unblocked, the waiter would read the second game after its block time: 30 s.
+    assert [version for version, _ in await asyncio.wait_for(following, 10)] == [3]
+    assert list(store.follower._waiters) == [slot]
     quiet.cancel()
 
 
@@ -141,11 +180,12 @@ async def test_a_game_followed_when_its_master_is_killed_is_followed_on_the_prom
                     return
 
     following = asyncio.ensure_future(follow())
-    await asyncio.sleep(0.2)  # its slot's waiter blocks on the master
+    slot = slot_of(store._key(game_id, "events"))
+    await until_async(lambda: waiter_blocked(store, slot), what="its slot's waiter blocked on the master")
     victim = cluster.node_on(victim_port)
     try:
         victim.kill()  # kill -9
-        version, deadline = 2, time.monotonic() + 15
+        version, deadline = 2, time.monotonic() + 30
         while version < 5:
             try:
                 version = (await store.append(game_id, LOG[version : version + 1], version)).version
@@ -154,10 +194,10 @@ async def test_a_game_followed_when_its_master_is_killed_is_followed_on_the_prom
                 await asyncio.sleep(0.1)
             except VersionConflict as conflict:  # done, but its acknowledgement was lost
                 version = conflict.current_version
-        appended = time.monotonic()
+        # The waiter, its read failed, reads the map again and reads on the promoted replica
+        # (its retries at most its block time apart, 1 s): within 10 s of the last append.
         await asyncio.wait_for(following, 10)
         assert seen == [3, 4, 5]
-        assert time.monotonic() - appended < 5
     finally:
         following.cancel()
         victim.start()  # it comes back as the promoted replica's replica

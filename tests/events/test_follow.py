@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import time
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 
 import pytest
 
 from events.schema import CardPlayed
+from events.store import EventStore
 from tests.events.logs import game_log
+from tests.waiting import blocked, calls, until_async
 
 pytestmark = pytest.mark.anyio
 
@@ -17,9 +19,24 @@ LOG, _ = game_log(4, seed=21)
 CARD = CardPlayed(round=1, seat=1, card="R1", cauldron=0, total=1)
 
 
-async def collect(store, game_id: str, after: int, until: int) -> list[int]:
+@pytest.fixture
+async def patient(redis_url: str, namespace: str) -> AsyncIterator[EventStore]:
+    """A store whose waiter blocks for 30 s at a time (and whose connections wait 60 s for a
+    reply): a follower that is not woken at once waits that long, far past any deadline of
+    the tests, so that they prove a prompt wake-up without timing it."""
+    store = EventStore.from_url(redis_url, namespace=namespace, timeout=60)
+    assert store.follower is not None
+    store.follower.block_ms = 30_000
+    yield store
+    await store.close()
+
+
+async def collect(store, game_id: str, after: int, until: int, *, idle: float | None = None) -> list[int]:
+    """The versions a follower of the game sees after `after`, up to `until`; `idle`: seconds
+    it waits for the waiter before reading the log itself (the store's own by default)."""
     seen: list[int] = []
-    async with aclosing(store.follow(game_id, after)) as batches:
+    follow = store.follow(game_id, after) if idle is None else store.follower.follow(game_id, after, idle=idle)
+    async with aclosing(follow) as batches:
         async for batch in batches:
             seen += [version for version, _ in batch]
             if seen[-1] >= until:
@@ -45,24 +62,47 @@ async def test_every_follower_sees_every_event_in_order_from_its_own_start(store
     assert store.follower.followed == 0  # every follower gone, every game unwatched
 
 
-async def test_a_game_followed_while_the_waiter_blocks_is_read_at_once(store):
+def waiter_blocked(store, server: str) -> bool:
+    """Whether the store's waiter (of its only server) is blocked in its XREAD: the waiter
+    knows its connection's id (it can be unblocked), and the server shows that client
+    blocked."""
+    waiter = store.follower._waiters.get(None)
+    return bool(
+        waiter is not None and waiter.client_id is not None and blocked(server, "xread", client_id=waiter.client_id)
+    )
+
+
+async def test_a_game_followed_while_the_waiter_blocks_is_read_at_once(patient, redis_url):
+    store = patient
     await store.append("first", LOG[:2], 0)
     await store.append("second", LOG[:2], 0)
-    quiet = asyncio.ensure_future(collect(store, "first", 2, 3))
-    await asyncio.sleep(0.3)  # the waiter is now blocked on "first" alone (for up to 1 s)
-    started = time.monotonic()
-    following = asyncio.ensure_future(collect(store, "second", 2, 3))
-    await asyncio.sleep(0.05)
+    # No follower reads the log itself after an idle wait here: only the waiter brings events.
+    quiet = asyncio.ensure_future(collect(store, "first", 2, 3, idle=60))
+    await until_async(lambda: waiter_blocked(store, redis_url), what='the waiter blocked on "first" alone')
+    unblocked = calls(redis_url, "client|unblock")
+    following = asyncio.ensure_future(collect(store, "second", 2, 3, idle=60))
+    # Following "second" sends CLIENT UNBLOCK on the store's connection after its first read
+    # of the log (XRANGE): once the server has run it, that read is done, and the event
+    # appended now can only come through the waiter.
+    await until_async(lambda: calls(redis_url, "client|unblock") > unblocked, what="the waiter unblocked")
     await store.append("second", [CARD], 2)
-    assert await asyncio.wait_for(following, 5) == [3]
-    assert time.monotonic() - started < 0.5  # not after the waiter's block time
+    # Not unblocked, the waiter would read "second" after its block time: 30 s.
+    assert await asyncio.wait_for(following, 10) == [3]
     quiet.cancel()
 
 
-async def test_a_thousand_followers_of_one_game_share_one_read(store):
+async def test_a_thousand_followers_of_one_game_share_one_read(store, redis_url):
     await store.append("crowd", LOG[:2], 0)
     followers = [asyncio.ensure_future(collect(store, "crowd", 2, 3)) for _ in range(1000)]
-    await asyncio.sleep(0.3)
+    key = store._key("crowd", "events")
+
+    # Every follower in (each has sent its first read of the log, which an append sent later
+    # on the same connection comes after), and the waiter blocked.
+    def all_waiting() -> bool:
+        watch = store.follower._watches.get(key)
+        return watch is not None and watch.users == 1000 and waiter_blocked(store, redis_url)
+
+    await until_async(all_waiting, what="a thousand followers waiting on one blocked read")
     assert store.follower.followed == 1
     await store.append("crowd", [CARD], 2)
     assert await asyncio.wait_for(asyncio.gather(*followers), 10) == [[3]] * 1000

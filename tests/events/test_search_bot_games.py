@@ -23,15 +23,20 @@ TABLE = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="mcts", play
 
 async def test_searches_never_run_more_threads_at_once_than_they_are_given() -> None:
     running, most = 0, 0
-    lock = threading.Lock()
+    changed = threading.Condition()
+    deadline = time.monotonic() + 10
 
     def work(seconds: float) -> str:
         nonlocal running, most
-        with lock:
+        with changed:
             running += 1
             most = max(most, running)
-        time.sleep(seconds)
-        with lock:
+            changed.notify_all()
+            # The first ones wait for a second to run beside them (however late a busy machine
+            # starts it): two at once is then seen for sure, not by luck.
+            changed.wait_for(lambda: most >= 2, timeout=max(deadline - time.monotonic(), 0))
+        time.sleep(seconds)  # and each stays a while, so that a third, were one let in, is seen too
+        with changed:
             running -= 1
         return threading.current_thread().name
 
@@ -46,7 +51,7 @@ async def test_searches_never_run_more_threads_at_once_than_they_are_given() -> 
 
 
 async def test_a_game_without_the_search_bot_is_judged_on_the_loop_itself() -> None:
-    searches = Searches(1)
+    searches = Searches(2)
     try:
         assert await searches.judge(False, threading.current_thread) is threading.current_thread()
         assert await searches.judge(True, threading.current_thread) is not threading.current_thread()

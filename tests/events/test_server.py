@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import time
@@ -16,6 +17,10 @@ from tests.events.logs import game_log, numbered
 pytestmark = pytest.mark.anyio
 
 LOG, _ = game_log(5, seed=31)
+TIMEOUT = 1.0  # the store's timeout in `own`
+#: How much longer than its timeout a failing call may take on a busy machine: a hang, what
+#: these tests guard against, never ends.
+SLACK = 4.0
 
 
 @pytest.fixture
@@ -23,7 +28,7 @@ async def own(tmp_path):
     """A server of this test's own (the test kills it) and a store on it (1 s timeout)."""
     server = EmbeddedServer(tmp_path / "data")
     server.start()
-    store = EventStore.from_url(server.url, namespace="own", timeout=1.0)
+    store = EventStore.from_url(server.url, namespace="own", timeout=TIMEOUT)
     yield server, store
     if server.process is not None:
         os.kill(server.process.pid, signal.SIGCONT)
@@ -50,8 +55,8 @@ async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_re
     for call in (store.read("g"), store.append("g", LOG[2:3], 2), store.ping()):
         started = time.monotonic()
         with pytest.raises(StoreUnavailable):
-            await call
-        assert time.monotonic() - started < 2.5
+            await asyncio.wait_for(call, 30)  # a hang fails as a TimeoutError
+        assert time.monotonic() - started < TIMEOUT + SLACK
     server.start()
     assert (await store.append("g", LOG[2:3], 2)).version == 3  # the same store object
 
@@ -63,16 +68,16 @@ async def test_a_frozen_server_is_store_unavailable_not_a_hang(own):
     os.kill(server.process.pid, signal.SIGSTOP)
     started = time.monotonic()
     with pytest.raises(StoreUnavailable):
-        await store.read("g")
-    assert time.monotonic() - started < 2.5
+        await asyncio.wait_for(store.read("g"), 30)  # a hang fails as a TimeoutError
+    assert time.monotonic() - started < TIMEOUT + SLACK
 
 
 async def test_nothing_listening_is_store_unavailable_at_once():
-    store = EventStore.from_url("redis://127.0.0.1:1/0", timeout=1.0)
+    store = EventStore.from_url("redis://127.0.0.1:1/0", timeout=30.0)
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match="cannot be reached"):
         await store.ping()
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 10  # at once: not at the timeout, 30 s
     await store.close()
 
 

@@ -37,6 +37,18 @@ class Served:
                 workers.append(pid)
         return workers
 
+    def store(self) -> int | None:
+        """The embedded store's process (a child whose program is a `*-server`), if any."""
+        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        for pid in map(int, children.split()):
+            try:
+                program = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+            except FileNotFoundError:
+                continue
+            if b"-server" in program:  # the store retitles itself: "valkey-server 127.0.0.1:PORT"
+                return pid
+        return None
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.service.served import serving
+from tests.waiting import blocked, metric, until_async
 
 pytestmark = pytest.mark.subprocess
 
@@ -21,9 +22,11 @@ STREAMS = 1000
 
 
 @pytest.fixture
-def one_worker(tmp_path: Path) -> Iterator[str]:
-    with serving(tmp_path) as base:
-        yield base
+def one_worker(tmp_path: Path, redis_url: str, namespace: str) -> Iterator[tuple[str, str]]:
+    """The service's base URL and its store's: the session's, so that the test can ask the
+    store what the worker's connections are doing."""
+    with serving(tmp_path, POISON_REDIS_URL=redis_url, POISON_NAMESPACE=namespace) as base:
+        yield base, redis_url
 
 
 async def _open_stream(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -44,7 +47,7 @@ async def _next_id(reader: asyncio.StreamReader) -> str:
             return line[4:].strip().decode()
 
 
-async def _thousand_streams(base: str) -> None:
+async def _thousand_streams(base: str, store: str) -> None:
     port = int(base.rsplit(":", 1)[1])
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         created = (await http.post("/v1/games", json={"players": [{"name": n} for n in "abc"], "seed": 3})).json()
@@ -59,7 +62,12 @@ async def _thousand_streams(base: str) -> None:
             except TimeoutError:
                 pytest.fail(f"streams {start} to {start + 99} were not all answered within 30 s")
         try:
-            await asyncio.sleep(1.5)  # every stream is now waiting for the next event
+            # Every stream is open (the worker counts it once its head is sent) and waits for
+            # the next event on the worker's one blocking read, which the store shows blocked.
+            def waiting() -> bool:
+                return metric(base, "poison_live_streams") == STREAMS and bool(blocked(store, "xread"))
+
+            await until_async(waiting, what=f"{STREAMS} streams waiting on a blocked read")
             for route in ("/v1/games", f"/v1/games/{game_id}", f"/v1/games/{game_id}/events", "/health"):
                 for _ in range(5):
                     response = await http.get(route)
@@ -87,4 +95,4 @@ def test_a_thousand_open_streams_on_one_worker_leave_the_store_to_everyone_else(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < 4 * STREAMS:  # this process holds a socket per stream
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8 * STREAMS), hard))
-    asyncio.run(asyncio.wait_for(_thousand_streams(one_worker), 120))
+    asyncio.run(asyncio.wait_for(_thousand_streams(*one_worker), 120))

@@ -5,6 +5,7 @@ is not there."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from events.server import free_port
 from service.client import ApiProblem, Client
 from tests.service.served import serving
 from tests.service.test_cli_play import names_of, played_lines, said, service_game
+from tests.waiting import metric, until
 
 pytestmark = pytest.mark.subprocess
 
@@ -112,15 +114,23 @@ def test_a_game_on_a_server_reads_exactly_as_the_same_game_played_here(created, 
 # ---- joining a game with its token --------------------------------------------------------------
 
 
+def following(server: str) -> float:
+    """The live streams open on the server: a terminal waiting for another seat follows one."""
+    return metric(server, "poison_live_streams")
+
+
 def play_seat(server: str, game_id: str, token: str, stop: threading.Event) -> None:
-    """Another person at the game: their first legal move whenever it is their turn."""
+    """Another person at the game: their first legal move whenever it is their turn, once
+    the terminal is seen waiting for it (following the game's live stream)."""
     with httpx.Client(base_url=server, headers={"Authorization": f"Bearer {token}"}) as http:
         while not stop.is_set():
             view = http.get(f"/v1/games/{game_id}").json()
             if view["status"] == "finished":
                 return
             if view["turn"] == view["you"]["seat"]:
-                time.sleep(0.4)  # long enough for the terminal to be seen waiting, even on a busy machine
+                # Then moves all the same: the test's own checks say what went wrong.
+                with contextlib.suppress(AssertionError):
+                    until(lambda: stop.is_set() or following(server) >= 1, what="the terminal following the game")
                 move = view["you"]["legal_moves"][0]
                 assert http.post(f"/v1/games/{game_id}/moves", json=move).status_code == 201
             else:
@@ -378,6 +388,7 @@ def test_ctrl_c_while_waiting_for_another_player_says_how_to_come_back_and_ends_
     made = httpx.post(f"{server}/v1/games", json={"players": players, "seed": 3}).json()
     game_id, token = made["game_id"], made["players"][0]["token"]
     assert made["game"]["turn"] == 1  # bo moves first, and never does
+    streams = following(server)
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "play", "--server", server, "--game", game_id, "--token", token],
         stdin=subprocess.PIPE,
@@ -388,7 +399,7 @@ def test_ctrl_c_while_waiting_for_another_player_says_how_to_come_back_and_ends_
     assert process.stdout is not None
     try:
         seen = read_until(process.stdout, "waiting for bo to move…\n".encode())
-        time.sleep(0.3)  # the stream is open and waiting
+        until(lambda: following(server) > streams, what="the terminal's live stream open")
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +17,7 @@ from core.rulesets import POT
 from service.documented import REPLAY_PLAYOUTS
 from service.schemas import SERVICE_PLAYOUTS
 from tests.service.served import serving
+from tests.waiting import cpu_seconds, until_async
 
 pytestmark = pytest.mark.subprocess
 
@@ -113,12 +113,16 @@ def test_a_replayed_log_with_another_move_for_an_mcts_seat_is_refused(http, fini
 def test_a_replayed_log_asking_more_search_than_a_replay_does_is_refused_before_searching(http, finished):
     lines = [json.loads(line) for line in http.get(f"/v1/games/{finished['id']}/export").text.splitlines()]
     lines[0]["data"]["players"][1]["playouts"] = 200_000  # the engine's most, for each of bob's moves
-    started = time.monotonic()
+    worker = int(http.get("/health").headers["x-poison-worker"])  # the one worker
+    before = cpu_seconds(worker)
     refused = http.post("/v1/replays", json={"events": lines})
     assert refused.status_code == 422, refused.text
     assert refused.json()["code"] == "search_limit"
     assert f"{REPLAY_PLAYOUTS:,} at most" in refused.json()["detail"]
-    assert time.monotonic() - started < 2  # bob's searches alone would take many seconds
+    assert int(refused.headers["x-poison-worker"]) == worker
+    # Measured in the worker's CPU time, which a busy machine does not stretch: bob's
+    # searches alone would take over 10 s of it (a million playouts, the replay's most).
+    assert cpu_seconds(worker) - before < 2
 
 
 @pytest.mark.parametrize(
@@ -185,7 +189,8 @@ async def test_the_service_answers_other_requests_while_an_mcts_seat_searches(ba
         assert created.status_code == 201, created.text
         game_id, token = created.json()["game_id"], created.json()["players"][0]["token"]
         headers = {"Authorization": f"Bearer {token}"}
-        game = (await http.get(f"/v1/games/{game_id}", headers=headers)).json()
+        answer = await http.get(f"/v1/games/{game_id}", headers=headers)
+        game, worker = answer.json(), int(answer.headers["x-poison-worker"])  # the one worker
         assert game["turn"] == 0
         done: list[str] = []
 
@@ -194,10 +199,13 @@ async def test_the_service_answers_other_requests_while_an_mcts_seat_searches(ba
             done.append(name)
             return response
 
+        before = cpu_seconds(worker)
         move = asyncio.create_task(
             request("move", "POST", f"/v1/games/{game_id}/moves", json=game["you"]["legal_moves"][0], headers=headers)
         )
-        await asyncio.sleep(0.2)  # the move has arrived: its bots are searching
+        # The move has arrived and its bots are searching: the worker has spent 50 ms of CPU on
+        # it, where a move without a search costs a few (the searches, well over 100 ms more).
+        await until_async(lambda: cpu_seconds(worker) - before >= 0.05, what="the bots searching")
         health = await request("health", "GET", "/health")
         read = await request("read", "GET", f"/v1/games/{game_id}")
         assert health.status_code == 200
