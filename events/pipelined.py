@@ -478,6 +478,10 @@ class PipelinedConnection:
         if connecting is not None and not connecting.done():
             connecting.cancel()
             await asyncio.wait([connecting])
+        elif connecting is not None and not connecting.cancelled() and connecting.exception() is None:
+            # Made, but not yet adopted (its done callback runs at the loop's next turn, and
+            # now leaves it alone): closed below with the rest.
+            self._protocol = connecting.result()
         if self._cluster is not None:
             await self._cluster.close()
         if self._protocol is not None and not self._protocol.closed:
@@ -507,8 +511,9 @@ class PipelinedConnection:
             raise
 
     def _connect_done(self, connecting: asyncio.Task[_Protocol]) -> None:
-        if self._connecting is connecting:
-            self._connecting = None  # the next connection starts afresh, whatever became of this
+        if self._connecting is not connecting:
+            return  # close() took the attempt, and closed what it made
+        self._connecting = None  # the next connection starts afresh, whatever became of this
         if not connecting.cancelled() and connecting.exception() is None:
             self._protocol = connecting.result()
 

@@ -424,3 +424,22 @@ def test_a_server_busy_with_a_long_script_is_the_stores_unavailable_not_a_bug():
     refusal = unavailable(ResponseError("BUSY Valkey is busy running a script. You can only call SCRIPT KILL"))
     assert isinstance(refusal, StoreUnavailable)
     assert unavailable(ResponseError("ERR unknown command 'BUSYNESS'")) is None
+
+
+async def test_a_connection_made_just_before_close_is_closed_with_it(own_server):
+    # The attempt has made its connection, but the step that adopts it (the attempt's done
+    # callback) has not run yet when close() comes: adopted after the close, it would stay
+    # open with no one to close it (an unclosed socket, found later by the collector).
+    connection = PipelinedConnection(own_server.url, timeout=5.0)
+    attempt = asyncio.ensure_future(connection._connected(asyncio.get_running_loop().time() + 5))
+    await until_async(lambda: connection._connecting is not None and connection._connecting.done(), interval=0)
+    await connection.close()
+    made = await attempt
+    assert made.closed
+    assert connection._protocol is None
+
+    def no_client_left() -> bool:
+        with redis.Redis.from_url(own_server.url) as admin:
+            return [line for line in admin.client_list() if line["cmd"] != "client|list"] == []
+
+    await until_async(no_client_left, deadline=10, what="no connection left open on the server")
