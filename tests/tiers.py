@@ -32,7 +32,7 @@ def starts_poison(args: Any) -> bool:
 
 
 class _Guard:
-    """Wraps `subprocess.Popen` for the length of one unmarked test's set-up and call."""
+    """Wraps `subprocess.Popen` for the length of one unmarked test."""
 
     def __init__(self) -> None:
         self.original = subprocess.Popen.__init__
@@ -58,21 +58,10 @@ class _Guard:
         subprocess.Popen.__init__ = self.original  # type: ignore[method-assign]
 
 
-def _marked_slow(item: pytest.Item) -> bool:
-    return any(item.get_closest_marker(kind) for kind in SLOW_KINDS)
-
-
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
-    if _marked_slow(item):
-        return (yield)
-    with _Guard():
-        return (yield)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    if _marked_slow(item):
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+    """An unmarked test's set-up, call and tear-down run under the guard."""
+    if any(item.get_closest_marker(kind) for kind in SLOW_KINDS):
         return (yield)
     with _Guard():
         return (yield)
