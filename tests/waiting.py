@@ -139,3 +139,17 @@ def gone(pid: int) -> bool:
     """Whether process `pid` has ended (no longer there, or a zombie not yet reaped)."""
     fields = _stat(pid, None)
     return fields is None or fields[0] in ("Z", "X")
+
+
+#: The read system call's number on this machine's processor.
+READ_CALL = {"x86_64": 0, "aarch64": 63}[os.uname().machine]
+
+
+def reading_input(pid: int) -> bool:
+    """Whether the process's main thread waits in a read of its standard input (as `input()`
+    does, waiting for a person): /proc's note of the system call it is in (read, fd 0)."""
+    try:
+        call = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return len(call) > 1 and call[0] == str(READ_CALL) and int(call[1], 16) == 0

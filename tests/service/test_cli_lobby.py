@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import IO
 
@@ -22,6 +21,7 @@ from events.server import free_port
 from tests.service.command import Terminal, assert_one_line_refusal, poison, poison_here, shown_lines
 from tests.service.served import serving
 from tests.service.test_cli_play import played_lines, said
+from tests.waiting import metric, until
 
 ANSWERS = "\n".join(["1"] * 400) + "\n"
 
@@ -170,12 +170,13 @@ def test_in_a_terminal_the_end_of_a_game_asks_to_play_again_and_goes_on_to_the_n
 
 @pytest.mark.subprocess
 def test_ctrl_c_while_waiting_gives_the_seat_back_and_says_so(server):
+    streams = metric(server, "poison_live_streams")
     ana = started("play", "--server", server, "--ruleset", "pot", "--players", "2", "--open", "1", "--name", "ana")
     assert ana.stdout is not None
     try:
         seen = read_until(ana.stdout, b"Ctrl-C leaves your seat")
         game_id = waiting_game(seen)
-        time.sleep(0.3)  # the stream is open and waiting
+        until(lambda: metric(server, "poison_live_streams") > streams, what="ana's live stream open")
         ana.send_signal(signal.SIGINT)
         out, err = ana.communicate(timeout=60)
     finally:

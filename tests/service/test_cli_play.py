@@ -21,6 +21,7 @@ from events.play import LoggedGame, create_game, play_move
 from events.pot.schema import PotCardPlayed, PotClosed
 from events.schema import CardPlayed
 from tests.service.command import Terminal, assert_one_line_refusal, poison_here, shown_lines
+from tests.waiting import reading_input, until
 
 
 def names_of(bots: list[str], you: int = 0) -> list[str]:
@@ -204,7 +205,7 @@ def test_ctrl_c_while_play_waits_for_a_move_ends_it_with_one_line_and_status_130
         chunk = process.stdout.read1(65536)
         assert chunk, seen
         seen += chunk
-    time.sleep(0.2)  # the prompt is written just before input() starts waiting
+    until(lambda: reading_input(process.pid), what="play waiting for a move")
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     process.stdin.close()
@@ -298,7 +299,7 @@ def test_in_a_narrow_terminal_the_moves_wrap_between_moves_never_inside_one(term
 def test_ctrl_c_in_a_terminal_leaves_one_line_and_no_traceback(terminal):
     terminal = terminal("--seed", "2")
     terminal.read_until(b"your move: ")
-    time.sleep(0.2)
+    until(lambda: reading_input(terminal.process.pid), what="play waiting for a move")
     terminal.process.send_signal(signal.SIGINT)
     assert terminal.wait() == 130
     assert shown_lines(terminal.screen())[-1] == "poison play: interrupted"
