@@ -127,14 +127,9 @@ class LocalCluster:
         return self.url
 
     def stop(self) -> None:
-        """Stop every node (each flushes its append-only file first): those started as
-        replicas all at once, then the masters. A master stopped while a replica is connected
-        waits for that replica to catch up (the server's shutdown-timeout, seconds), which a
-        replica still taking its first copy may never do in time."""
-        replicas, masters = self.nodes[self.masters :], self.nodes[: self.masters]
+        """Stop every node, all at once (each flushes its append-only file first)."""
         with ThreadPoolExecutor(max(len(self.nodes), 1)) as pool:
-            for nodes in (replicas, masters):
-                list(pool.map(EmbeddedServer.stop, nodes))
+            list(pool.map(EmbeddedServer.stop, self.nodes))
 
     def __enter__(self) -> LocalCluster:
         self.start()
