@@ -267,16 +267,20 @@ def main(argv: list[str] | None = None) -> int:
     cluster.start()
     services: list[subprocess.Popen[bytes]] = []
     try:
-        print("cluster:", " ".join(cluster.urls), flush=True)
+        said = ["cluster: " + " ".join(cluster.urls)]
         masters = cluster.nodes[: cluster.masters]
         for n in range(options.serve):
             port, url = options.port + n, masters[n % len(masters)].url
             command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--redis-url", url]
             services.append(subprocess.Popen(command, start_new_session=True))
-            print(f"poison serve on http://127.0.0.1:{port} (store: {url})", flush=True)
+            said.append(f"poison serve on http://127.0.0.1:{port} (store: {url})")
         # Blocked only now, for sigwait: a child inherits a blocked mask across exec, and the
-        # nodes and services started with SIGTERM blocked would never hear it.
+        # nodes and services started with SIGTERM blocked would never hear it. Said only
+        # once blocked: a signal sent as soon as the lines appear is then held for sigwait,
+        # even where it is ignored (a script's background job ignores SIGINT, and an ignored
+        # signal that is not blocked is dropped, leaving sigwait to wait for ever).
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        print("\n".join(said), flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     except KeyboardInterrupt:
         pass  # Ctrl-C while starting: stop what started

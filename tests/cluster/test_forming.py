@@ -46,21 +46,33 @@ def test_a_cluster_stopped_and_started_again_on_its_directory_recovers_its_slots
         assert client.get("{kept}:x") == b"still here"
 
 
-def test_the_cluster_command_starts_nodes_that_hear_sigterm_and_stops_them_all_at_ctrl_c(tmp_path):
+def blocked_signals(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"SigBlk:\s*([0-9a-f]+)", status)[1], 16)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["in a terminal", "a background job"])
+def test_the_cluster_command_starts_nodes_that_hear_sigterm_and_stops_them_all_at_ctrl_c(tmp_path, sigint):
     # `python -m events.cluster` (make cluster) waits for Ctrl-C with the signals blocked:
     # blocked before its children started, they inherited the mask, ignored SIGTERM and were
-    # left running.
+    # left running. Its first line must come once they are blocked: a SIGINT sent as soon as
+    # it appears, to a command that ignores SIGINT (a script's background job), was dropped
+    # before the block, and sigwait then waited for ever.
     command = [sys.executable, "-m", "events.cluster", str(tmp_path / "nodes")]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as main:
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+    ) as main:
         try:
             assert main.stdout is not None
             assert main.stdout.readline().startswith("cluster: redis://")
             nodes = [int(pid) for pid in Path(f"/proc/{main.pid}/task/{main.pid}/children").read_text().split()]
             assert len(nodes) == 6
             for node in nodes:
-                status = Path(f"/proc/{node}/status").read_text()
-                blocked = int(re.search(r"SigBlk:\s*([0-9a-f]+)", status)[1], 16)  # type: ignore[index]
-                assert not blocked & (1 << (signal.SIGTERM - 1))
+                assert not blocked_signals(node) & (1 << (signal.SIGTERM - 1))
             main.send_signal(signal.SIGINT)
             assert main.wait(15) == 0
         finally:
