@@ -274,6 +274,7 @@ def test_in_a_terminal_cards_have_their_suit_s_colour_beside_their_code(terminal
         assert screen.buffer[row][card.start()].fg == colours[card.group(1)], card.group(0)
         assert screen.buffer[row][card.start() + 1].fg == colours[card.group(1)]
     assert screen.buffer[row][0].fg == "default"  # "your hand:" itself is not coloured
+    until(lambda: reading_input(terminal.process.pid), what="play waiting for a move")
     terminal.process.send_signal(signal.SIGINT)
     assert terminal.wait() == 130
 
@@ -291,6 +292,7 @@ def test_in_a_narrow_terminal_the_moves_wrap_between_moves_never_inside_one(term
         assert re.fullmatch(r"(\d+\) [RBPG]\d→\d *)+", row), row
     numbers = [int(number) for row in rows for number in re.findall(r"(\d+)\)", row)]
     assert sorted(numbers) == list(range(1, len(numbers) + 1))
+    until(lambda: reading_input(terminal.process.pid), what="play waiting for a move")
     terminal.process.send_signal(signal.SIGINT)
     assert terminal.wait() == 130
 
