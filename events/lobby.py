@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from core.errors import SEARCH_BOT, InvalidArgument, MoveConflict
-from events.codec import Player
+from events.codec import Event, GameStarted, Player, SeatJoined, SeatLeft
 
 #: The codes of the lobby's refusals that the API answers 409.
 SEAT_TAKEN = "seat_taken"
@@ -111,6 +111,19 @@ def started(lobby: Lobby | None) -> Lobby:
     return replace(waiting, waiting=False)
 
 
+def after_event(lobby: Lobby | None, event: Event) -> Lobby | None:
+    """The lobby after one event of its game's log: a join, a leave or the start judged as
+    above (core.RuleError if the lobby could not have logged it); any other event leaves it
+    as it was."""
+    if isinstance(event, SeatJoined):
+        return joined(lobby, event.seat, event.name)
+    if isinstance(event, SeatLeft):
+        return left(lobby, event.seat)
+    if isinstance(event, GameStarted):
+        return started(lobby)
+    return lobby
+
+
 def rematched(finished: bool, next_game: str | None) -> None:
     """A game's rematch may be created once, after the game is finished."""
     if not finished:
@@ -123,4 +136,15 @@ def _listed(seats: tuple[int, ...]) -> str:
     return ", ".join(map(str, seats))
 
 
-__all__ = ["GAME_STARTED", "SEAT_TAKEN", "Lobby", "check_seating", "joined", "left", "lobby_of", "rematched", "started"]
+__all__ = [
+    "GAME_STARTED",
+    "SEAT_TAKEN",
+    "Lobby",
+    "after_event",
+    "check_seating",
+    "joined",
+    "left",
+    "lobby_of",
+    "rematched",
+    "started",
+]

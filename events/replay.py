@@ -32,7 +32,7 @@ from events.codec import (
     event_data,
     event_type,
 )
-from events.lobby import check_seating, joined, left, lobby_of, rematched, started
+from events.lobby import after_event, check_seating, lobby_of, rematched
 from events.play import LoggedGame, bot_choice
 from events.ruleset import InvalidDeal
 from events.rulesets import codec_of_log, rules_of
@@ -124,15 +124,11 @@ def _lobby(logged: LoggedGame, version: int, event: Event) -> None:
     if _start_due(logged) and not isinstance(event, GameStarted):
         raise InvalidLog(version, f"every seat is taken: the lobby derives game_started here, not {kind}")
     try:
-        if isinstance(event, SeatJoined):
-            logged.lobby = joined(logged.lobby, event.seat, event.name)
-        elif isinstance(event, SeatLeft):
-            logged.lobby = left(logged.lobby, event.seat)
-        elif isinstance(event, GameStarted):
-            logged.lobby = started(logged.lobby)
-        elif isinstance(event, RematchCreated):
+        if isinstance(event, RematchCreated):
             rematched(logged.finished, logged.next_game)
             logged.next_game = event.game_id
+        else:
+            logged.lobby = after_event(logged.lobby, event)
     except RuleError as refused:
         raise InvalidLog(version, f"{kind}: {refused} ({refused.code})") from None
 

@@ -7,7 +7,9 @@ Every body is checked (media type, nesting) before anything decodes it (service.
 dependencies.GuardedRequest), and every GET route answers HEAD too, and OPTIONS names every method
 (`answer_head_and_options`). Around it all, every request gets its id, its measure and,
 in JSON with the access log on, its log line (service.observed); `GET /metrics` answers
-Prometheus (service.metrics).
+Prometheus (service.metrics). A proxy named by `trusted_proxies` has its forwarded
+client taken for the client, and the live streams' limits live in `app.state.streams`
+(service.clients).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from events.connect import connect
 from events.games import Games, Searches
 from service import metrics, openapi, problems, responses
+from service.clients import Proxies, Streams
 from service.controllers import health, table
 from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
@@ -82,6 +85,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
     # Outermost: the OPTIONS answered above get their request id and measure too.
     app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and settings.log_format == "json")
+    # Around it all, a trusted proxy's client taken for the client (service/clients.py), so
+    # that the log line, the rate limits and the streams' caps all see the same address.
+    app.asgi_handler = Proxies(settings.trusted_proxies).around(app.asgi_handler)
+    app.state.streams = Streams.of(settings)
     return app
 
 

@@ -28,6 +28,7 @@ from events.games import IdempotencyKeyReused, StoreUnavailable, UnknownGame, Ve
 from events.limits import RateLimited
 from events.play import create_game, join, play_move
 from events.replay import InvalidLog
+from service.clients import Streams, streams_full, too_many_client_connections, too_many_streams
 from service.problems import (
     INTERNAL,
     ApiError,
@@ -41,6 +42,7 @@ from service.problems import (
     problem_body,
 )
 from service.schemas import EventLog, GameCreatedOut, Problem, Replayed, SeatTakenOut, SeatToken
+from service.settings import Settings
 from service.views import game_view, move_played, public_events, scores
 
 #: Every problem code the API answers: its status, and when (as http-api.md's table says).
@@ -77,6 +79,12 @@ PROBLEMS: dict[str, tuple[int, str]] = {
         "the event store cannot be reached; a move's outcome is then unknown: retry with its key",
     ),
     "too_many_connections": (503, "the worker holds as many connections as it may (the connection is closed)"),
+    "too_many_client_connections": (
+        429,
+        "the client's address holds as many connections to the worker as it may (the connection is closed)",
+    ),
+    "too_many_streams": (429, "the client's address holds as many live streams as it may (`retry_after` says when)"),
+    "streams_full": (503, "the worker's live streams hold their whole share of its connections (`retry_after`)"),
 }
 #: The status of every code.
 STATUS_OF = {code: status for code, (status, _) in PROBLEMS.items()}
@@ -85,7 +93,8 @@ _READ = ("invalid_request", "unauthorized", "game_not_found", "store_unavailable
 _BODY = ("payload_too_large", "unsupported_media_type")
 #: The codes each operation can answer. (Any path also answers not_found for a path that is
 #: none of the API's and method_not_allowed for a method it does not take; any connection may
-#: be answered request_timeout or too_many_connections before its request is routed.)
+#: be answered request_timeout, too_many_connections or too_many_client_connections before its
+#: request is routed.)
 CODES_OF: dict[str, tuple[str, ...]] = {
     "create_game": (
         "invalid_request",
@@ -123,7 +132,7 @@ CODES_OF: dict[str, tuple[str, ...]] = {
     "rematch": (*_READ, "game_active", "rate_limited"),
     "get_scores": _READ,
     "get_events": _READ,
-    "stream_events": _READ,
+    "stream_events": (*_READ, "too_many_streams", "streams_full"),
     "export_log": (*_READ, "game_active"),
     "replay_log": ("invalid_request", *_BODY, "invalid_log", "search_limit"),
     "get_health": ("store_unavailable",),
@@ -370,6 +379,7 @@ def _lobby_refusal(refused: Callable[[], object]) -> ApiError:
 def _problems() -> dict[str, Any]:
     """A problem of every code, as the service renders it (its own constructors, where a
     refusal has one)."""
+    defaults = Settings()  # the examples' limits are the defaults
     made = {
         "invalid_request": ApiError(400, "invalid_request", "player names must be unique in a game"),
         "unauthorized": ApiError(
@@ -413,5 +423,8 @@ def _problems() -> dict[str, Any]:
         "store_unavailable": from_store_unavailable(StoreUnavailable("the event store cannot be reached: timeout")),
         "request_timeout": ApiError(408, "request_timeout", "the request's head did not arrive within 10 s"),
         "too_many_connections": ApiError(503, "too_many_connections", "this worker serves 4,096 connections at most"),
+        "too_many_client_connections": too_many_client_connections(defaults.client_connections),
+        "too_many_streams": too_many_streams(defaults.client_streams),
+        "streams_full": streams_full(Streams.of(defaults).most),
     }
     return {code: _problem(error) for code, error in made.items()}

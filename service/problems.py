@@ -71,6 +71,9 @@ TITLES = {
     "internal_error": "Internal error",
     "store_unavailable": "The event store cannot be reached",
     "too_many_connections": "Too many connections",
+    "too_many_client_connections": "Too many connections from this client",
+    "too_many_streams": "Too many live streams from this client",
+    "streams_full": "No room for another live stream",
 }
 
 

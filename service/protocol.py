@@ -14,6 +14,12 @@ a few hooks are overridden, each around uvicorn's own code.
   beyond it is answered 503 `too_many_connections` (with `Retry-After: 1`) and its
   connection closed. Uvicorn's `limit_concurrency` makes the same check, but answers
   text/plain and counts running tasks too.
+- **A cap on each client address's connections**, `client_connections`: a connection
+  opened while its peer's address already holds that many is answered 429
+  `too_many_client_connections` at its first request (with `Retry-After: 1`) and closed, so
+  one client cannot take the worker's `max_connections` from everyone else. A trusted
+  proxy's own connections (`trusted_proxies`) are not counted: its clients' streams are
+  capped by their forwarded address instead (service/clients.py keeps the counts).
 - **Malformed HTTP** is answered 400 `invalid_request` as problem+json, as every other
   error of the API, not uvicorn's text/plain; so is a head over 64 KiB (uvicorn reads one
   without a bound).
@@ -50,6 +56,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
 from service import metrics
+from service.clients import Held, Proxies, too_many_client_connections
 from service.problems import MEDIA_TYPE, ApiError, problem_body, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import new_request_id, request_id_of
@@ -62,9 +69,17 @@ PROBLEM = MEDIA_TYPE.encode()
 
 
 @functools.cache
-def _limits() -> tuple[float, float, int]:
-    settings = Settings.from_environment()
-    return settings.header_timeout, settings.body_timeout, settings.max_connections
+def _settings() -> Settings:
+    return Settings.from_environment()
+
+
+@functools.cache
+def _proxies() -> Proxies:
+    return Proxies(_settings().trusted_proxies)
+
+
+#: This worker's open connections, by peer address (a trusted proxy's left out).
+_CONNECTIONS = Held()
 
 
 def _problem(status: int, code: str, detail: str) -> bytes:
@@ -74,9 +89,14 @@ def _problem(status: int, code: str, detail: str) -> bytes:
 
 async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     """The answer to a request beyond the cap (an ASGI app, in place of the API's)."""
-    _, _, cap = _limits()
-    detail = f"this worker has its {cap:,} connections open; retry"
+    detail = f"this worker has its {_settings().max_connections:,} connections open; retry"
     refusal = ApiError(503, "too_many_connections", detail, headers={"Retry-After": "1"})
+    await send_problem(send, refusal, (REQUEST_ID, request_id_of(scope)), (b"connection", b"close"))
+
+
+async def _too_many_client_connections(scope: Any, receive: Any, send: Any) -> None:
+    """The answer to a request on a connection beyond its client address's cap."""
+    refusal = too_many_client_connections(_settings().client_connections)
     await send_problem(send, refusal, (REQUEST_ID, request_id_of(scope)), (b"connection", b"close"))
 
 
@@ -130,7 +150,11 @@ class _OneWriteCycle(RequestResponseCycle):
 class HttpProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._header_timeout, self._body_timeout, self._max_connections = _limits()
+        settings = _settings()
+        self._header_timeout, self._body_timeout = settings.header_timeout, settings.body_timeout
+        self._max_connections = settings.max_connections
+        self._peer: str | None = None  # the address its connection is counted under, if it is
+        self._over_client_cap = False  # opened while its address held all it may
         self._in_head = True  # awaiting or reading a head (from the connection's opening)
         self._in_body = False  # the head is in, the body is not
         self._head_bytes = 0
@@ -141,10 +165,17 @@ class HttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        peer = self.client[0] if self.client else None  # None over a Unix socket: not counted
+        if peer is not None and not _proxies().trusts(peer):
+            self._peer = peer
+            self._over_client_cap = _CONNECTIONS.take(peer) > _settings().client_connections
         self._arm(self._header_timeout, "head")
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._peer is not None:
+            _CONNECTIONS.give_back(self._peer)
+            self._peer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -174,8 +205,15 @@ class HttpProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head, self._in_body, self._head_bytes = False, True, 0
         self._disarm()
-        if len(self.connections) > self._max_connections:
-            self.app = _too_many_connections  # for this request only
+        refuse = (
+            _too_many_connections
+            if len(self.connections) > self._max_connections
+            else _too_many_client_connections
+            if self._over_client_cap
+            else None
+        )
+        if refuse is not None:
+            self.app = refuse  # for this request only
             try:
                 super().on_headers_complete()
             finally:

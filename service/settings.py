@@ -9,6 +9,7 @@ setting (a typo: POISON_PROT) is named in a warning instead of being silently ig
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import typing
 from collections.abc import Iterator, Mapping
@@ -36,8 +37,22 @@ Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]
 PerSecond = Annotated[float, msgspec.Meta(gt=0, le=1_000_000)]
 Burst = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 LogLevel = Literal["critical", "error", "warning", "info", "debug", "trace"]
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _RATE = "{} a second on average, per {}; over it a request is 429 rate_limited with Retry-After"
 _BURST = "{} at once (the bucket's size) per {}"
+
+
+def trusted_networks(setting: str | None) -> tuple[Network, ...]:
+    """The networks of `trusted_proxies` (addresses or networks, separated by commas);
+    ValueError, naming the entry, for one that is neither."""
+    networks = []
+    for entry in (setting or "").split(","):
+        if entry.strip():
+            try:
+                networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+            except ValueError:
+                raise ValueError(f"{entry.strip()!r} is not an IP address or network") from None
+    return tuple(networks)
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,6 +129,45 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             le=100_000,
         ),
     ] = 4096
+    # What one client may hold open (service/clients.py): connections counted by the peer's
+    # address, live streams by the client's (a trusted proxy's forwarded one).
+    trusted_proxies: Annotated[
+        str | None,
+        _setting(
+            "addresses or networks (comma-separated, such as 10.0.0.5,192.168.0.0/24) of proxies whose "
+            "X-Forwarded-For names the client; unset: none, the peer is the client and X-Forwarded-For is ignored"
+        ),
+    ] = None
+    client_connections: Annotated[
+        int,
+        _setting(
+            "open connections one client address may hold in a worker (a trusted proxy's own are not counted); "
+            "a request on one beyond is 429 too_many_client_connections",
+            ge=1,
+            le=100_000,
+        ),
+    ] = 256
+    client_streams: Annotated[
+        int,
+        _setting(
+            "live streams one client address may hold open in a worker; one beyond is 429 too_many_streams",
+            ge=1,
+            le=100_000,
+        ),
+    ] = 64
+    stream_share: Annotated[
+        float,
+        _setting(
+            "the share of max_connections a worker's live streams may hold together, the rest kept for requests; "
+            "a stream beyond is 503 streams_full",
+            gt=0,
+            lt=1,
+        ),
+    ] = 0.75
+    stream_idle: Annotated[
+        Seconds,
+        _setting("seconds a live stream stays open without sending an event; then it ends (a client resumes it)"),
+    ] = 300.0
     # Rate limits (events/limits.py): token buckets kept in the store, so they hold across
     # workers. The defaults leave `make load` (16 clients on one address, playing as fast as
     # they can; figures: docs/performance.md) and the tests alone.
@@ -155,6 +209,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             self.redis_server.is_file() and os.access(self.redis_server, os.X_OK)
         ):
             raise ValueError(f"{_label('redis_server')} must be an executable file, not {str(self.redis_server)!r}")
+        try:
+            trusted_networks(self.trusted_proxies)
+        except ValueError as error:
+            raise ValueError(f"{_label('trusted_proxies')} must list IP addresses or networks: {error}") from None
 
     def rate_limits(self) -> RateLimits:
         return RateLimits(

@@ -102,6 +102,9 @@ def serve(settings: Settings) -> int:
         # the route, the duration and the request id, which uvicorn's do not know.
         access_log=settings.access_log and settings.log_format == "text",
         http="service.protocol:HttpProtocol",
+        # The application reads X-Forwarded-For itself, from trusted_proxies alone
+        # (service/clients.py): uvicorn's own default would trust 127.0.0.1's.
+        proxy_headers=False,
         ws="none",  # the API has no WebSocket route
     )
     signal.signal(signal.SIGTERM, _stop)  # SIGTERM stops as Ctrl-C does: the store too, and says so

@@ -7,6 +7,7 @@ rather than by Litestar, media types, examples)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
 import time
@@ -16,6 +17,7 @@ from typing import Annotated, cast
 
 import msgspec
 from litestar import Controller, Request, get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter, QueryParameter
@@ -25,10 +27,11 @@ from litestar.types import ASGIApp
 from core import RuleError
 from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
-from events.codec import Event, GameFinished, Player
+from events.codec import Event, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Idempotency, UnknownGame, VersionConflict
-from events.lobby import check_seating
+from events.lobby import after_event, check_seating
 from events.play import LoggedGame
+from service.clients import StreamPlace, Streams
 from service.dependencies import Scoped, caller_seat, create_body, games_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
@@ -120,7 +123,9 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
 
 
 def client_address(request: Scoped) -> str | None:
-    """The client's address, which rate limits are kept by (None over a Unix socket)."""
+    """The client's address, which rate limits and the streams' caps are kept by (None over
+    a Unix socket): the peer's, or the one a trusted proxy forwards (service/clients.py has
+    made it the scope's client by then)."""
     client = request.scope.get("client")
     return client[0] if client else None
 
@@ -164,6 +169,45 @@ async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard)
             game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
         )
     return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
+
+
+class _Ending:
+    """Where a live stream ends, judged event by event as they come.
+
+    - After game_finished (or, for a game finished before the stream began, after its last
+      event): no move will ever follow. (A rematch_created may follow it, once; a stream
+      whose batch holds it ends there too, and readers find the next game in the view.)
+    - After the event that leaves an abandoned game (every person left its lobby): nothing
+      is ever logged after it.
+    - With a token, after its seat's seat_left: the token then opens no seat, and whoever
+      sits there next is dealt a hand this stream must not show. Its events are cut there,
+      even within one batch; the client's reconnect with that token is 401. (A seat_left
+      before the token was checked was an earlier occupant's: the token is the seat's new
+      one.)"""
+
+    __slots__ = ("checked_at", "final", "lobby", "seat")
+
+    def __init__(self, logged: LoggedGame, seat: int | None) -> None:
+        self.checked_at = logged.version  # the version the token was checked at
+        self.final = logged.version if logged.finished or logged.status == "abandoned" else None
+        self.lobby = logged.lobby
+        self.seat = seat
+
+    def cut(self, batch: list[tuple[int, Event]]) -> tuple[list[tuple[int, Event]], bool]:
+        """The batch's events this stream sends, and whether it ends after them."""
+        finished = False
+        for index, (version, event) in enumerate(batch):
+            if version == self.final:
+                return batch[: index + 1], True
+            finished = finished or isinstance(event, GameFinished)
+            if version <= self.checked_at:
+                continue  # the lobby as loaded is already after it
+            self.lobby = after_event(self.lobby, event)
+            if self.lobby is not None and self.lobby.abandoned:
+                return batch[: index + 1], True
+            if isinstance(event, SeatLeft) and event.seat == self.seat:
+                return batch[: index + 1], True
+        return batch, finished
 
 
 GameId = Annotated[str, PathParameter(description="the game's id (`game_id` of its creation)", max_length=64)]
@@ -365,7 +409,10 @@ class GamesController(Controller):
         description="The log from a resume point on (`Last-Event-ID`, else `after`, else the start), then each "
         "event as it is appended, redacted as /events redacts it: each message's `id` is the event's version, its "
         "`event` the event's type, its `data` the event (an Event). The stream ends after game_finished; for a "
-        "finished game it sends what is left and ends. A resume point beyond the game's version is 400.",
+        "finished game it sends what is left and ends; so does an abandoned game's. A stream with a token ends after "
+        "its seat's seat_left (the token is then no seat's), and any stream ends after a while without an event: "
+        "resume it with `Last-Event-ID`. A resume point beyond the game's version is 400; a client address with "
+        "as many streams as it may is 429 too_many_streams, a worker with as many as it keeps 503 streams_full.",
         security=TOKEN_OPTIONAL,
         responses=problems("stream_events"),
     )
@@ -404,27 +451,40 @@ class GamesController(Controller):
         if start > logged.version:
             source = "Last-Event-ID" if resume is not None else "after"
             raise ApiError(400, "invalid_request", f"{source} {start} is beyond the game's version {logged.version}")
-        return ServerSentEvent(self._follow(games, game_id, seat, start, logged))
+        streams: Streams = request.app.state.streams
+        place = streams.take(client_address(request))  # the last refusal: nothing after it may raise
+        return ServerSentEvent(
+            self._follow(games, game_id, seat, start, logged, place, streams.idle),
+            background=BackgroundTask(place.given_back),
+        )
 
     @staticmethod
     async def _follow(
-        games: Games, game_id: str, seat: int | None, after: int, logged: LoggedGame
+        games: Games, game_id: str, seat: int | None, after: int, logged: LoggedGame, place: StreamPlace, idle: float
     ) -> AsyncIterator[ServerSentEventMessage]:
-        # The stream ends with game_finished: once it is sent (or was before the resume
-        # point), no move will ever follow. (A rematch_created may follow it, once; a stream
-        # whose batch holds it ends there too, and readers find the next game in the view.)
         # Waiting costs no store connection: one waiter per worker wakes every stream
-        # (events/follow.py).
-        if logged.finished and after >= logged.version:
-            return
-        async with aclosing(games.follow(game_id, after)) as batches:
-            async for new in batches:
-                last = logged.finished or any(isinstance(event, GameFinished) for _, event in new)
-                for event in public_events(new, seat, logged.finished or last, logged.rules):
-                    data = _encoder.encode(event).decode()
-                    yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
-                if last:
-                    return
+        # (events/follow.py). The stream gives its place back however it ends: its last
+        # event, its idle time, the client gone (cancelled), or the store down.
+        try:
+            if after >= logged.version and (logged.finished or logged.status == "abandoned"):
+                return
+            async with aclosing(games.follow(game_id, after)) as batches:
+                ending = _Ending(logged, seat)
+                while True:
+                    try:
+                        # An event sent restarts the wait: only a stream with nothing to say ends.
+                        async with asyncio.timeout(idle):
+                            new = await anext(batches)
+                    except TimeoutError:
+                        return  # a whole answer, no event: the client resumes with Last-Event-ID
+                    new, last = ending.cut(new)
+                    for event in public_events(new, seat, logged.finished or last, logged.rules):
+                        data = _encoder.encode(event).decode()
+                        yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
+                    if last:
+                        return
+        finally:
+            place.give_back()
 
     @get(
         "/{game_id:str}/export",

@@ -30,6 +30,7 @@ from service.documented import CODES_OF, PROBLEMS, STATUS_OF, examples
 from service.settings import Settings
 from service.tokens import new_game_id, new_token, token_hash
 from tests.service.api import auth, create, view
+from tests.service.listened import Listened
 
 pytestmark = pytest.mark.anyio
 
@@ -337,6 +338,20 @@ async def _game_finished(p: Provoker) -> Any:
     return await p.move(game_id, token, {"card": "R1", "cauldron": 0})
 
 
+async def _streams_beyond(p: Provoker, addresses: list[str]) -> Any:
+    """A stream of the tight app's client asked while streams of `addresses` are open there
+    (it keeps one stream per address, two in all)."""
+    game_id, _, _ = await p.poison(p.limited)
+    path = f"/v1/games/{game_id}/events/stream"
+    held = [Listened(p.limited, path, address=address) for address in addresses]
+    try:
+        assert [await stream.opened() for stream in held] == [200] * len(held)
+        return await p.limited.get(path)
+    finally:
+        for stream in held:
+            await stream.close()
+
+
 _TOO_BIG = b'{"players": "' + b"x" * 300_000 + b'"}'
 _STRANGER = auth("s" * 43)
 _GAME = "/v1/games/{game_id}"
@@ -563,7 +578,11 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
     },
     "get_scores": _reads("/scores", _too_long("/scores")),
     "get_events": _reads("/events", lambda game_id: f"/v1/games/{game_id}/events?limit=0"),
-    "stream_events": _reads("/events/stream", lambda game_id: f"/v1/games/{game_id}/events/stream?after=999"),
+    "stream_events": {
+        **_reads("/events/stream", lambda game_id: f"/v1/games/{game_id}/events/stream?after=999"),
+        "too_many_streams": lambda p: _streams_beyond(p, ["testclient"]),  # the test client's own address
+        "streams_full": lambda p: _streams_beyond(p, ["10.0.0.1", "10.0.0.2"]),
+    },
     "export_log": {**_reads("/export", _too_long("/export")), "game_active": _export_active},
     "replay_log": {
         "invalid_request": lambda p: p.client.post("/v1/replays", json={"events": 3}),
@@ -586,7 +605,15 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
 async def provoker(client: Client, settings: Settings, namespace: str) -> AsyncIterator[Provoker]:
     down = Settings(redis_url="redis://127.0.0.1:1/0", namespace=namespace, store_timeout=1.0)
     tight = msgspec.structs.replace(
-        settings, namespace=f"{namespace}-limited", create_rate=0.01, create_burst=2, move_rate=0.01, move_burst=1
+        settings,
+        namespace=f"{namespace}-limited",
+        create_rate=0.01,
+        create_burst=2,
+        move_rate=0.01,
+        move_burst=1,
+        client_streams=1,
+        max_connections=4,
+        stream_share=0.5,
     )
     store = EventStore.from_url(settings.redis_url, namespace=tight.namespace)
     async with AsyncTestClient(create_app(down)) as unreachable, AsyncTestClient(create_app(tight)) as limited:
@@ -621,7 +648,7 @@ async def test_each_code_an_operation_lists_is_answered_there_as_its_example_sho
         }
         assert set(body) == set(example), code
         assert "x-poison-worker" in answer.headers
-        if code == "rate_limited":
+        if "retry_after" in body:
             assert int(answer.headers["retry-after"]) == body["retry_after"]
 
 

@@ -1,0 +1,179 @@
+"""Who a client is, and what each client address holds open, so that one client cannot
+take a worker's connections or live streams from everyone else.
+
+- **The client's address** is the peer's, unless the peer is a proxy the service is told
+  to trust (`trusted_proxies`): then it is the address that proxy forwards in
+  `X-Forwarded-For`, read by uvicorn's own `ProxyHeadersMiddleware` around the whole
+  application (`Proxies.around`). An untrusted peer's `X-Forwarded-For` is ignored, so a
+  client cannot pose as another address to escape its limits.
+- **Open things per address** (`Held`): the count of each address's open connections
+  (kept by service/protocol.py, by the peer's address) or live streams (kept here, by the
+  client's address), in this worker's memory. They are per worker, as the connections they
+  count are: a worker's sockets are its own.
+- **Live streams** (`Streams`): a client address may hold `client_streams` of them in a
+  worker (429 `too_many_streams` beyond), and all of a worker's streams together at most
+  `stream_share` of its `max_connections` (503 `streams_full` beyond), so that reads and
+  moves, and /health, always find a connection. A stream's place is taken before its
+  answer starts and given back when it ends, however it ends (`StreamPlace`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import TYPE_CHECKING, Any, cast
+
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+from service.problems import ApiError
+from service.settings import trusted_networks
+
+if TYPE_CHECKING:
+    from litestar.types import ASGIApp
+
+    from service.settings import Settings
+
+#: Seconds a client refused a stream is told to wait (Retry-After): a place frees when one
+#: of the streams holding it ends, which nothing here can foresee.
+STREAM_RETRY = 5
+#: And one refused a connection: a connection of an ordinary request is soon closed.
+CONNECTION_RETRY = 1
+
+
+class Proxies:
+    """The proxies whose forwarded address is trusted (`trusted_proxies`)."""
+
+    def __init__(self, setting: str | None) -> None:
+        self.networks = trusted_networks(setting)
+
+    def trusts(self, host: str | None) -> bool:
+        """Whether `host` (a peer's address: asked once per connection) is a trusted proxy's."""
+        if not self.networks or host is None:
+            return False
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:  # not an IP address: nothing to trust
+            return False
+        return any(address in network for network in self.networks)
+
+    def around(self, app: ASGIApp) -> ASGIApp:
+        """`app`, its scope's client made the forwarded one when the peer is trusted; `app`
+        itself when no proxy is trusted (nothing to do on any request)."""
+        if not self.networks:
+            return app
+        return cast("ASGIApp", ProxyHeadersMiddleware(cast(Any, app), [str(n) for n in self.networks]))
+
+
+class Held:
+    """How many of something each address holds open in this worker (and in all)."""
+
+    __slots__ = ("_by_address", "total")
+
+    def __init__(self) -> None:
+        self._by_address: dict[str, int] = {}
+        self.total = 0
+
+    def __getitem__(self, address: str) -> int:
+        return self._by_address.get(address, 0)
+
+    def take(self, address: str) -> int:
+        """One more for `address`; how many it holds now."""
+        held = self._by_address[address] = self._by_address.get(address, 0) + 1
+        self.total += 1
+        return held
+
+    def give_back(self, address: str) -> None:
+        held = self._by_address.get(address, 0) - 1
+        if held > 0:
+            self._by_address[address] = held
+        else:
+            self._by_address.pop(address, None)  # an address gone leaves nothing behind
+        self.total -= 1
+
+
+class StreamPlace:
+    """One live stream's place, given back once: when its stream ends, or, should its answer
+    never start (the client gone first), when the place is dropped."""
+
+    __slots__ = ("_address", "_streams")
+
+    def __init__(self, streams: Streams, address: str) -> None:
+        self._streams: Streams | None = streams
+        self._address = address
+
+    def give_back(self) -> None:
+        streams, self._streams = self._streams, None
+        if streams is not None:
+            streams.held.give_back(self._address)
+
+    async def given_back(self) -> None:
+        """`give_back`, as the stream's answer runs it once it is over (a background task):
+        a stream the client left between two events is dropped without being closed, and
+        would otherwise hold its place until the collector finds it."""
+        self.give_back()
+
+    def __del__(self) -> None:
+        self.give_back()
+
+
+class Streams:
+    """The live streams of one worker, and the limits on them."""
+
+    def __init__(self, *, per_client: int, most: int, idle: float) -> None:
+        self.per_client = per_client
+        self.most = most
+        self.idle = idle  # seconds a stream may go without an event before it ends
+        self.held = Held()
+
+    @classmethod
+    def of(cls, settings: Settings) -> Streams:
+        most = max(1, int(settings.max_connections * settings.stream_share))
+        return cls(per_client=settings.client_streams, most=most, idle=settings.stream_idle)
+
+    def take(self, address: str | None) -> StreamPlace:
+        """A place for a new stream of `address` (None: over a Unix socket, the worker's own
+        limit alone), or the refusal that says which limit is reached."""
+        if self.held.total >= self.most:
+            raise streams_full(self.most)
+        key = "" if address is None else address
+        if address is not None and self.held[key] >= self.per_client:
+            raise too_many_streams(self.per_client)
+        self.held.take(key)
+        return StreamPlace(self, key)
+
+
+# ---- the refusals, each made here alone (service/documented.py shows them as examples) ----
+
+
+def streams_full(most: int) -> ApiError:
+    detail = (
+        f"this worker holds {most:,} live streams, as many as it may (its other connections are kept for "
+        f"requests); retry in {STREAM_RETRY} s"
+    )
+    return ApiError(503, "streams_full", detail, headers={"Retry-After": str(STREAM_RETRY)}, retry_after=STREAM_RETRY)
+
+
+def too_many_streams(cap: int) -> ApiError:
+    detail = f"this client address holds {cap:,} live streams, as many as it may; end one, or retry in {STREAM_RETRY} s"
+    return ApiError(
+        429, "too_many_streams", detail, headers={"Retry-After": str(STREAM_RETRY)}, retry_after=STREAM_RETRY
+    )
+
+
+def too_many_client_connections(cap: int) -> ApiError:
+    """Answered by service/protocol.py, on a connection beyond its address's cap."""
+    detail = f"this client address has {cap:,} connections open to this worker, as many as it may; close one, or retry"
+    retry = CONNECTION_RETRY
+    return ApiError(429, "too_many_client_connections", detail, headers={"Retry-After": str(retry)}, retry_after=retry)
+
+
+__all__ = [
+    "CONNECTION_RETRY",
+    "STREAM_RETRY",
+    "Held",
+    "Proxies",
+    "StreamPlace",
+    "Streams",
+    "streams_full",
+    "too_many_client_connections",
+    "too_many_streams",
+]
