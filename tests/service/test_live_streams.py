@@ -25,7 +25,9 @@ STREAMS = 1000
 def one_worker(tmp_path: Path, redis_url: str, namespace: str) -> Iterator[tuple[str, str]]:
     """The service's base URL and its store's: the session's, so that the test can ask the
     store what the worker's connections are doing."""
-    with serving(tmp_path, POISON_REDIS_URL=redis_url, POISON_NAMESPACE=namespace) as base:
+    # Every stream comes from this one address: its caps are raised to let them all in.
+    caps = {"POISON_CLIENT_STREAMS": str(STREAMS), "POISON_CLIENT_CONNECTIONS": str(STREAMS + 100)}
+    with serving(tmp_path, POISON_REDIS_URL=redis_url, POISON_NAMESPACE=namespace, **caps) as base:
         yield base, redis_url
 
 
