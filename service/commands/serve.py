@@ -8,7 +8,7 @@ on stdout. Without a Redis URL, this process starts the embedded server once and
 URL to every worker, so several workers share one store and no state lives in only one of
 them. It supervises that server: one killed or crashed is started again on the same port and
 data (the workers' connections recover by themselves), with back-off. Workers speak HTTP
-through service/protocol.py (timeouts for slow clients, a cap on connections, malformed HTTP
+through service/protocol.py (timeouts for slow clients, caps on connections, malformed HTTP
 answered as problem+json). Its log lines are human (the default) or JSON (POISON_LOG_FORMAT,
 service/logs.py); with several workers it gives them a directory for their metrics, so
 that one scrape of `/metrics` sums them all (service/metrics.py), and removes it when it stops.

@@ -269,3 +269,17 @@ async def test_a_stream_with_nothing_to_send_ends_after_its_idle_time_and_one_th
                 break
         else:
             pytest.fail("no move reached a stream within its idle time")
+
+
+# ---- the settings ---------------------------------------------------------------------------
+
+
+def test_trusted_proxies_must_be_addresses_or_networks_and_an_entry_that_is_neither_is_named():
+    trusted = Settings.from_environment({"POISON_TRUSTED_PROXIES": "10.0.0.5, 192.168.0.0/24,::1"})
+    assert trusted.trusted_proxies == "10.0.0.5, 192.168.0.0/24,::1"
+    for wrong, named in (("10.0.0.5,proxy.local", "'proxy.local'"), ("10.0.0.300", "'10.0.0.300'"), ("*", "'*'")):
+        with pytest.raises(ValueError, match="POISON_TRUSTED_PROXIES") as refused:
+            Settings.from_environment({"POISON_TRUSTED_PROXIES": wrong})
+        assert named in str(refused.value)
+    with pytest.raises(ValueError, match="POISON_STREAM_SHARE"):
+        Settings.from_environment({"POISON_STREAM_SHARE": "1"})
