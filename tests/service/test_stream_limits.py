@@ -283,3 +283,29 @@ def test_trusted_proxies_must_be_addresses_or_networks_and_an_entry_that_is_neit
         assert named in str(refused.value)
     with pytest.raises(ValueError, match="POISON_STREAM_SHARE"):
         Settings.from_environment({"POISON_STREAM_SHARE": "1"})
+
+
+# ---- a finished game longer than one read of its log ---------------------------------------
+
+
+async def test_the_stream_of_a_finished_game_longer_than_one_read_of_its_log_sends_all_of_it(client):
+    created = await client.post(
+        "/v1/games",
+        json={
+            "players": [{"name": "ann"}, {"name": "b1", "bot": "greedy"}, {"name": "b2", "bot": "random"}],
+            "rounds": 20,
+            "seed": 8,
+        },
+    )
+    game_id, token = created.json()["game_id"], created.json()["players"][0]["token"]
+    while (game := await view(client, game_id, token))["status"] == "active":
+        move = game["you"]["legal_moves"][0]
+        played = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(token))
+        assert played.status_code == 201, played.text
+    assert game["version"] > 500  # beyond one read of the follower's (events/follow.py)
+    whole = Listened(client, stream_path(game_id))
+    try:
+        await until_async(whole.ended.is_set, what="the finished game's stream to end")
+        assert [version for version, _, _ in whole.messages()] == list(range(1, game["version"] + 1))
+    finally:
+        await whole.close()
