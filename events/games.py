@@ -542,13 +542,13 @@ class Games:
 
 __all__ = [
     "CURSOR",
+    "KEPT_REFUSALS",
     "LEFT",
     "Appended",
     "GameSummary",
     "Games",
     "Idempotency",
     "IdempotencyKeyReused",
-    "KEPT_REFUSALS",
     "InvalidLog",
     "Searches",
     "SeatChanged",

@@ -27,8 +27,8 @@ from service import problems as service_problems
 from service.app import create_app
 from service.controllers.games import GamesController
 from service.documented import CODES_OF, PROBLEMS, STATUS_OF, examples
-from service.settings import Settings
 from service.serverkey import process_key
+from service.settings import Settings
 from service.tokens import new_game_id
 from tests.service.api import auth, create, view
 
