@@ -32,8 +32,9 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
   for _ = 1, redis.call('LLEN', KEYS[3]) - tonumber(ARGV[4]) do
     redis.call('DEL', ARGV[5] .. redis.call('LPOP', KEYS[3]))
   end
+  return {ARGV[1], ARGV[2], redis.call('HGET', KEYS[1], 'v'), 0}
 end
-return 1
+return redis.call('HMGET', KEYS[1], 'f', 'r', 'v', 'n')
 """
 REMEMBER_SCRIPT = Script.of(REMEMBER)
 
@@ -124,12 +125,14 @@ class IdempotencyRecords(StoreCalls):
         what the key holds afterwards: this answer, or an earlier one."""
         key = self._idempotency_key(game_id, idempotency)
         prefix = self._game(game_id) + records_of(idempotency)
-        await self._script(
+        # What the key holds is the script's answer, not a read after it: a burst of the
+        # caller's refusals may have forgotten this one by then.
+        fingerprint, result, version, count = await self._script(
             REMEMBER_SCRIPT,
             [key, self._key(game_id, "events"), self._key(game_id, f"refused:{idempotency.scope}")],
             [idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL, kept, prefix, key_digest(idempotency)],
             repeatable=True,  # it writes only where nothing was written yet
         )
-        recalled = await self.recall(game_id, idempotency)
-        assert recalled is not None
-        return recalled
+        if fingerprint.decode() != idempotency.fingerprint:
+            raise reused(idempotency)
+        return Appended(int(version), int(count), replayed=True, result=result)
