@@ -60,8 +60,8 @@ class SeatsController(Controller):
         "the seat's token (shown only here) and the game with your `you`. Taking the last open seat starts the game: "
         "its first deal (and the moves of bots whose turn comes) are in the same step, so the answer's game is "
         "active. Of two joins of one seat exactly one succeeds (the other: 409 seat_taken, or game_started once no "
-        "seat is open). With an `Idempotency-Key` it is safe to retry: keep the key secret, since a retry with it "
-        "gets the same token.",
+        "seat is open). With an `Idempotency-Key` it is safe to retry: a retry from the same client address gets "
+        "the same answer, token included; the same key from another address is a join of its own.",
         responses={
             201: ResponseSpec(data_container=SeatTakenOut, description="your seat, its token and the game"),
             **problems("join_seat"),
