@@ -11,6 +11,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import redis.asyncio
 
 from events.server import EmbeddedServer
 from events.store import EventStore
@@ -48,3 +49,11 @@ async def store(redis_url: str, namespace: str) -> AsyncIterator[EventStore]:
     store = EventStore.from_url(redis_url, namespace=namespace)
     yield store
     await store.close()
+
+
+@pytest.fixture
+async def raw(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    """A plain client of the session's store, for tests that read what the store holds."""
+    connection = redis.asyncio.from_url(redis_url)
+    yield connection
+    await connection.aclose()

@@ -27,7 +27,7 @@ import msgspec
 
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
-from events.limits import Limit, Rate, RateLimits
+from events.limits import KEPT_REFUSALS, Limit, Rate, RateLimits
 from events.metrics import moves_of
 from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game, searches
 from events.replay import InvalidLog, advance, rebuild
@@ -126,8 +126,10 @@ class Games:
         cache_size: int = 4096,
         limits: RateLimits | None = None,
         searches: Searches | None = None,
+        kept_refusals: int = KEPT_REFUSALS,
     ) -> None:
         self.store = store
+        self.kept_refusals = kept_refusals
         self.cache_size = cache_size
         self.limits = limits or RateLimits()
         self.searches = searches or Searches()
@@ -523,8 +525,9 @@ class Games:
 
     async def remember(self, game_id: str, idempotency: Idempotency) -> Appended:
         """Keep the answer to a request that appended nothing (a refused move) under its
-        idempotency key, for its retries; returns what the key holds afterwards."""
-        return await self.store.remember(game_id, idempotency)
+        idempotency key, for its retries (the caller's last `kept_refusals` of the game are
+        kept); returns what the key holds afterwards."""
+        return await self.store.remember(game_id, idempotency, kept=self.kept_refusals)
 
     async def ping(self) -> None:
         """Raises StoreUnavailable unless the store answers."""
@@ -539,6 +542,7 @@ class Games:
 
 __all__ = [
     "CURSOR",
+    "KEPT_REFUSALS",
     "LEFT",
     "Appended",
     "GameSummary",

@@ -23,6 +23,11 @@ from typing import NamedTuple
 #: `charge(k, a, n)`: the n buckets KEYS[k..k+n-1], with (rate, burst) at ARGV[a], ARGV[a+1]
 #: for the first, then the next pair for the next; returns 0 when each had a token (taken
 #: from each), else the ms to wait (nothing taken).
+#: Refused requests kept under their idempotency keys per caller of a game, unless told
+#: otherwise (events/idempotency.py; the service's setting kept_refusals): a refusal costs
+#: a client only a fresh key, so what is kept of them is bounded like a rate.
+KEPT_REFUSALS = 100
+
 CHARGE_LUA = """
 local function charge(k, a, n)
   if n == 0 then return 0 end

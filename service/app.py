@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import msgspec
 from litestar import Litestar
 from litestar.datastructures import ResponseHeader
 from litestar.enums import ScopeType
@@ -36,10 +37,15 @@ from service.dependencies import GuardedRequest
 from service.hot import hot_routes
 from service.observed import observed
 from service.responses import WORKER_HEADER, worker
+from service.serverkey import process_key, read_or_make
 from service.settings import Settings
+from service.tokens import ServerKey
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
+    """The application of `settings` (the environment's by default). Without a server key
+    in them, its tokens are derived from a key of this process alone (service/serverkey.py):
+    the service proper is built by `create_app_from_environment`, which keeps its key."""
     settings = settings or Settings.from_environment()
 
     @asynccontextmanager
@@ -51,7 +57,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
             timeout=settings.store_timeout,
             wait=settings.redis_wait,
         ) as opened:
-            app.state.games = Games(opened, limits=settings.rate_limits(), searches=Searches(settings.search_threads))
+            app.state.games = Games(
+                opened,
+                limits=settings.rate_limits(),
+                searches=Searches(settings.search_threads),
+                kept_refusals=settings.kept_refusals,
+            )
             try:
                 yield
             finally:
@@ -78,6 +89,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         openapi_config=openapi.config(settings),
         debug=False,
     )
+    # Handlers read it from the app's state, as they read the games (service/dependencies.py).
+    app.state.server_key = ServerKey(settings.secret_key) if settings.secret_key is not None else process_key()
     # The hot routes first (service/hot.py), where Litestar's own handler is called.
     app.asgi_handler = hot_routes(app.asgi_handler, settings.max_body_bytes)
     # Around Litestar's own handler (routing included), inside its entry point: a HEAD must
@@ -154,5 +167,11 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
 
 
 def create_app_from_environment() -> Litestar:
-    """The factory `poison serve` hands to uvicorn: every worker reads the same settings."""
-    return create_app(Settings.from_environment())
+    """The factory `poison serve` hands to uvicorn: every worker reads the same settings,
+    and the same server key: POISON_SECRET_KEY, else the data directory's key file (made
+    by the first to need it), so that tokens outlive every worker and every restart."""
+    settings = Settings.from_environment()
+    if settings.secret_key is None:
+        key, _ = read_or_make(settings.data_dir)
+        settings = msgspec.structs.replace(settings, secret_key=key)
+    return create_app(settings)

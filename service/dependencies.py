@@ -21,7 +21,7 @@ from service.problems import ApiError
 from service.responses import BODY_KEY, header
 from service.rulesets import service_rules
 from service.schemas import CreateGame
-from service.tokens import bearer_token, seat_of
+from service.tokens import ServerKey, bearer_token
 
 T = TypeVar("T")
 
@@ -178,6 +178,13 @@ def games_of(request: Request) -> Games:
     return request.app.state.games
 
 
+def keys_of(request: Scoped) -> ServerKey:
+    """The server key the application was built with (service/app.py), from its state as
+    the games are."""
+    keys: ServerKey = request.scope["app"].state.server_key
+    return keys
+
+
 async def caller_seat(request: Scoped, games: Games, game_id: str, *, required: bool) -> int | None:
     """The seat the request's token belongs to in this game; None without a token (when
     allowed). A malformed token, or one of no seat of this game, is 401."""
@@ -194,7 +201,7 @@ async def caller_seat(request: Scoped, games: Games, game_id: str, *, required: 
     hashes = await games.token_hashes(game_id)
     if not hashes and await games.version(game_id) == 0:
         raise UnknownGame(game_id)
-    seat = seat_of(token, hashes)
+    seat = keys_of(request).seat_of(token, hashes)
     if seat is None:
         raise ApiError(401, "unauthorized", "this token belongs to no seat of this game")
     return seat

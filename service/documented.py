@@ -195,16 +195,17 @@ HEADERS_OF: dict[str, list[dict[str, Any]]] = {
     ],
     "join_seat": [
         _idempotency_key(
-            "Makes the join safe to retry: the same key again for this seat, with the same name, gets the first "
-            "answer (its token too: keep the key as secret as a token); with another name it is 422 "
-            "idempotency_key_reused. Keys are kept 25 hours.",
+            "Makes the join safe to retry: the same key again from the same client address, for this seat and "
+            "name, gets the first answer (its token too); from that address with another seat or name it is 422 "
+            "idempotency_key_reused. From another address it is a join of its own. Keys are kept 25 hours.",
             "3f0c6d1e-join-1",
         )
     ],
     "leave_seat": [
         _idempotency_key(
             "Makes the leave safe to retry with the same (now refused) token: the same key again gets 204 and "
-            "changes nothing. Keys are kept 25 hours.",
+            "changes nothing; with that token and another seat it is 422 idempotency_key_reused. Another token's "
+            "leave under the key is a leave of its own. Keys are kept 25 hours.",
             "3f0c6d1e-leave-1",
         )
     ],

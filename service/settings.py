@@ -18,9 +18,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from events.limits import Rate, RateLimits
+from events.limits import KEPT_REFUSALS, Rate, RateLimits
 from events.wording import as_typed, plain, what
 from service.logs import LogFormat
+from service.tokens import MIN_KEY_LENGTH
 
 PREFIX = "POISON_"
 #: POISON_* variables that are not the service's settings: the build's (setup.py).
@@ -110,6 +111,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             le=60,
         ),
     ] = 0.2
+    # The server key (service/tokens.py): every token is derived from it, and the store never holds it.
+    secret_key: Annotated[
+        Annotated[str, msgspec.Meta(min_length=MIN_KEY_LENGTH, max_length=1024)] | None,
+        _setting(
+            f"the server key every token is derived from: at least {MIN_KEY_LENGTH} characters, kept secret, the "
+            "same for every node on one store; unset: poison serve keeps one in data_dir's secret-key file"
+        ),
+    ] = None
     # Requests and connections (service/protocol.py).
     max_body_bytes: Annotated[
         int, _setting("the largest request body, in bytes; a larger one is 413 payload_too_large", ge=1024, le=2**30)
@@ -177,6 +186,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     move_burst: Annotated[Burst, _setting(_BURST.format("moves", "client address"))] = 20_000
     seat_move_rate: Annotated[PerSecond, _setting(_RATE.format("moves", "seat (its token)"))] = 200.0
     seat_move_burst: Annotated[Burst, _setting(_BURST.format("moves", "seat"))] = 400
+    # Idempotency records (events/idempotency.py): a refused request appends nothing, so
+    # without a bound a client could keep the store growing with fresh keys.
+    kept_refusals: Annotated[
+        int,
+        _setting(
+            "refused requests remembered under their Idempotency-Key per seat (joins: per client address) of a game, "
+            "so that a retry gets the same refusal; beyond it the oldest is forgotten",
+            ge=1,
+            le=10_000,
+        ),
+    ] = KEPT_REFUSALS
     # The search bot (events/games.py): each of its searches runs in a worker thread, never
     # on the event loop; at most this many at once, the rest wait their turn.
     search_threads: Annotated[
@@ -214,6 +234,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         except ValueError as error:
             raise ValueError(f"{_label('trusted_proxies')} must list IP addresses or networks: {error}") from None
 
+    def __repr__(self) -> str:
+        # Every field but the server key, which no log line or traceback may show.
+        shown = {field: getattr(self, field) for field in self.__struct_fields__ if field != "secret_key"}
+        hidden = "" if self.secret_key is None else ", secret_key=..."
+        return f"Settings({', '.join(f'{name}={value!r}' for name, value in shown.items())}{hidden})"
+
     def rate_limits(self) -> RateLimits:
         return RateLimits(
             create=Rate(self.create_rate, self.create_burst),
@@ -239,6 +265,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             return msgspec.convert(found, cls, strict=False, dec_hook=_decode)
         except msgspec.ValidationError as error:
             shown = {name: as_typed(value) for name, value in found.items()}  # 0, not '0'
+            if "secret_key" in shown:  # a refused key is described, never shown
+                shown["secret_key"] = "*" * len(str(shown["secret_key"]))
             raise ValueError(plain(error, shown, kind=cls, whole="the settings", label=_label)) from None
 
     def environment(self) -> dict[str, str]:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from service import logs
 from service.logs import LogFormat
+from service.serverkey import KeyFileError, key_file, read_or_make, too_open
 from service.settings import SETTINGS, Settings, unknown_variables
 
 if TYPE_CHECKING:
@@ -75,6 +76,17 @@ def serve(settings: Settings) -> int:
 
     from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 
+    if settings.secret_key is None:
+        # Made once, before any worker: each of them, and every restart, reads this one.
+        try:
+            _, made = read_or_make(settings.data_dir)
+        except KeyFileError as error:
+            say(str(error))
+            return 1
+        where = key_file(settings.data_dir)
+        say(f"server key {'made in' if made else 'read from'} {where} (keep it secret; POISON_SECRET_KEY sets one)")
+        if too_open(settings.data_dir):
+            say(f"warning: {where} may be read by others than its owner: chmod 600 it")
     server = None
     if settings.redis_url is None:
         server = EmbeddedServer(settings.data_dir, binary=settings.redis_server)

@@ -32,7 +32,7 @@ from events.games import Games, GameSummary, Idempotency, UnknownGame, VersionCo
 from events.lobby import after_event, check_seating
 from events.play import LoggedGame
 from service.clients import StreamPlace, Streams
-from service.dependencies import Scoped, caller_seat, create_body, games_of, strict_body
+from service.dependencies import Scoped, caller_seat, create_body, games_of, keys_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
@@ -51,7 +51,7 @@ from service.schemas import (
     PlayerIn,
     SeatToken,
 )
-from service.tokens import new_game_id, new_token, token_hash
+from service.tokens import new_game_id
 from service.views import game_view, move_played, public_events, scores
 
 #: Versions beyond any log (and beyond what a stream id can hold).
@@ -244,7 +244,8 @@ class GamesController(Controller):
         if unknown_bots:
             raise ApiError(400, "invalid_request", f"{rules.ruleset.title} has no bot {sorted(unknown_bots)[0]!r}")
         # A person's seat gets a token; an open seat gets one when someone joins it.
-        tokens = {p.seat: new_token() for p in players if p.bot is None and p.name is not None}
+        keys = keys_of(request)
+        tokens = {p.seat: keys.new_token() for p in players if p.bot is None and p.name is not None}
         seed = data.seed if data.seed is not None else secrets.randbits(63)
         _, logged = await games.create(
             game_id,
@@ -252,7 +253,7 @@ class GamesController(Controller):
             ruleset=rules.name,
             options=options,
             seed=seed,
-            token_hashes={seat: token_hash(token) for seat, token in tokens.items()},
+            token_hashes={seat: keys.verifier(token) for seat, token in tokens.items()},
             created_ms=int(time.time() * 1000),
             client=client_address(request),
         )

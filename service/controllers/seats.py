@@ -1,7 +1,7 @@
 """The lobby over HTTP: take an open seat, leave it, and claim a seat in a finished game's rematch.
 
 Every change is an appended event, written with its consequences and the seat's token
-hash in one step (events.games): a join that takes the last open seat starts the game.
+verifier in one step (events.games): a join that takes the last open seat starts the game.
 Like a move, each takes an `Idempotency-Key` and counts against the rate limits; its
 entry in the OpenAPI document (problems, headers) is declared in service.documented.
 """
@@ -23,16 +23,28 @@ from core import RuleError
 from events.games import LEFT, SeatChanged
 from events.play import LoggedGame
 from service.controllers.games import GameId, answer_response, client_address, idempotency_of, pack_answer
-from service.dependencies import caller_seat, games_of, strict_body
+from service.dependencies import caller_seat, games_of, keys_of, strict_body
 from service.documented import TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
 from service.schemas import MAX_SEAT, JoinSeat, SeatTakenOut
-from service.tokens import bearer_token, new_token, rematch_game_id, rematch_token, token_hash
+from service.tokens import ServerKey, bearer_token, rematch_game_id
 from service.views import game_view
 
 SeatNumber = Annotated[int, PathParameter(ge=0, le=MAX_SEAT, description="the seat: 0 for the first, in order")]
 _encoder = msgspec.json.Encoder()
+
+
+def unsealed(packed: bytes, keys: ServerKey) -> JSONBytes:
+    """A join's answer as kept with its idempotency key, with the token its nonce gives put
+    back (the first answer is made this way too, so a retry's is the same byte for byte);
+    a refusal as it was kept."""
+    kept = msgspec.json.decode(packed, type=list[msgspec.Raw])
+    if len(kept) == 2:
+        return answer_response(packed)
+    body = msgspec.json.decode(kept[1])
+    body["token"] = keys.seat_token(msgspec.json.decode(kept[2], type=str))
+    return JSONBytes(201, _encoder.encode(body))
 
 
 class SeatsController(Controller):
@@ -48,34 +60,45 @@ class SeatsController(Controller):
         "the seat's token (shown only here) and the game with your `you`. Taking the last open seat starts the game: "
         "its first deal (and the moves of bots whose turn comes) are in the same step, so the answer's game is "
         "active. Of two joins of one seat exactly one succeeds (the other: 409 seat_taken, or game_started once no "
-        "seat is open). With an `Idempotency-Key` it is safe to retry: keep the key secret, since a retry with it "
-        "gets the same token.",
+        "seat is open). With an `Idempotency-Key` it is safe to retry: a retry from the same client address gets "
+        "the same answer, token included; the same key from another address is a join of its own.",
         responses={
             201: ResponseSpec(data_container=SeatTakenOut, description="your seat, its token and the game"),
             **problems("join_seat"),
         },
     )
     async def join(self, request: Request, game_id: GameId, seat: SeatNumber) -> ASGIApp:
-        games = games_of(request)
+        games, keys = games_of(request), keys_of(request)
         data = await strict_body(request, JoinSeat)
-        idempotency = idempotency_of(request, "join", seat, data.name, scope="join")
-        token = new_token()
+        client = client_address(request)
+        # A joiner has no token yet: its keys are its address's (hashed with the server key),
+        # so that a stranger's request under the same key is a request of its own. Records
+        # from before keys had a scope name no caller, and answer nobody.
+        scope = f"join:{keys.scope('address', client or '')}"
+        idempotency = idempotency_of(request, "join", seat, data.name, scope=scope)
+        idempotency = idempotency._replace(unscoped=False) if idempotency is not None else None
+        nonce = keys.nonce()
+        token = keys.seat_token(nonce)
 
         def answer(after: LoggedGame, first_version: int, caused: object) -> bytes:
-            body = _encoder.encode(
-                SeatTakenOut(seat=seat, name=data.name, token=token, game=game_view(after, seat=seat))
-            )
-            return body if idempotency is None else pack_answer(201, body)
+            if idempotency is None:
+                return _encoder.encode(
+                    SeatTakenOut(seat=seat, name=data.name, token=token, game=game_view(after, seat=seat))
+                )
+            # Kept with the key: the answer without its token, and the nonce the token is
+            # derived from, which grants nothing without the server key.
+            sealed = SeatTakenOut(seat=seat, name=data.name, token="", game=game_view(after, seat=seat))
+            return _encoder.encode([201, msgspec.Raw(_encoder.encode(sealed)), nonce])
 
         try:
             appended, _ = await games.join(
                 game_id,
                 seat,
                 data.name,
-                token_hash=token_hash(token),
+                token_hash=keys.verifier(token),
                 idempotency=idempotency,
                 answer=answer,
-                client=client_address(request),
+                client=client,
             )
         except RuleError as refused:
             problem = refusal(refused)
@@ -85,7 +108,7 @@ class SeatsController(Controller):
             appended = await games.remember(
                 game_id, idempotency._replace(result=pack_answer(409, problem_body(problem)))
             )
-        return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
+        return JSONBytes(201, appended.result) if idempotency is None else unsealed(appended.result, keys)
 
     @delete(
         "/{game_id:str}/seats/{seat:int}",
@@ -101,22 +124,23 @@ class SeatsController(Controller):
     )
     async def leave(self, request: Request, game_id: GameId, seat: SeatNumber) -> None:
         # A refusal is not recorded with the key: the only one, game_started, never changes.
-        games = games_of(request)
+        games, keys = games_of(request), keys_of(request)
         try:
             token = bearer_token(header(request.scope, b"authorization"))
         except ValueError:
             token = None  # caller_seat says what is wrong with it
-        idempotency = idempotency_of(request, "leave", seat, token_hash(token), scope=f"leave{seat}") if token else None
+        # Each token's keys are its own: another caller's request under the same key (with
+        # another token) is its own request, told nothing of this one.
+        scope = f"leave:{keys.scope('token', token)}" if token else ""
+        idempotency = idempotency_of(request, "leave", seat, scope=scope) if token else None
         if idempotency is not None and await games.recall(game_id, idempotency) is not None:
             return  # checked before the token: a retry's token is dead
         caller = await caller_seat(request, games, game_id, required=True)
         if caller != seat:
             raise ApiError(401, "unauthorized", f"this token is seat {caller}'s, not seat {seat}'s")
-        assert token is not None  # caller_seat found its seat
+        holder = (await games.token_hashes(game_id))[seat]  # what the store keeps of this token
         try:
-            await games.leave(
-                game_id, seat, token_hash=token_hash(token), idempotency=idempotency, client=client_address(request)
-            )
+            await games.leave(game_id, seat, token_hash=holder, idempotency=idempotency, client=client_address(request))
         except SeatChanged as changed:
             raise ApiError(401, "unauthorized", str(changed)) from None
 
@@ -139,13 +163,13 @@ class SeatsController(Controller):
         },
     )
     async def rematch(self, request: Request, game_id: GameId) -> ASGIApp:
-        games = games_of(request)
+        games, keys = games_of(request), keys_of(request)
         seat = cast(int, await caller_seat(request, games, game_id, required=True))  # required: a seat or 401
         idempotency_of(request, "rematch", seat, scope=f"seat{seat}")  # checked, never needed: it is idempotent
         next_id = rematch_game_id(game_id)
 
         def next_hashes(old: Mapping[int, str]) -> dict[int, str]:
-            return {s: token_hash(rematch_token(h, next_id)) for s, h in old.items() if h != LEFT}
+            return {s: keys.verifier(keys.rematch_token(next_id, s, h)) for s, h in old.items() if h != LEFT}
 
         try:
             found, after = await games.rematch(
@@ -162,6 +186,6 @@ class SeatsController(Controller):
         old_hash = (await games.token_hashes(game_id))[seat]
         name = after.players[seat].name or ""
         body = SeatTakenOut(
-            seat=seat, name=name, token=rematch_token(old_hash, found), game=game_view(after, seat=seat)
+            seat=seat, name=name, token=keys.rematch_token(found, seat, old_hash), game=game_view(after, seat=seat)
         )
         return JSONBytes(201, _encoder.encode(body))

@@ -4,6 +4,7 @@ given a different node's URL: moves alternate between them, and each sees the ot
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
@@ -48,10 +49,12 @@ def play_through(services: list[str], body: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def services(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
-    """Two services, one given a master's URL, the other a replica's."""
+    """Two services, one given a master's URL, the other a replica's, and one server key
+    (nodes on one store must share it: each would otherwise refuse the other's tokens)."""
+    key = {"POISON_SECRET_KEY": secrets.token_urlsafe(32)}
     with (
-        serving(tmp_path_factory.mktemp("a"), POISON_REDIS_URL=cluster.nodes[0].url) as first,
-        serving(tmp_path_factory.mktemp("b"), POISON_REDIS_URL=cluster.nodes[-1].url) as second,
+        serving(tmp_path_factory.mktemp("a"), POISON_REDIS_URL=cluster.nodes[0].url, **key) as first,
+        serving(tmp_path_factory.mktemp("b"), POISON_REDIS_URL=cluster.nodes[-1].url, **key) as second,
     ):
         yield [first, second]
 

@@ -169,6 +169,17 @@ async def test_a_refused_request_is_remembered_once_under_its_key_and_recalled_f
     assert await store.version("refusal") == 2
 
 
+async def test_a_callers_refusals_beyond_the_bound_are_forgotten_oldest_first_and_others_kept(store):
+    await store.append("bounded", LOG[:2], 0)
+    keys = [Idempotency(f"k{n}", f"request {n}", f"refused {n}".encode(), scope="seat0") for n in range(5)]
+    for key in keys:
+        assert (await store.remember("bounded", key, kept=3)).result == key.result
+    other = Idempotency("k0", "request 0", b"seat 1's", scope="seat1")
+    await store.remember("bounded", other, kept=3)
+    assert [await store.recall("bounded", key) is not None for key in keys] == [False, False, True, True, True]
+    assert (await store.recall("bounded", other)) is not None  # another caller's refusals are its own
+
+
 async def test_appends_racing_at_one_version_leave_exactly_one_winner(store):
     await store.append("race", LOG[:2], 0)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-from service.tokens import BEARER, new_game_id, new_token
+from service.tokens import BEARER, ServerKey, new_game_id
+
+new_token = ServerKey("a server key of the tests, long enough").new_token
 
 #: Draws enough that the old ids (one in 64 began with '-') would fail: (63/64)**4000 < 1e-27.
 DRAWS = 4000

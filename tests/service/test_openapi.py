@@ -27,8 +27,9 @@ from service import problems as service_problems
 from service.app import create_app
 from service.controllers.games import GamesController
 from service.documented import CODES_OF, PROBLEMS, STATUS_OF, examples
+from service.serverkey import process_key
 from service.settings import Settings
-from service.tokens import new_game_id, new_token, token_hash
+from service.tokens import new_game_id
 from tests.service.api import auth, create, view
 from tests.service.listened import Listened
 
@@ -451,8 +452,8 @@ async def _leave_key_reused(p: Provoker) -> Any:
     game_id, ann = await p.waiting()
     assert (await p.join(game_id, 1, "bea")).status_code == 201  # so that the game is not abandoned
     assert (await _leave(p.client, game_id, 0, ann, **{"Idempotency-Key": "k"})).status_code == 204
-    cal = (await p.join(game_id, 0, "cal")).json()["token"]
-    return await _leave(p.client, game_id, 0, cal, **{"Idempotency-Key": "k"})  # another caller's leave
+    # The same caller (its token) and key, another seat: another caller's would be a request of its own.
+    return await _leave(p.client, game_id, 1, ann, **{"Idempotency-Key": "k"})
 
 
 async def _leave_limited(p: Provoker) -> Any:
@@ -469,11 +470,12 @@ async def _rematch_active(p: Provoker) -> Any:
 async def _rematch_limited(p: Provoker) -> Any:
     """Rematches beyond the limit of a client address (one): a game finished on the tight
     app's store (played there without limits), then its rematch claimed twice."""
-    games, token = Games(p.limited_store), new_token()
+    games, keys = Games(p.limited_store), process_key()  # the key of an app given none
+    token = keys.new_token()
     players = (Player(seat=0, name="a"), Player(seat=1, name="b", bot="greedy"), Player(seat=2, name="c", bot="random"))
     game_id = new_game_id()
     _, logged = await games.create(
-        game_id, players, seed=5, token_hashes={0: token_hash(token)}, created_ms=1, options={"rounds": 1}
+        game_id, players, seed=5, token_hashes={0: keys.verifier(token)}, created_ms=1, options={"rounds": 1}
     )
     while not logged.finished:
         _, logged = await games.play(game_id, 0, *logged.game.legal_moves()[0])
