@@ -24,6 +24,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
 from events.games import Games, Searches
+from events.pool import Pool
 from service import metrics, openapi, problems, responses
 from service.controllers import health, table
 from service.controllers.games import GamesController
@@ -48,11 +49,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
             timeout=settings.store_timeout,
             wait=settings.redis_wait,
         ) as opened:
-            app.state.games = Games(opened, limits=settings.rate_limits(), searches=Searches(settings.search_threads))
+            app.state.games = Games(
+                opened,
+                limits=settings.rate_limits(),
+                searches=Searches(settings.search_threads),
+                rebuilds=Pool(settings.rebuild_threads, "rebuild"),
+            )
             try:
                 yield
             finally:
-                app.state.games.searches.close()
+                app.state.games.close()
                 metrics.worker_stopped()
 
     app = Litestar(
