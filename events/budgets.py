@@ -24,9 +24,13 @@ class Bill:
     far) and `spent` (the work done, which `settle` makes the charge). As a context, it is
     settled when the request's work is over, however it ended."""
 
-    def __init__(self, store: EventStore, budget: Limit | None, refusal: Callable[[int], RateLimited]) -> None:
+    def __init__(
+        self, store: EventStore, kind: str, rate: Rate | None, client: str | None, refusal: Callable[[int], RateLimited]
+    ) -> None:
         self._store = store
-        self._budget = budget
+        # The bucket's key is made once work is billed: a move without a search bot makes none.
+        self._kind, self._rate, self._client = kind, rate, client
+        self._budget: Limit | None = None
         self._refusal = refusal
         self.charged = 0
         self.spent = 0
@@ -34,9 +38,10 @@ class Bill:
     async def open(self, expected: int) -> None:
         """Take the `expected` cost (once per bill), or raise the budget's refusal
         (RateLimited, with when to retry) and take nothing."""
-        if self._budget is None or self.charged or expected <= 0:
+        budget = self._bucket()
+        if budget is None or self.charged or expected <= 0:
             return
-        wait = await self._store.spend(self._budget, expected)
+        wait = await self._store.spend(budget, expected)
         if wait:
             raise self._refusal(wait)
         self.charged = expected
@@ -45,11 +50,17 @@ class Bill:
         """Make the charge what was spent: take the rest, or give back what was not. A store
         that cannot be reached leaves the bucket as it is (the request answers for itself)."""
         owed = self.spent - self.charged
-        if self._budget is None or owed == 0:
+        budget = self._bucket() if owed else None
+        if budget is None:
             return
         with contextlib.suppress(StoreUnavailable):
-            await self._store.spend(self._budget, owed, settle=True)
+            await self._store.spend(budget, owed, settle=True)
             self.charged = self.spent
+
+    def _bucket(self) -> Limit | None:
+        if self._budget is None and self._rate is not None and self._client is not None:
+            self._budget = Limit(self._store.limit_key(self._kind, self._client), self._rate)
+        return self._budget
 
     async def __aenter__(self) -> Bill:
         return self
@@ -70,16 +81,11 @@ class Budgets:
 
     def search(self, client: str | None) -> Bill:
         """A request's bill for the playouts its searches take."""
-        return Bill(self._store, self._budget("search", self._limits.search, client), SearchBudgetSpent)
+        return Bill(self._store, "search", self._limits.search, client, SearchBudgetSpent)
 
     def rebuild(self, client: str | None) -> Bill:
         """A request's bill for the events of the logs it rebuilds."""
-        return Bill(self._store, self._budget("rebuild", self._limits.rebuild, client), RebuildBudgetSpent)
-
-    def _budget(self, kind: str, rate: Rate | None, client: str | None) -> Limit | None:
-        if rate is None or client is None:
-            return None
-        return Limit(self._store.limit_key(kind, client), rate)
+        return Bill(self._store, "rebuild", self._limits.rebuild, client, RebuildBudgetSpent)
 
 
 __all__ = ["Bill", "Budgets"]
