@@ -1,17 +1,19 @@
 """The rate-limit buckets' calls on the store (the buckets themselves, their Lua and their
 arithmetic are events/limits.py's): their key names, a client's outside every game and a
 seat's among its game's keys, and taking tokens for a request that appends nothing or is
-checked before its work. A move's buckets are taken by the append script itself."""
+checked before its work, and spending a budget of work (events.limits.SPEND). A move's
+buckets are taken by the append script itself."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from events.calls import Script, StoreCalls, counted
-from events.limits import LIMIT, Limit, RateLimited, limit_args
+from events.limits import LIMIT, SPEND, Limit, RateLimited, limit_args
 from events.slots import slot_of
 
 LIMIT_SCRIPT = Script.of(LIMIT)
+SPEND_SCRIPT = Script.of(SPEND)
 
 
 class Buckets(StoreCalls):
@@ -40,3 +42,12 @@ class Buckets(StoreCalls):
             wait = await self._script(LIMIT_SCRIPT, keys, limit_args(group))
             if wait:
                 raise RateLimited(int(wait), what)
+
+    @counted
+    async def spend(self, budget: Limit, cost: int, *, settle: bool = False) -> int:
+        """Take `cost` units of work from the budget's bucket: 0 when taken, else the ms
+        until it would be (nothing taken). `settle`: take it (or, below 0, give it back)
+        whatever is left, for work already done."""
+        rate = budget.rate
+        args = [rate.rate, rate.burst, cost, 1 if settle else 0]
+        return int(await self._script(SPEND_SCRIPT, [budget.key], args))

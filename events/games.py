@@ -10,27 +10,43 @@ whatever may run one (a move, a join or creation that lets bots play, a rematch,
 checked rebuild of a log) is judged in a worker thread of `Searches` when the table has a
 search bot; every other game keeps the inline road. The thread works on copies (a
 LoggedGame is never changed), and its events are appended on the loop as any others: one
-atomic append at the version they were judged on, judged again after a lost race.
+atomic append at the version they were judged on, judged again after a lost race. Its
+playouts are billed to the client whose request runs it (events.budgets), before it is
+queued; work whose client hangs up while it waits is dropped (events.pool.ClientGone).
+
+The checked rebuild of a long log (a time-travel read, a replay) runs in a thread of
+its own pool, `rebuilds`, billed to the client's rebuild budget; a time-travel read is kept
+in a per-process cache, since the state right after event N of a log never changes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from typing import Any
 
 import msgspec
 
 from core import RuleError
-from core.rulesets import DEFAULT_RULESET
+from core.rulesets import DEFAULT_RULESET, get_ruleset
+from events.budgets import Bill, Budgets
 from events.limits import KEPT_REFUSALS, Limit, Rate, RateLimits
 from events.metrics import moves_of
-from events.play import LoggedGame, create_game, join, leave, play_move, rematch_created, rematch_game, searches
-from events.replay import InvalidLog, advance, rebuild
+from events.play import (
+    LoggedGame,
+    create_game,
+    join,
+    leave,
+    play_move,
+    playouts_searched,
+    rematch_created,
+    rematch_game,
+    search_budgets,
+    searches,
+)
+from events.pool import ClientGone, Gone, Pool
+from events.replay import InvalidLog, advance, rebuild, search_work
 from events.restore import restore
 from events.ruleset import EventRules
 from events.schema import Event, Player, Rules
@@ -57,6 +73,10 @@ LOBBY_RETRIES = 16
 #: What a left seat's token hash becomes: no token hashes to it, so the old token is refused.
 LEFT = "left"
 
+#: The longest log rebuilt on the event loop itself (a time-travel read, a replay): a
+#: longer one holds the loop longer than a thread hop costs, so it goes to `rebuilds`.
+INLINE_REBUILD_EVENTS = 200
+
 
 class SeatChanged(Exception):
     """The caller's token is no longer its seat's: the seat was left (and maybe joined
@@ -66,39 +86,16 @@ class SeatChanged(Exception):
 #: Makes a caller's response from the game after a move, its first new version and its events.
 Answer = Callable[[LoggedGame, int, list[Event]], bytes]
 
-Result = TypeVar("Result")
 
-
-class Searches:
+class Searches(Pool):
     """Where work that runs a search bot's searches is done: worker threads, at most
     `threads` at once (default: the machine's cores), so that the event loop keeps
     answering every other request meanwhile. More work waits for a free thread on the loop
-    (a semaphore) instead of piling threads up, and work whose request is gone before its
+    (a semaphore) instead of piling threads up, and work whose client hangs up before its
     turn never runs."""
 
     def __init__(self, threads: int | None = None) -> None:
-        self.threads = threads or os.cpu_count() or 1
-        self._executor: ThreadPoolExecutor | None = None
-        self._slots: asyncio.Semaphore | None = None
-
-    async def run(self, work: Callable[..., Result], *args: Any) -> Result:
-        """`work(*args)` in a worker thread, once one is free."""
-        if self._slots is None or self._executor is None:
-            self._slots = asyncio.Semaphore(self.threads)
-            self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="search")
-        async with self._slots:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
-
-    async def judge(self, searching: bool, work: Callable[..., Result], *args: Any) -> Result:
-        """`work(*args)` in a worker thread when it may search (`searching`), else at once,
-        inline: a game without a search bot never pays for a thread hop."""
-        if searching:
-            return await self.run(work, *args)
-        return work(*args)
-
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+        super().__init__(threads, "search")
 
 
 def summary_of(logged: LoggedGame) -> dict[str, str | int]:
@@ -127,13 +124,18 @@ class Games:
         limits: RateLimits | None = None,
         searches: Searches | None = None,
         kept_refusals: int = KEPT_REFUSALS,
+        rebuilds: Pool | None = None,
     ) -> None:
         self.store = store
         self.kept_refusals = kept_refusals
         self.cache_size = cache_size
         self.limits = limits or RateLimits()
         self.searches = searches or Searches()
+        self.rebuilds = rebuilds or Pool(1, "rebuild")
+        self.budgets = Budgets(store, self.limits)
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
+        # Time-travel reads, by (game id, version): at most cache_size.
+        self._travels: OrderedDict[tuple[str, int], LoggedGame] = OrderedDict()
         self._tokens: dict[str, dict[int, str]] = {}
         # A move's buckets, made once per seat and per client address (their keys are
         # formatted and the game's id checked, on every move otherwise; figures:
@@ -153,19 +155,28 @@ class Games:
         rounds: int | None = None,
         rules: Rules | None = None,
         client: str | None = None,
+        gone: Gone | None = None,
     ) -> tuple[list[Event], LoggedGame]:
         """Write a new game's first events; raises core.RuleError for an unknown ruleset or
         invalid options. Poison's options may be given as `rounds` and `rules` too.
         `client` (an address) is held to the limit on creating games, checked before the
-        game is computed (bots may play it to its end): RateLimited when over it."""
+        game is computed (bots may play it to its end): RateLimited when over it; and to its
+        search budget when a search bot sits at the table (SearchBudgetSpent). ClientGone
+        when `gone` returns while the game's searches wait their turn: nothing is written."""
         if self.limits.create is not None and client is not None:
             await self.store.limit([Limit(self.store.limit_key("create", client), self.limits.create)], "new games")
         if rounds is not None or rules is not None:  # Poison's options, as callers gave them before rulesets
             options = {"rounds": rounds, "cauldrons": (rules or Rules()).cauldrons}
-        events, logged = await self.searches.judge(
-            searches(players),
-            lambda: create_game(ruleset, game_id, players, seed=seed, options=options or {}),
-        )
+        searching = searches(players)
+        async with self.budgets.search(client) as bill:
+            if searching:
+                await bill.open(sum(search_budgets(players, get_ruleset(ruleset).default_playouts).values()))
+            events, logged = await self.searches.judge(
+                searching,
+                lambda: create_game(ruleset, game_id, players, seed=seed, options=options or {}),
+                gone=gone,
+            )
+            bill.spent += _searched(logged, events)
         await self.store.append(  # which lists the game too, in the same step
             game_id,
             events,
@@ -177,14 +188,14 @@ class Games:
         self._remember(game_id, logged)
         return events, logged
 
-    async def load(self, game_id: str, *, version: int | None = None) -> LoggedGame:
-        """The game as its log makes it now, or right after event `version`."""
+    async def load(
+        self, game_id: str, *, version: int | None = None, client: str | None = None, gone: Gone | None = None
+    ) -> LoggedGame:
+        """The game as its log makes it now, or right after event `version` (time travel:
+        billed to `client`'s rebuild budget unless cached, RebuildBudgetSpent when it
+        cannot pay; ClientGone when `gone` returns while a long rebuild waits its turn)."""
         if version is not None:
-            events = await self.store.read(game_id, 0, limit=version)
-            if not events:
-                raise UnknownGame(game_id)
-            # Our own store's log: each search bot's move was judged when it was appended.
-            return rebuild(events, research=False)
+            return await self._travel(game_id, version, client, gone)
         cached = self._cache.get(game_id)
         if cached is None:
             events = await self.store.read_log(game_id)  # a finished game: its copy, one value
@@ -200,6 +211,43 @@ class Games:
         self._remember(game_id, logged)
         return logged
 
+    async def _travel(self, game_id: str, version: int, client: str | None, gone: Gone | None) -> LoggedGame:
+        key = (game_id, version)
+        then = self._travels.get(key)
+        if then is not None:
+            self._travels.move_to_end(key)
+            return then
+        async with self.budgets.rebuild(client) as bill:
+            await bill.open(version)
+            events = await self.store.read(game_id, 0, limit=version)
+            if not events:
+                raise UnknownGame(game_id)
+            # Our own store's log: each search bot's move was judged when it was appended.
+            then = await self.rebuilds.judge(len(events) > INLINE_REBUILD_EVENTS, _rebuilt, events, gone=gone)
+            bill.spent = bill.charged
+        if then.version == version:  # a log that has that event: what follows it never changes it
+            self._travels[key] = then
+            if len(self._travels) > self.cache_size:
+                self._travels.popitem(last=False)
+        return then
+
+    async def check_log(
+        self, events: Sequence[tuple[int, Event]], *, client: str | None = None, gone: Gone | None = None
+    ) -> LoggedGame:
+        """The game a log from outside makes, every event checked (events.replay.rebuild),
+        its search bots' moves searched again: billed to `client`'s search budget (the
+        playouts, events.replay.search_work) and rebuild budget (the events), refused
+        before any work when either cannot pay. A long log, or one with searches, is
+        checked in a worker thread; ClientGone when `gone` returns while it waits its turn."""
+        work = search_work(events)
+        async with self.budgets.search(client) as searched, self.budgets.rebuild(client) as rebuilt:
+            await searched.open(work)
+            await rebuilt.open(len(events))
+            pool = self.searches if work else self.rebuilds
+            logged = await pool.judge(bool(work) or len(events) > INLINE_REBUILD_EVENTS, rebuild, events, gone=gone)
+            searched.spent, rebuilt.spent = searched.charged, rebuilt.charged
+        return logged
+
     async def play(
         self,
         game_id: str,
@@ -209,6 +257,7 @@ class Games:
         idempotency: Idempotency | None = None,
         answer: Answer | None = None,
         client: str | None = None,
+        gone: Gone | None = None,
     ) -> tuple[Appended, LoggedGame]:
         """Record one move, given as the fields of the ruleset's move (Poison: card,
         cauldron; the pot game: card, close), and the bot moves that follow it. Raises core.RuleError when
@@ -221,18 +270,22 @@ class Games:
         A move takes a token from the rate limits of its seat and of its `client` (an
         address): in the append itself when it gets that far, else (a refusal) in a step of
         its own before the refusal is raised; RateLimited when one is empty. An idempotent
-        retry takes none."""
+        retry takes none. The searches of the bots that answer it are billed to `client`
+        (SearchBudgetSpent, before anything is judged, when its budget cannot pay; the move
+        and its bots' replies are one step, so neither is appended); ClientGone when `gone`
+        returns while they wait their turn."""
         limits = self._move_limits(game_id, seat, client)
         if idempotency is not None:
             earlier = await self.store.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
-        try:
-            return await self._play(game_id, seat, move, expected_version, idempotency, answer, limits)
-        except (RuleError, VersionConflict):
-            if limits:  # not taken by an append: a refused move counts as much as another
-                await self.store.limit(limits, "moves")
-            raise
+        async with self.budgets.search(client) as bill:
+            try:
+                return await self._play(game_id, seat, move, expected_version, idempotency, answer, limits, bill, gone)
+            except (RuleError, VersionConflict):
+                if limits:  # not taken by an append: a refused move counts as much as another
+                    await self.store.limit(limits, "moves")
+                raise
 
     def _move_limits(self, game_id: str, seat: int, client: str | None) -> list[Limit]:
         limits = []
@@ -264,9 +317,12 @@ class Games:
         idempotency: Idempotency | None,
         answer: Answer | None,
         limits: list[Limit],
+        bill: Bill,
+        gone: Gone | None,
     ) -> tuple[Appended, LoggedGame]:
         """`play` after the idempotency check. `limits` is emptied once an append has taken
-        their tokens (the first that reached the server: later attempts take none)."""
+        their tokens (the first that reached the server: later attempts take none); `bill`
+        is what its searches cost."""
         attempts = 0
         while True:
             # The first attempt may start from the cached state without asking the store
@@ -281,9 +337,7 @@ class Games:
             if expected_version is not None and expected_version != logged.version:
                 raise VersionConflict(expected_version, logged.version)
             try:
-                events, after = await self.searches.judge(
-                    searches(logged.created.players), play_move, logged, seat, move
-                )
+                events, after = await self._judged(bill, gone, logged, play_move, logged, seat, move)
             except RuleError:
                 if logged is cached:
                     continue  # judged on a cache that may be behind: judge it on the log
@@ -310,14 +364,23 @@ class Games:
         idempotency: Idempotency | None = None,
         answer: Answer | None = None,
         client: str | None = None,
+        gone: Gone | None = None,
     ) -> tuple[Appended, LoggedGame]:
         """`name` takes open seat `seat`, whose token's hash is written in the same step;
         the last open seat taken starts the game (game_started, the first deal and the bot
         moves that follow, all in the same append). core.RuleError when the lobby refuses
         (`seat_taken`, `game_started`, `name_taken`); a race lost to another join is judged
-        again on the new log, so of two joins of one seat exactly one succeeds."""
+        again on the new log, so of two joins of one seat exactly one succeeds. The bots'
+        searches are billed to `client`, as a move's are."""
         return await self._lobby_step(
-            game_id, lambda logged: join(logged, seat, name), {seat: token_hash}, seat, idempotency, answer, client
+            game_id,
+            lambda logged: join(logged, seat, name),
+            {seat: token_hash},
+            seat,
+            idempotency,
+            answer,
+            client,
+            gone=gone,
         )
 
     async def leave(
@@ -355,24 +418,37 @@ class Games:
         token_hashes: Callable[[Mapping[int, str]], Mapping[int, str]],
         created_ms: int,
         client: str | None = None,
+        gone: Gone | None = None,
     ) -> tuple[str, LoggedGame]:
         """The next game of finished game `game_id`, created by the first call and found by
         every later one: its id (the finished game's rematch_created names it) and state.
         `next_id` must be the same for every call about one game (the service derives it
         from `game_id`): two racing first calls then write one game, whose creation at
         version 0 only one of them wins, and one rematch_created. `token_hashes(old)` gives
-        the next game's token hashes from the finished game's, seat by seat."""
+        the next game's token hashes from the finished game's, seat by seat. The bots'
+        searches are billed to `client`, as a move's are."""
         if self.limits.seat_move is not None or (self.limits.move is not None and client is not None):
             await self.store.limit(self._move_limits(game_id, seat, client), "requests")
+        async with self.budgets.search(client) as bill:
+            return await self._rematch(game_id, next_id, seed, token_hashes, created_ms, bill, gone)
+
+    async def _rematch(
+        self,
+        game_id: str,
+        next_id: str,
+        seed: int,
+        token_hashes: Callable[[Mapping[int, str]], Mapping[int, str]],
+        created_ms: int,
+        bill: Bill,
+        gone: Gone | None,
+    ) -> tuple[str, LoggedGame]:
         for _ in range(LOBBY_RETRIES):
             finished = await self.load(game_id)
             if finished.next_game is not None:
                 return finished.next_game, await self.load(finished.next_game)
             rematch_created(finished, next_id)  # refuses before anything is written
             if await self.store.version(next_id) == 0:
-                events, logged = await self.searches.judge(
-                    searches(finished.created.players), rematch_game, finished, next_id, seed
-                )
+                events, logged = await self._judged(bill, gone, finished, rematch_game, finished, next_id, seed)
                 # Another call may create it first: it is the same game (same id), and its
                 # creation at version 0 is refused to every call but one.
                 with contextlib.suppress(VersionConflict):
@@ -406,22 +482,40 @@ class Games:
         client: str | None,
         *,
         holder: str | None = None,
+        gone: Gone | None = None,
     ) -> tuple[Appended, LoggedGame]:
         """Judge `step` on the game as its log is now and append its events with `tokens`,
-        again on a newer log whenever another request appended first. Limits as a move's.
-        `holder`: the token hash `seat` must still have (read after the log, each time)."""
+        again on a newer log whenever another request appended first. Limits and searches
+        as a move's. `holder`: the token hash `seat` must still have (read after the log,
+        each time)."""
         if idempotency is not None:
             earlier = await self.store.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
         limits = self._move_limits(game_id, seat, client)
+        async with self.budgets.search(client) as bill:
+            return await self._lobby_steps(game_id, step, tokens, idempotency, answer, limits, holder, seat, bill, gone)
+
+    async def _lobby_steps(
+        self,
+        game_id: str,
+        step: Callable[[LoggedGame], tuple[list[Event], LoggedGame]],
+        tokens: Mapping[int, str],
+        idempotency: Idempotency | None,
+        answer: Answer | None,
+        limits: list[Limit],
+        holder: str | None,
+        seat: int,
+        bill: Bill,
+        gone: Gone | None,
+    ) -> tuple[Appended, LoggedGame]:
         conflict: VersionConflict | None = None
         for _ in range(LOBBY_RETRIES):
             logged = await self.load(game_id)
             if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
                 raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
-                events, after = await self.searches.judge(searches(logged.created.players), step, logged)
+                events, after = await self._judged(bill, gone, logged, step, logged)
             except RuleError:
                 if limits:  # not taken by an append: a refused request counts as much as another
                     await self.store.limit(limits, "requests")
@@ -437,6 +531,26 @@ class Games:
             return recorded
         assert conflict is not None
         raise conflict
+
+    async def _judged(
+        self,
+        bill: Bill,
+        gone: Gone | None,
+        logged: LoggedGame,
+        work: Callable[..., tuple[list[Event], LoggedGame]],
+        *args: Any,
+    ) -> tuple[list[Event], LoggedGame]:
+        """`work(*args)` on game `logged`: in a search thread when a search bot sits at its
+        table, its playouts billed (opened at one decision of each search bot, which is what
+        a request's bots usually search, and settled at what they searched)."""
+        players = logged.created.players
+        if not searches(players):
+            return work(*args)
+        budgets = search_budgets(players)
+        await bill.open(sum(budgets.values()))
+        events, after = await self.searches.run(work, *args, gone=gone)
+        bill.spent += playouts_searched(logged.rules, budgets, events)
+        return events, after
 
     async def _record(
         self,
@@ -533,6 +647,11 @@ class Games:
         """Raises StoreUnavailable unless the store answers."""
         await self.store.ping()
 
+    def close(self) -> None:
+        """Stop the worker threads (work under way finishes; none waiting starts)."""
+        self.searches.close()
+        self.rebuilds.close()
+
     def _remember(self, game_id: str, logged: LoggedGame) -> None:
         self._cache[game_id] = logged
         self._cache.move_to_end(game_id)
@@ -540,13 +659,26 @@ class Games:
             self._cache.popitem(last=False)
 
 
+def _searched(logged: LoggedGame, events: list[Event]) -> int:
+    """The playouts searched to decide `events`, the moves of `logged`'s table."""
+    return playouts_searched(logged.rules, search_budgets(logged.created.players), events)
+
+
+def _rebuilt(events: list[tuple[int, Event]]) -> LoggedGame:
+    """A prefix of our own store's log rebuilt: each search bot's move was judged when it
+    was appended, so it is taken as logged."""
+    return rebuild(events, research=False)
+
+
 __all__ = [
     "CURSOR",
     "KEPT_REFUSALS",
     "LEFT",
     "Appended",
+    "ClientGone",
     "GameSummary",
     "Games",
+    "Gone",
     "Idempotency",
     "IdempotencyKeyReused",
     "InvalidLog",

@@ -12,6 +12,12 @@ The check is a Lua fragment (`CHARGE_LUA`): the store's append script runs it be
 appending a move (no extra round trip on the hot path) and `LIMIT`, the script made of it
 alone, checks a request that appends nothing or must be checked before its work (a new
 game is computed, bots and all, before its first append).
+
+A budget is a bucket of work rather than of requests (`SPEND`): a client's playouts searched
+or events rebuilt. A request takes what its work costs, when that fits in the bucket or the
+bucket is full (so that work bigger than the whole bucket can still be done, once it has
+filled up); work known only once it is done (a search bot's moves) is settled afterwards,
+taken whatever is left or given back.
 """
 
 from __future__ import annotations
@@ -54,6 +60,28 @@ end
 LIMIT = CHARGE_LUA + "return charge(1, 1, #KEYS)\n"
 
 
+#: One budget's bucket. KEYS[1]: the bucket; ARGV: rate, burst, cost (may be below 0: given
+#: back), settle (1: take it whatever is left, never refused). Returns 0 when taken, else the
+#: ms until it would be (nothing taken).
+SPEND = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+local interval = 1000000 / tonumber(ARGV[1])
+local full = math.max(now, tonumber(redis.call('GET', KEYS[1]) or 0))
+local at = math.max(now, full + tonumber(ARGV[3]) * interval)
+if ARGV[4] ~= '1' and full > now then
+  local over = at - now - tonumber(ARGV[2]) * interval
+  if over > 0 then return math.ceil(math.min(over, full - now) / 1000) end
+end
+if at > now then
+  redis.call('SET', KEYS[1], string.format('%.0f', at), 'PX', math.ceil((at - now) / 1000) + 1)
+else
+  redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
 @dataclass(frozen=True)
 class Rate:
     """A token bucket's shape: `rate` requests a second on average, `burst` at once."""
@@ -78,11 +106,15 @@ class RateLimits:
     """The limits of the service; None: no limit of that kind.
 
     `create`: new games per client address; `move`: moves per client address; `seat_move`:
-    moves per seat of a game (that is, per token)."""
+    moves per seat of a game (that is, per token). The budgets of work per client address:
+    `search`, playouts of the search bot (a second); `rebuild`, events of a log rebuilt (a
+    replay, a time-travel read)."""
 
     create: Rate | None = None
     move: Rate | None = None
     seat_move: Rate | None = None
+    search: Rate | None = None
+    rebuild: Rate | None = None
 
 
 class RateLimited(Exception):
@@ -99,6 +131,23 @@ class RateLimited(Exception):
         return max(1, math.ceil(self.retry_after_ms / 1000))
 
 
+class SearchBudgetSpent(RateLimited):
+    """A client's search budget (playouts) cannot pay for this request now; nothing was done."""
+
+    def __init__(self, retry_after_ms: int) -> None:
+        super().__init__(retry_after_ms, "playouts searched")
+        self.args = (f"this client's search budget is spent: try again in {self.retry_after} s",)
+
+
+class RebuildBudgetSpent(RateLimited):
+    """A client's rebuild budget (events rebuilt) cannot pay for this request now; nothing
+    was done."""
+
+    def __init__(self, retry_after_ms: int) -> None:
+        super().__init__(retry_after_ms, "events rebuilt")
+        self.args = (f"this client's rebuild budget is spent: try again in {self.retry_after} s",)
+
+
 def limit_args(limits: list[Limit]) -> list[float | int]:
     """ARGV of `charge` for these buckets."""
     args: list[float | int] = []
@@ -107,4 +156,15 @@ def limit_args(limits: list[Limit]) -> list[float | int]:
     return args
 
 
-__all__ = ["CHARGE_LUA", "LIMIT", "Limit", "Rate", "RateLimited", "RateLimits", "limit_args"]
+__all__ = [
+    "CHARGE_LUA",
+    "LIMIT",
+    "SPEND",
+    "Limit",
+    "Rate",
+    "RateLimited",
+    "RateLimits",
+    "RebuildBudgetSpent",
+    "SearchBudgetSpent",
+    "limit_args",
+]

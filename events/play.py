@@ -173,6 +173,24 @@ def searches(players: Iterable[Player]) -> bool:
     return any(player.bot == SEARCH_BOT for player in players)
 
 
+def search_budgets(players: Iterable[Player], default_playouts: int = 0) -> dict[int, int]:
+    """Each search bot's seat and the playouts of one of its decisions (a seat given none:
+    `default_playouts`, as `budgeted` gives it)."""
+    return {
+        player.seat: default_playouts if player.playouts is msgspec.UNSET else player.playouts
+        for player in players
+        if player.bot == SEARCH_BOT
+    }
+
+
+def playouts_searched(rules: EventRules, budgets: Mapping[int, int], events: Iterable[Event]) -> int:
+    """The playouts searched to decide these events' moves: each move of a search bot's
+    seat, at that seat's playouts (`budgets`, as search_budgets gives them)."""
+    if not budgets:
+        return 0
+    return sum(budgets.get(rules.move_of(event)[0], 0) for event in events if isinstance(event, rules.played_type))
+
+
 def bot_choice(game: Any, player: Player, seed: int) -> tuple[Any, ...]:
     """The move the bot of seat `player` plays in `game` from `seed`: a search bot with
     its seat's playouts, any other bot by its policy alone."""

@@ -33,7 +33,7 @@ from events.codec import (
     event_type,
 )
 from events.lobby import after_event, check_seating, lobby_of, rematched
-from events.play import LoggedGame, bot_choice
+from events.play import LoggedGame, bot_choice, playouts_searched, search_budgets
 from events.ruleset import InvalidDeal
 from events.rulesets import codec_of_log, rules_of
 
@@ -217,15 +217,8 @@ def search_work(events: Sequence[tuple[int, Event]]) -> int:
     if not events or event_type(events[0][1]) != "game_created":
         return 0
     created: Any = events[0][1]
-    rules = rules_of(created)
-    budgets = {p.seat: p.playouts for p in created.players if p.bot == SEARCH_BOT and p.playouts is not msgspec.UNSET}
-    if not budgets:
-        return 0
-    work = 0
-    for _, event in events[1:]:
-        if isinstance(event, rules.played_type):
-            work += budgets.get(rules.move_of(event)[0], 0)
-    return work
+    budgets = search_budgets(p for p in created.players if p.playouts is not msgspec.UNSET)
+    return playouts_searched(rules_of(created), budgets, (event for _, event in events[1:]))
 
 
 def decode_log(public: Sequence[PublicEvent]) -> list[tuple[int, Event]]:

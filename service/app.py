@@ -27,6 +27,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
 from events.games import Games, Searches
+from events.pool import Pool
 from service import metrics, openapi, problems, responses
 from service.clients import Proxies, Streams
 from service.controllers import health, table
@@ -62,11 +63,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 limits=settings.rate_limits(),
                 searches=Searches(settings.search_threads),
                 kept_refusals=settings.kept_refusals,
+                rebuilds=Pool(settings.rebuild_threads, "rebuild"),
             )
             try:
                 yield
             finally:
-                app.state.games.searches.close()
+                app.state.games.close()
                 metrics.worker_stopped()
 
     app = Litestar(

@@ -11,11 +11,12 @@ from typing import Any, Protocol, TypeVar
 import msgspec
 from litestar import Request
 from litestar.exceptions import ClientException
-from litestar.types import Empty, Scope
+from litestar.types import Empty, Receive, Scope
 
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET
 from events.games import Games, UnknownGame
+from events.pool import Gone
 from events.wording import NOTHING, plain
 from service.problems import ApiError
 from service.responses import BODY_KEY, header
@@ -169,6 +170,19 @@ async def create_body(request: Request) -> CreateGame:
     except RuleError as unknown:
         raise ApiError(400, "invalid_request", str(unknown), reason=unknown.code) from None
     return await strict_body(request, rules.create_body)
+
+
+def gone_of(receive: Receive) -> Gone:
+    """What tells that the client of a request has hung up, for work that waits its turn
+    (events.pool): it returns on the ASGI server's `http.disconnect`. Only for a request
+    whose body has been read: it reads what the server says next, and a body's messages
+    would be lost to it."""
+
+    async def gone() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    return gone
 
 
 def games_of(request: Request) -> Games:

@@ -24,18 +24,21 @@ from litestar.openapi.datastructures import ResponseSpec
 from core import errors
 from events import lobby
 from events.codec import Player, to_public
-from events.games import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
-from events.limits import RateLimited
+from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
+from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.play import create_game, join, play_move
 from events.replay import InvalidLog
 from service.clients import Streams, streams_full, too_many_client_connections, too_many_streams
 from service.problems import (
     INTERNAL,
     ApiError,
+    from_client_gone,
     from_idempotency,
     from_invalid_log,
     from_rate_limited,
+    from_rebuild_budget,
     from_rule_error,
+    from_search_budget,
     from_store_unavailable,
     from_unknown_game,
     from_version_conflict,
@@ -73,6 +76,21 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "search_without_person": (422, "a new game with the mcts bot but no person and no open seat"),
     "search_limit": (422, "a replayed log whose mcts moves would take more playouts to check than a replay searches"),
     "rate_limited": (429, "too many requests from this client or seat (`retry_after`, and Retry-After, say when)"),
+    "search_budget": (
+        429,
+        "the playouts this client's requests search (its bots' answers, its replays' checks) are over its budget: "
+        "nothing was searched or appended (`retry_after`, and Retry-After, say when it can pay)",
+    ),
+    "rebuild_budget": (
+        429,
+        "the events of the logs this client rebuilds (replays, time-travel reads) are over its budget: nothing was "
+        "rebuilt (`retry_after`, and Retry-After, say when it can pay)",
+    ),
+    "client_gone": (
+        499,
+        "never received: the client hung up while its request's work waited for a thread, so it was dropped "
+        "before it started and nothing was appended (what the request's log line and measure say)",
+    ),
     "internal_error": (500, "a bug (none is known): the request changed nothing"),
     "store_unavailable": (
         503,
@@ -102,10 +120,11 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         "playouts_without_search",
         "search_without_person",
         "rate_limited",
+        "search_budget",
         "store_unavailable",
     ),
     "list_games": ("invalid_request", "store_unavailable"),
-    "get_game": _READ,
+    "get_game": (*_READ, "rebuild_budget"),
     "play_move": (
         *_READ,
         "not_your_turn",
@@ -117,6 +136,7 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         "cannot_close",
         "idempotency_key_reused",
         "rate_limited",
+        "search_budget",
     ),
     "join_seat": (
         *_READ[:1],
@@ -126,15 +146,16 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         *_BODY,
         "idempotency_key_reused",
         "rate_limited",
+        "search_budget",
         "store_unavailable",
     ),
     "leave_seat": (*_READ, "game_started", "idempotency_key_reused", "rate_limited"),
-    "rematch": (*_READ, "game_active", "rate_limited"),
+    "rematch": (*_READ, "game_active", "rate_limited", "search_budget"),
     "get_scores": _READ,
     "get_events": _READ,
     "stream_events": (*_READ, "too_many_streams", "streams_full"),
     "export_log": (*_READ, "game_active"),
-    "replay_log": ("invalid_request", *_BODY, "invalid_log", "search_limit"),
+    "replay_log": ("invalid_request", *_BODY, "invalid_log", "search_limit", "search_budget", "rebuild_budget"),
     "get_health": ("store_unavailable",),
     "get_ready": ("store_unavailable",),
     "get_live": (),
@@ -420,6 +441,9 @@ def _problems() -> dict[str, Any]:
             f"checking this log's mcts moves takes 1,200,000 playouts; a replay searches {REPLAY_PLAYOUTS:,} at most",
         ),
         "rate_limited": from_rate_limited(RateLimited(2000, "new games from this address")),
+        "search_budget": from_search_budget(SearchBudgetSpent(42_000)),
+        "rebuild_budget": from_rebuild_budget(RebuildBudgetSpent(3000)),
+        "client_gone": from_client_gone(ClientGone("the client hung up before its work started")),
         "internal_error": INTERNAL,
         "store_unavailable": from_store_unavailable(StoreUnavailable("the event store cannot be reached: timeout")),
         "request_timeout": ApiError(408, "request_timeout", "the request's head did not arrive within 10 s"),

@@ -29,7 +29,7 @@ from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
 from events.calls import GAME_ID
 from events.games import Games
 from service.controllers.games import play_card, read_game
-from service.dependencies import check_body, decoded
+from service.dependencies import check_body, decoded, gone_of
 from service.problems import problem_of, send_problem, unexpected
 from service.responses import JSONBytes, header
 from service.schemas import PlayCard
@@ -106,7 +106,7 @@ async def _play(games: Games, scope: Scope, receive: Receive, game_id: str) -> J
     if body is None:
         return None  # the client left before its move arrived: nothing is played or answered
     data = decoded(check_body(scope, body), PlayCard)
-    return await play_card(games, _Request(scope), game_id, data)
+    return await play_card(games, _Request(scope), game_id, data, gone_of(receive))
 
 
 async def _body(receive: Receive) -> bytes | None:

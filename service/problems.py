@@ -30,8 +30,8 @@ from litestar.types import ExceptionHandlersMap
 
 from core import RuleError
 from core.errors import MoveConflict, MoveRefused
-from events.games import IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
-from events.limits import RateLimited
+from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
+from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.replay import InvalidLog
 from events.wording import NOTHING, as_typed, plain
 from service import metrics, responses
@@ -68,6 +68,9 @@ TITLES = {
     "search_without_person": "The mcts bot needs a person at its table",
     "search_limit": "The log asks too much search to check",
     "rate_limited": "Too many requests",
+    "search_budget": "This client's search budget is spent",
+    "rebuild_budget": "This client's rebuild budget is spent",
+    "client_gone": "The client hung up before its work started",
     "internal_error": "Internal error",
     "store_unavailable": "The event store cannot be reached",
     "too_many_connections": "Too many connections",
@@ -152,10 +155,27 @@ def from_idempotency(error: IdempotencyKeyReused) -> ApiError:
     return ApiError(422, "idempotency_key_reused", str(error))
 
 
-def from_rate_limited(error: RateLimited) -> ApiError:
+def from_rate_limited(error: RateLimited, code: str = "rate_limited") -> ApiError:
     return ApiError(
-        429, "rate_limited", str(error), headers={"Retry-After": str(error.retry_after)}, retry_after=error.retry_after
+        429, code, str(error), headers={"Retry-After": str(error.retry_after)}, retry_after=error.retry_after
     )
+
+
+def from_search_budget(error: SearchBudgetSpent) -> ApiError:
+    return from_rate_limited(error, "search_budget")
+
+
+def from_rebuild_budget(error: RebuildBudgetSpent) -> ApiError:
+    return from_rate_limited(error, "rebuild_budget")
+
+
+#: nginx's status for a request whose client closed the connection first: this answer is
+#: never read, but the request's measure and log line say what became of it.
+CLIENT_GONE = 499
+
+
+def from_client_gone(error: ClientGone) -> ApiError:
+    return ApiError(CLIENT_GONE, "client_gone", str(error))
 
 
 def refusal(error: RuleError | VersionConflict) -> ApiError:
@@ -291,6 +311,9 @@ CONVERTERS: dict[type[Exception], Callable[[Any], ApiError]] = {
     InvalidLog: from_invalid_log,
     IdempotencyKeyReused: from_idempotency,
     RateLimited: from_rate_limited,
+    SearchBudgetSpent: from_search_budget,
+    RebuildBudgetSpent: from_rebuild_budget,
+    ClientGone: from_client_gone,
     HTTPException: from_http,
 }
 

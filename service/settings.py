@@ -206,6 +206,47 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "unset: the machine's cores"
         ),
     ] = None
+    # Each client's budgets of work (events/budgets.py), kept in the store as the rate limits
+    # are. The defaults leave a person at a table of search bots and a replay of the largest
+    # log a replay may search alone (figures: docs/performance.md).
+    search_budget: Annotated[
+        int,
+        _setting(
+            "playouts of the mcts bot a minute on average, per client address: its bots' searches after its moves, "
+            "its new games, joins and rematches, and the searches checking its replays; beyond it a request is 429 "
+            "search_budget with Retry-After, and nothing is searched or appended",
+            ge=1,
+            le=1_000_000_000,
+        ),
+    ] = 600_000
+    search_burst: Annotated[
+        int,
+        _setting(
+            "playouts at once per client address (the budget's size); a request that needs more is let through "
+            "only when its budget is full",
+            ge=1,
+            le=1_000_000_000,
+        ),
+    ] = 1_000_000
+    rebuild_rate: Annotated[
+        PerSecond,
+        _setting(
+            "events of a log rebuilt a second on average, per client address: a replay's events, a time-travel "
+            "read's version (unless it is cached); beyond it a request is 429 rebuild_budget with Retry-After"
+        ),
+    ] = 5_000.0
+    rebuild_burst: Annotated[
+        Burst, _setting("events rebuilt at once per client address (the budget's size), as search_burst")
+    ] = 20_000
+    rebuild_threads: Annotated[
+        int,
+        _setting(
+            "rebuilds of a long log (a replay, a time-travel read) run at once per worker, each in a thread of its "
+            "own, off the event loop (more wait their turn)",
+            ge=1,
+            le=64,
+        ),
+    ] = 1
     # What it says.
     log_level: Annotated[
         LogLevel,
@@ -245,6 +286,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             create=Rate(self.create_rate, self.create_burst),
             move=Rate(self.move_rate, self.move_burst),
             seat_move=Rate(self.seat_move_rate, self.seat_move_burst),
+            search=Rate(self.search_budget / 60, self.search_burst),
+            rebuild=Rate(self.rebuild_rate, self.rebuild_burst),
         )
 
     @classmethod

@@ -28,11 +28,11 @@ from core import RuleError
 from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player, SeatLeft
-from events.games import Games, GameSummary, Idempotency, UnknownGame, VersionConflict
+from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
 from events.lobby import after_event, check_seating
 from events.play import LoggedGame
 from service.clients import StreamPlace, Streams
-from service.dependencies import Scoped, caller_seat, create_body, games_of, keys_of, strict_body
+from service.dependencies import Scoped, caller_seat, create_body, games_of, gone_of, keys_of, strict_body
 from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
@@ -138,9 +138,10 @@ async def read_game(games: Games, request: Scoped, game_id: str) -> JSONBytes:
     return JSONBytes(200, _encoder.encode(game_view(logged, seat=seat)))
 
 
-async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard) -> JSONBytes:
+async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard, gone: Gone | None = None) -> JSONBytes:
     """A move of the seat whose token is sent, its body checked and decoded: `POST
-    /v1/games/{game_id}/moves` (also answered by service/hot.py)."""
+    /v1/games/{game_id}/moves` (also answered by service/hot.py). `gone`: whether its client
+    has hung up, for the bots' searches that may answer it (service.dependencies.gone_of)."""
     seat = cast(int, await caller_seat(request, games, game_id, required=True))  # required: a seat or 401
     move = service_rules((await games.rules_of(game_id)).name).move(data)
     idempotency = idempotency_of(request, seat, data, scope=f"seat{seat}")  # each caller's keys are its own
@@ -159,6 +160,7 @@ async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard)
             idempotency=idempotency,
             answer=answer,
             client=client_address(request),
+            gone=gone,
         )
     except (RuleError, VersionConflict) as refused:
         problem = refusal(refused)
@@ -256,6 +258,7 @@ class GamesController(Controller):
             token_hashes={seat: keys.verifier(token) for seat, token in tokens.items()},
             created_ms=int(time.time() * 1000),
             client=client_address(request),
+            gone=gone_of(request.receive),
         )
         body = GameCreatedOut(
             game_id=game_id,
@@ -337,7 +340,9 @@ class GamesController(Controller):
             seat = await caller_seat(request, games, game_id, required=you)
             if version > current:
                 raise ApiError(400, "invalid_request", f"version {version} is beyond the game's version {current}")
-            then = await games.load(game_id, version=version)
+            then = await games.load(
+                game_id, version=version, client=client_address(request), gone=gone_of(request.receive)
+            )
             return JSONBytes(200, _encoder.encode(game_view(then, seat=seat if you else None)))
         return await read_game(games, request, game_id)
 
@@ -359,7 +364,8 @@ class GamesController(Controller):
     async def play(self, request: Request, game_id: GameId) -> ASGIApp:
         # The body (schemas.PlayCard, documented by service.openapi) is read once, strictly,
         # here: Litestar's own decoding would coerce "12" into 12 and cost a second decode.
-        return await play_card(games_of(request), request, game_id, await strict_body(request, PlayCard))
+        data = await strict_body(request, PlayCard)
+        return await play_card(games_of(request), request, game_id, data, gone_of(request.receive))
 
     @get(
         "/{game_id:str}/scores",

@@ -2,7 +2,10 @@
 
 A log with mcts seats is checked by re-running each of their searches: its work is counted
 first (events.replay.search_work), refused above REPLAY_PLAYOUTS, and done in a search
-thread (events.games.Searches), never on the event loop."""
+thread (events.games.Searches), never on the event loop. A long log is read and checked in
+a rebuild thread (events.games.Games.rebuilds) instead. Either is billed to the client's
+budgets (events.budgets) before it is checked, and dropped if its client hangs up while it
+waits for a thread."""
 
 from __future__ import annotations
 
@@ -11,10 +14,11 @@ from typing import Annotated
 from litestar import Request, post
 from litestar.params import QueryParameter
 
-from events.codec import PublicEvent
+from events.codec import Event, PublicEvent
 from events.exported import NDJSON, NotALog, from_json, from_ndjson
-from events.replay import decode_log, rebuild, require_complete, search_work
-from service.dependencies import games_of, media_type
+from events.replay import decode_log, require_complete, search_work
+from service.controllers.games import client_address
+from service.dependencies import games_of, gone_of, media_type
 from service.documented import REPLAY_PLAYOUTS, problems
 from service.problems import ApiError
 from service.schemas import Replayed
@@ -22,6 +26,9 @@ from service.views import game_view, scores
 
 #: The media types a replayed log may come as (service.dependencies.GuardedRequest refuses others, 415).
 MEDIA_TYPES = ("application/json", *NDJSON)
+#: The longest body read on the event loop itself: a longer log is read (and decoded) in a
+#: rebuild thread, since reading costs about as much per event as a short rebuild.
+INLINE_LOG_BYTES = 16_384
 
 
 def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
@@ -35,6 +42,16 @@ def parse_log(body: bytes, content_type: str) -> list[PublicEvent]:
         except NotALog as error:
             raise ApiError(400, "invalid_request", str(error)) from None
     raise ApiError(415, "unsupported_media_type", 'send the log as application/x-ndjson or as JSON {"events": [...]}')
+
+
+def read_log(body: bytes, content_type: str, version: int | None) -> list[tuple[int, Event]]:
+    """The events of a log's body, decoded, only its first `version` if given."""
+    public = parse_log(body, content_type)
+    if version is not None:
+        if version > len(public):
+            raise ApiError(400, "invalid_request", f"version {version} is beyond the log's {len(public)} events")
+        public = public[:version]
+    return decode_log(public)
 
 
 @post(
@@ -60,12 +77,10 @@ async def replay_log(
     ] = None,
 ) -> Replayed:
     body = await request.body()
-    public = parse_log(body, request.headers.get("content-type", ""))
-    if version is not None:
-        if version > len(public):
-            raise ApiError(400, "invalid_request", f"version {version} is beyond the log's {len(public)} events")
-        public = public[:version]
-    numbered = decode_log(public)
+    games, gone = games_of(request), gone_of(request.receive)
+    content_type = request.headers.get("content-type", "")
+    long = len(body) > INLINE_LOG_BYTES
+    numbered = await games.rebuilds.judge(long, read_log, body, content_type, version, gone=gone)
     work = search_work(numbered)
     if work > REPLAY_PLAYOUTS:
         raise ApiError(
@@ -73,7 +88,7 @@ async def replay_log(
             "search_limit",
             f"checking this log's mcts moves takes {work:,} playouts; a replay searches {REPLAY_PLAYOUTS:,} at most",
         )
-    logged = await games_of(request).searches.judge(work > 0, rebuild, numbered)
+    logged = await games.check_log(numbered, client=client_address(request), gone=gone)
     if version is None:
         require_complete(logged)  # a whole log may not stop half-way through a move
     return Replayed(version=logged.version, game=game_view(logged, everything=True), scores=scores(logged))

@@ -230,9 +230,24 @@ class Provoker:
     """What the provocations need: the app on the real store, one whose store is down, one
     with tight rate limits, and games in the states a refusal needs."""
 
-    def __init__(self, client: Client, down: Client, limited: Client, limited_store: EventStore) -> None:
+    def __init__(
+        self,
+        client: Client,
+        down: Client,
+        limited: Client,
+        limited_store: EventStore,
+        budgeted: Client,
+        budgeted_store: EventStore,
+    ) -> None:
         self.client, self.down, self.limited = client, down, limited
         self.limited_store = limited_store  # the tight app's store, to finish a game there without limits
+        self.budgeted = budgeted  # an app whose clients' budgets are one playout and one event
+        self.budgeted_store = budgeted_store
+
+    async def spend_search_budget(self) -> None:
+        """The budgeted app's client searches its one playout: a pot game whose mcts bot plays first."""
+        body = {"ruleset": "pot", "players": [{"name": "bot", "bot": "mcts", "playouts": 1}, {"name": "ann"}]}
+        assert (await self.budgeted.post("/v1/games", json=body)).status_code == 201
 
     async def waiting(self, client: Client | None = None) -> tuple[str, str]:
         """A waiting game of Poison: ann at seat 0, seats 1 and 2 open; its id and ann's token."""
@@ -484,6 +499,71 @@ async def _rematch_limited(p: Provoker) -> Any:
 
 
 _BAD_LOG = {"events": [{"version": 2, "type": "game_created", "data": {}}]}
+_SEARCHING = {"ruleset": "pot", "players": [{"name": "bot", "bot": "mcts", "playouts": 1}, {"name": "ann"}]}
+_ANSWERED = {"ruleset": "pot", "players": [{"name": "ann"}, {"name": "bot", "bot": "mcts", "playouts": 1}]}
+
+
+async def _create_over_budget(p: Provoker) -> Any:
+    await p.spend_search_budget()
+    return await p.budgeted.post("/v1/games", json=_SEARCHING)
+
+
+async def _move_over_budget(p: Provoker) -> Any:
+    """A person's move that its mcts bot would answer, once the client's playout is spent."""
+    created, tokens = await create(p.budgeted, 2, bots={1: "mcts"}, ruleset="pot", seed=3)
+    await p.spend_search_budget()
+    game_id = created["game_id"]
+    move = (await view(p.budgeted, game_id, tokens[0]))["you"]["legal_moves"][0]
+    return await p.budgeted.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[0]))
+
+
+async def _join_over_budget(p: Provoker) -> Any:
+    body = {"ruleset": "pot", "players": [{"open": True}, {"name": "bot", "bot": "mcts", "playouts": 1}]}
+    game_id = (await p.budgeted.post("/v1/games", json=body)).json()["game_id"]
+    await p.spend_search_budget()
+    return await p.join(game_id, 0, "bea", p.budgeted)
+
+
+async def _rematch_over_budget(p: Provoker) -> Any:
+    """The rematch of a finished game with an mcts seat (finished through the games layer on
+    the budgeted app's store, unbudgeted), once the client's playout is spent."""
+    games, keys = Games(p.budgeted_store), process_key()  # the key of an app given none
+    token = keys.new_token()
+    players = (Player(seat=0, name="a", bot="mcts", playouts=1), Player(seat=1, name="b"))
+    game_id = new_game_id()
+    _, logged = await games.create(
+        game_id, players, seed=5, token_hashes={1: keys.verifier(token)}, created_ms=1, ruleset="pot"
+    )
+    while not logged.finished:
+        _, logged = await games.play(game_id, 1, *logged.game.legal_moves()[0])
+    await p.spend_search_budget()
+    return await p.budgeted.post(f"/v1/games/{game_id}/rematch", headers=auth(token))
+
+
+def _searched_log() -> dict[str, Any]:
+    """A finished pot game's log whose mcts seat searched one playout a move."""
+    table = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="mcts", playouts=1))
+    log, logged = create_game("pot", "g", table, seed=3, options={})
+    while not logged.finished:
+        caused, logged = play_move(logged, 0, tuple(logged.game.legal_moves()[0]))
+        log += caused
+    return {"events": [msgspec.to_builtins(to_public(version, event)) for version, event in enumerate(log, start=1)]}
+
+
+async def _replay_over_search_budget(p: Provoker) -> Any:
+    await p.spend_search_budget()
+    return await p.budgeted.post("/v1/replays", json=_searched_log())
+
+
+async def _replay_over_rebuild_budget(p: Provoker) -> Any:
+    assert (await p.budgeted.post("/v1/replays", json=examples()["replay"])).status_code == 200  # a full budget
+    return await p.budgeted.post("/v1/replays", json=examples()["replay"])
+
+
+async def _travel_over_rebuild_budget(p: Provoker) -> Any:
+    game_id, _, _ = await p.poison(p.budgeted)
+    assert (await p.budgeted.get(f"/v1/games/{game_id}?version=1")).status_code == 200  # a full budget
+    return await p.budgeted.get(f"/v1/games/{game_id}?version=2")
 
 
 def _search_limit(p: Provoker) -> Any:
@@ -508,6 +588,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
             "/v1/games", content=b"{}", headers={"content-type": "text/plain"}
         ),
         "rate_limited": _create_limited,
+        "search_budget": _create_over_budget,
         "store_unavailable": lambda p: p.down.post(
             "/v1/games", json={"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
         ),
@@ -523,7 +604,10 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "invalid_request": lambda p: p.client.get("/v1/games?limit=0"),
         "store_unavailable": lambda p: p.down.get("/v1/games"),
     },
-    "get_game": _reads("", lambda game_id: f"/v1/games/{game_id}?version=999"),
+    "get_game": {
+        **_reads("", lambda game_id: f"/v1/games/{game_id}?version=999"),
+        "rebuild_budget": _travel_over_rebuild_budget,
+    },
     "play_move": {
         "invalid_request": _move_invalid,
         "unauthorized": _move_unauthorized,
@@ -545,6 +629,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "cannot_close": lambda p: p.cannot_close(),
         "idempotency_key_reused": _idempotency_key_reused,
         "rate_limited": _move_limited,
+        "search_budget": _move_over_budget,
     },
     "join_seat": {
         "invalid_request": lambda p: p.client.post("/v1/games/nope/seats/1", json={"name": ""}),
@@ -560,6 +645,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         ),
         "idempotency_key_reused": _join_key_reused,
         "rate_limited": _join_limited,
+        "search_budget": _join_over_budget,
     },
     "leave_seat": {
         "invalid_request": lambda p: p.client.delete("/v1/games/nope/seats/99", headers=_STRANGER),
@@ -577,6 +663,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "store_unavailable": lambda p: p.down.post("/v1/games/nope/rematch", headers=_STRANGER),
         "game_active": _rematch_active,
         "rate_limited": _rematch_limited,
+        "search_budget": _rematch_over_budget,
     },
     "get_scores": _reads("/scores", _too_long("/scores")),
     "get_events": _reads("/events", lambda game_id: f"/v1/games/{game_id}/events?limit=0"),
@@ -596,6 +683,8 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         ),
         "invalid_log": lambda p: p.client.post("/v1/replays", json=_BAD_LOG),
         "search_limit": _search_limit,
+        "search_budget": _replay_over_search_budget,
+        "rebuild_budget": _replay_over_rebuild_budget,
     },
     "get_health": {"store_unavailable": lambda p: p.down.get("/health")},
     "get_ready": {"store_unavailable": lambda p: p.down.get("/health/ready")},
@@ -617,10 +706,24 @@ async def provoker(client: Client, settings: Settings, namespace: str) -> AsyncI
         max_connections=4,
         stream_share=0.5,
     )
+    budgets = msgspec.structs.replace(
+        settings,
+        namespace=f"{namespace}-budgeted",
+        search_budget=1,
+        search_burst=1,
+        rebuild_rate=0.001,
+        rebuild_burst=1,
+    )
     store = EventStore.from_url(settings.redis_url, namespace=tight.namespace)
-    async with AsyncTestClient(create_app(down)) as unreachable, AsyncTestClient(create_app(tight)) as limited:
-        yield Provoker(client, unreachable, limited, store)
+    budgeted_store = EventStore.from_url(settings.redis_url, namespace=budgets.namespace)
+    async with (
+        AsyncTestClient(create_app(down)) as unreachable,
+        AsyncTestClient(create_app(tight)) as limited,
+        AsyncTestClient(create_app(budgets)) as budgeted,
+    ):
+        yield Provoker(client, unreachable, limited, store, budgeted, budgeted_store)
     await store.close()
+    await budgeted_store.close()
 
 
 def test_every_operation_has_a_provocation_for_each_code_it_lists_and_none_other():
