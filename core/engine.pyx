@@ -103,7 +103,7 @@ cdef int card_kind(object card) except -1:
 
 cdef int parse_players(object players) except -1:
     if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise errors.rule_error("invalid_players", f"a game has 3 to 6 players, not {players!r}")
+        raise errors.rule_error("invalid_players", f"a game has 3 to 6 players, not {errors.quoted(players)}")
     return players
 
 
@@ -111,7 +111,7 @@ cdef int parse_rounds(object rounds, int players) except -1:
     if rounds is None:
         return players
     if not is_int(rounds) or not MIN_ROUNDS <= rounds <= MAX_ROUNDS:
-        raise errors.rule_error("invalid_rounds", f"a game has 1 to 20 rounds, not {rounds!r}")
+        raise errors.rule_error("invalid_rounds", f"a game has 1 to 20 rounds, not {errors.quoted(rounds)}")
     return rounds
 
 
@@ -121,7 +121,7 @@ cdef int parse_rule(object cauldrons) except -1:
     if cauldrons == "fixed" and type(cauldrons) is str:
         return CAULDRONS_FIXED
     raise errors.rule_error(
-        "invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {cauldrons!r}"
+        "invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {errors.quoted(cauldrons)}"
     )
 
 
@@ -327,7 +327,7 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
         seat, card, cauldron = move
     else:
         return errors.rule_error(
-            "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}"
+            "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {errors.quoted(move)}"
         )
     if not is_int(seat) or not 0 <= seat < players:
         return errors.seat_out_of_range(seat, players)
@@ -633,7 +633,7 @@ def seeded_deal(seed, players, round):
     cdef uint64_t s = parse_seed(seed)
     cdef int seat
     if not is_int(round) or not MIN_ROUNDS <= round <= MAX_ROUNDS:
-        raise errors.rule_error("invalid_rounds", f"round {round!r} is not 1 to 20")
+        raise errors.rule_error("invalid_rounds", f"round {errors.quoted(round)} is not 1 to 20")
     game_init(&scratch, n, MAX_ROUNDS, CAULDRONS_DYNAMIC)
     deal_from_seed(s, round - 1, n, round_dealer(&scratch, round - 1), deal)
     return Deal(
@@ -658,7 +658,7 @@ def score_round(taken):
         for colour in range(N_SUITS):
             value = row[colour]
             if not is_int(value) or not 0 <= value <= (14 if colour < N_COLOURS else 8):
-                raise errors.rule_error("invalid_deal", f"seat {s}: {value!r} cannot be a count of that suit")
+                raise errors.rule_error("invalid_deal", f"seat {s}: {errors.quoted(value)} cannot be a count of that suit")
             counts[s * N_SUITS + colour] = value
     score_taken(n, counts, scores, discarded)
     return (

@@ -67,9 +67,33 @@ def rule_error(code: str, message: str) -> RuleError:
 
 # ---- the messages, built in one place so both implementations say the same thing -------
 
+#: The most characters of a sent value that a message repeats: a refusal shows what was
+#: sent, so that it can be put right, but never hands unbounded input back (a field name of
+#: 100 KiB, a whole log line) to the client, the logs or the terminal.
+QUOTED_CHARACTERS = 64
+
+
+def clipped(text: str) -> str:
+    """`text` as a message repeats it: whole when it is short, else its first characters
+    and "…", QUOTED_CHARACTERS characters in all."""
+    return text if len(text) <= QUOTED_CHARACTERS else text[: QUOTED_CHARACTERS - 1] + "…"
+
+
+def quoted(value: object) -> str:
+    """A sent value as a message quotes it, its text `clipped`: a string in quotes
+    (`'Z9'`), anything else as Python writes it (`3.5`, `None`). Every message that repeats
+    input quotes it here, in every layer."""
+    if isinstance(value, str):
+        return repr(clipped(value))
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of more digits than Python converts to text
+        return "a number too long to show"
+    return clipped(text)
+
 
 def seat_out_of_range(seat: object, players: int) -> RuleError:
-    return rule_error("seat_out_of_range", f"seat {seat!r} is not a seat of this game (0 to {players - 1})")
+    return rule_error("seat_out_of_range", f"seat {quoted(seat)} is not a seat of this game (0 to {players - 1})")
 
 
 def cards_listed(codes: Sequence[str]) -> str:
@@ -83,11 +107,11 @@ def cards_listed(codes: Sequence[str]) -> str:
 
 def unknown_card(card: object, codes: Sequence[str]) -> RuleError:
     """`codes` are the game's card codes (each implementation passes its own)."""
-    return rule_error("unknown_card", f"{card!r} is not a card code: the cards are {cards_listed(codes)}")
+    return rule_error("unknown_card", f"{quoted(card)} is not a card code: the cards are {cards_listed(codes)}")
 
 
 def cauldron_out_of_range(cauldron: object) -> RuleError:
-    return rule_error("cauldron_out_of_range", f"cauldron {cauldron!r} is not 0, 1 or 2")
+    return rule_error("cauldron_out_of_range", f"cauldron {quoted(cauldron)} is not 0, 1 or 2")
 
 
 def game_finished() -> RuleError:
@@ -142,12 +166,12 @@ def cannot_close(card: str, reason: str) -> RuleError:
 def unknown_pot_card(card: object, codes: Sequence[str]) -> RuleError:
     """`codes` are the pot game's card codes (each implementation passes its own)."""
     return rule_error(
-        "unknown_card", f"{card!r} is not a card code of the pot game: the cards are {cards_listed(codes)}"
+        "unknown_card", f"{quoted(card)} is not a card code of the pot game: the cards are {cards_listed(codes)}"
     )
 
 
 def invalid_close(close: object) -> RuleError:
-    return rule_error("invalid_move", f"close must be True or False, not {close!r}")
+    return rule_error("invalid_move", f"close must be True or False, not {quoted(close)}")
 
 
 def pot_game_finished() -> RuleError:
@@ -163,7 +187,7 @@ def pot_not_awaiting_deal() -> RuleError:
 
 
 def invalid_pot_players(players: object) -> RuleError:
-    return rule_error("invalid_players", f"a pot game has 2 to 6 players, not {players!r}")
+    return rule_error("invalid_players", f"a pot game has 2 to 6 players, not {quoted(players)}")
 
 
 # ---- the bounds and messages every ruleset's batch functions share ------------------------
@@ -180,12 +204,14 @@ MAX_FIRST = 2**62  # the highest first game number of a simulate call
 
 
 def invalid_seed(seed: object) -> RuleError:
-    return rule_error("invalid_seed", f"a seed is a whole number from 0 to {SEED_LIMIT:,} (2**63 - 1), not {seed!r}")
+    return rule_error(
+        "invalid_seed", f"a seed is a whole number from 0 to {SEED_LIMIT:,} (2**63 - 1), not {quoted(seed)}"
+    )
 
 
 def invalid_draw(seed: object) -> RuleError:
     return rule_error(
-        "invalid_seed", f"a bot's draw is a whole number from 0 to {DRAW_LIMIT:,} (2**64 - 1), not {seed!r}"
+        "invalid_seed", f"a bot's draw is a whole number from 0 to {DRAW_LIMIT:,} (2**64 - 1), not {quoted(seed)}"
     )
 
 
@@ -195,11 +221,13 @@ THREAD_BOUNDS = (1, 64)
 
 def invalid_threads(threads: object) -> RuleError:
     fewest, most = THREAD_BOUNDS
-    return rule_error("invalid_threads", f"threads must be a whole number from {fewest} to {most}, not {threads!r}")
+    return rule_error(
+        "invalid_threads", f"threads must be a whole number from {fewest} to {most}, not {quoted(threads)}"
+    )
 
 
 def unknown_bot(bot: object, bots: tuple[str, ...]) -> RuleError:
-    return rule_error("invalid_bot", f"{bot!r} is not a bot: choose one of {', '.join(bots)}")
+    return rule_error("invalid_bot", f"{quoted(bot)} is not a bot: choose one of {', '.join(bots)}")
 
 
 def bots_per_seat(players: int) -> RuleError:
@@ -207,11 +235,11 @@ def bots_per_seat(players: int) -> RuleError:
 
 
 def invalid_games(games: object) -> RuleError:
-    return rule_error("invalid_games", f"games must be 0 to 10**9, not {games!r}")
+    return rule_error("invalid_games", f"games must be 0 to 10**9, not {quoted(games)}")
 
 
 def invalid_first(first: object) -> RuleError:
-    return rule_error("invalid_games", f"first must be a game number from 0, not {first!r}")
+    return rule_error("invalid_games", f"first must be a game number from 0, not {quoted(first)}")
 
 
 # ---- the search bot's budget (core/mcts.pyx, core/pot/mcts.pyx) ----------------------------
@@ -227,14 +255,16 @@ MILLISECOND_BOUNDS = (1, 60_000)
 
 def invalid_playouts(playouts: object) -> RuleError:
     fewest, most = PLAYOUT_BOUNDS
-    return rule_error("invalid_budget", f"playouts must be a whole number from {fewest} to {most:,}, not {playouts!r}")
+    return rule_error(
+        "invalid_budget", f"playouts must be a whole number from {fewest} to {most:,}, not {quoted(playouts)}"
+    )
 
 
 def invalid_milliseconds(milliseconds: object) -> RuleError:
     fewest, most = MILLISECOND_BOUNDS
     return rule_error(
         "invalid_budget",
-        f"milliseconds must be a whole number from {fewest} to {most:,} (or None), not {milliseconds!r}",
+        f"milliseconds must be a whole number from {fewest} to {most:,} (or None), not {quoted(milliseconds)}",
     )
 
 
@@ -242,12 +272,14 @@ def refused_bot(bot: object, bots: tuple[str, ...]) -> RuleError:
     """A plain reference's refusal of a bot outside `bots`: every bot is named, and the
     search bot is said to be the compiled engine's alone."""
     if bot == SEARCH_BOT and type(bot) is str:
-        return rule_error("invalid_bot", f"{bot!r} is played by the compiled engine only, not by the reference")
+        return rule_error("invalid_bot", f"{quoted(bot)} is played by the compiled engine only, not by the reference")
     return unknown_bot(bot, (*bots, SEARCH_BOT))
 
 
 def budget_without_search(bot: object) -> RuleError:
-    return rule_error("invalid_budget", f"playouts and milliseconds are the mcts bot's budget; {bot!r} takes none")
+    return rule_error(
+        "invalid_budget", f"playouts and milliseconds are the mcts bot's budget; {quoted(bot)} takes none"
+    )
 
 
 def playouts_per_seat(players: int) -> RuleError:

@@ -133,7 +133,7 @@ def seeded_deal(seed: int, players: int, round: int) -> Deal:
     check_players(players)
     check_seed(seed)
     if not is_int(round) or not 1 <= round <= 20:
-        raise errors.rule_error("invalid_rounds", f"round {round!r} is not 1 to 20")
+        raise errors.rule_error("invalid_rounds", f"round {errors.quoted(round)} is not 1 to 20")
     return _deal_from(seed, players, round)
 
 
@@ -208,7 +208,9 @@ def score_round(taken: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[
             raise errors.rule_error("invalid_deal", f"seat {seat}: a pile is four counts (red, blue, purple, poison)")
         for suit, count in enumerate(pile):
             if not is_int(count) or not 0 <= count <= (14 if suit < 3 else 8):
-                raise errors.rule_error("invalid_deal", f"seat {seat}: {count!r} cannot be a count of that suit")
+                raise errors.rule_error(
+                    "invalid_deal", f"seat {seat}: {errors.quoted(count)} cannot be a count of that suit"
+                )
     discarded: list[list[Colour]] = [[] for _ in taken]
     for index, colour in enumerate(COLOURS):
         counts = [pile[index] for pile in taken]
@@ -247,7 +249,7 @@ class Pot:
 
 def check_players(players: object) -> int:
     if not is_int(players) or not 3 <= players <= 6:
-        raise errors.rule_error("invalid_players", f"a game has 3 to 6 players, not {players!r}")
+        raise errors.rule_error("invalid_players", f"a game has 3 to 6 players, not {errors.quoted(players)}")
     return players
 
 
@@ -281,9 +283,11 @@ class Game:
         if rounds is None:
             rounds = players
         if not is_int(rounds) or not 1 <= rounds <= 20:
-            raise errors.rule_error("invalid_rounds", f"a game has 1 to 20 rounds, not {rounds!r}")
+            raise errors.rule_error("invalid_rounds", f"a game has 1 to 20 rounds, not {errors.quoted(rounds)}")
         if not (type(cauldrons) is str and cauldrons in ("dynamic", "fixed")):
-            raise errors.rule_error("invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {cauldrons!r}")
+            raise errors.rule_error(
+                "invalid_rule", f"cauldrons must be 'dynamic' or 'fixed', not {errors.quoted(cauldrons)}"
+            )
         if seed is not None:
             check_seed(seed)
             if deals is not None:
@@ -583,7 +587,9 @@ def replay(
             break
         move = moves[index]
         if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            error = errors.rule_error("invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {move!r}")
+            error = errors.rule_error(
+                "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {errors.quoted(move)}"
+            )
             return Replayed(game, index, error)
         try:
             game.play(*move)

@@ -116,7 +116,7 @@ def get_ruleset(name: object) -> Ruleset:
     ruleset = RULESETS.get(name) if isinstance(name, str) else None
     if ruleset is None:
         raise errors.rule_error(
-            "unknown_ruleset", f"{name!r} is not a ruleset: choose one of {', '.join(map(repr, RULESETS))}"
+            "unknown_ruleset", f"{errors.quoted(name)} is not a ruleset: choose one of {', '.join(map(repr, RULESETS))}"
         )
     return ruleset
 

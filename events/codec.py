@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from core.errors import PLAYOUT_BOUNDS, SEED_LIMIT
+from core.errors import PLAYOUT_BOUNDS, SEED_LIMIT, quoted
 from events.wording import NOTHING, plain
 
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
@@ -159,7 +159,7 @@ class Codec:
         """An event from its type and data, upcast from `schema` to today's version first."""
         cls = self.types.get(kind)
         if cls is None:
-            raise MalformedEvent(f"unknown event type {kind!r} for the {self.ruleset} ruleset")
+            raise MalformedEvent(f"unknown event type {quoted(kind)} for the {self.ruleset} ruleset")
         current = self.schema_versions[kind]
         schema = current if schema is None else schema
         if not 1 <= schema <= current:

@@ -9,6 +9,7 @@ import msgspec
 
 from events.codec import MalformedEvent, PublicEvent, decode_public_line
 from events.replay import InvalidLog
+from events.wording import plain
 
 #: The media types of NDJSON: the registered one and the one most tools send.
 NDJSON = ("application/x-ndjson", "application/ndjson")
@@ -46,7 +47,7 @@ def from_json(body: bytes) -> list[PublicEvent]:
     try:
         wrapped = _wrapped.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
-        raise NotALog(str(error)) from None
+        raise NotALog(plain(error, kind=_Wrapped)) from None
     events: list[PublicEvent] = []
     for number, raw in enumerate(wrapped.events, start=1):
         try:

@@ -20,6 +20,7 @@ import re
 
 import msgspec
 
+from core.errors import quoted
 from core.rulesets import DEFAULT_RULESET
 from events.calls import Script, StoreCalls, StoreUnavailable, check_game_id, counted
 
@@ -178,7 +179,7 @@ class Listing(StoreCalls):
         listing that met many of them stops after a bounded scan with a cursor. A cursor is
         a game's entry in both indexes alike, so one cursor works with or without a status."""
         if cursor is not None and not CURSOR.match(cursor):
-            raise ValueError(f"{cursor!r} is not a cursor of this listing")
+            raise ValueError(f"{quoted(cursor)} is not a cursor of this listing")
         found: list[tuple[str, GameSummary]] = []
         start = f"({cursor}" if cursor else "-"
         if status is not None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import msgspec
 
-from core.errors import SEARCH_BOT, InvalidArgument, MoveConflict
+from core.errors import SEARCH_BOT, InvalidArgument, MoveConflict, quoted
 from events.codec import Event, GameStarted, Player, SeatJoined, SeatLeft
 
 #: The codes of the lobby's refusals that the API answers 409.
@@ -86,7 +86,9 @@ def joined(lobby: Lobby | None, seat: int, name: str) -> Lobby:
     if player.name is not None or player.bot is not None:
         raise MoveConflict(SEAT_TAKEN, f"seat {seat} is not open: {player.name or player.bot} sits there")
     if any(other.name == name for other in waiting.players):
-        raise InvalidArgument("name_taken", f"{name!r} already sits at this table: player names are unique in a game")
+        raise InvalidArgument(
+            "name_taken", f"{quoted(name)} already sits at this table: player names are unique in a game"
+        )
     players = tuple(msgspec.structs.replace(p, name=name) if p.seat == seat else p for p in waiting.players)
     return replace(waiting, players=players)
 

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from core import RuleError
-from core.errors import SEARCH_BOT, SEED_LIMIT
+from core.errors import SEARCH_BOT, SEED_LIMIT, quoted
 from core.rulesets import bot_seed
 from events.codec import (
     Event,
@@ -61,7 +61,7 @@ def start(version: int, event: Event) -> LoggedGame:
         raise InvalidLog(1, f"the seed must be 0 to {SEED_LIMIT:,} (2**63 - 1), not {created.seed}")
     for player in created.players:
         if player.bot is not None and player.bot not in rules.ruleset.engine_bots:
-            raise InvalidLog(1, f"seat {player.seat} is played by {player.bot!r}, which is no bot of ours")
+            raise InvalidLog(1, f"seat {player.seat} is played by {quoted(player.bot)}, which is no bot of ours")
         if player.bot == SEARCH_BOT and player.playouts is msgspec.UNSET:
             # The budget decides the moves: a log must say the one its searches were made with.
             raise InvalidLog(1, f"seat {player.seat} is the {SEARCH_BOT} bot's: its playouts are missing")

@@ -6,6 +6,7 @@ Nothing above this module branches on a ruleset's name: it asks `rules_of(create
 
 from __future__ import annotations
 
+from core.errors import quoted
 from core.rulesets import DEFAULT_RULESET, get_ruleset
 from events.codec import Codec, Event, MalformedEvent
 from events.poison import PoisonEvents
@@ -32,7 +33,9 @@ def codec_of_log(first_type: str, first_data: dict[str, object]) -> Codec:
     name = first_data.get("ruleset", DEFAULT_RULESET) if first_type == "game_created" else DEFAULT_RULESET
     rules = EVENT_RULES.get(name) if isinstance(name, str) else None
     if rules is None:
-        raise MalformedEvent(f"game_created names the ruleset {name!r}, which is none of {', '.join(EVENT_RULES)}")
+        raise MalformedEvent(
+            f"game_created names the ruleset {quoted(name)}, which is none of {', '.join(EVENT_RULES)}"
+        )
     return rules.codec
 
 
@@ -41,5 +44,5 @@ def decode_stored(stored_type: str, schema: int, payload: bytes) -> Event:
     prefix, _, kind = stored_type.rpartition(":")
     codec = _CODECS_BY_PREFIX.get(prefix + ":" if prefix else "")
     if codec is None:
-        raise MalformedEvent(f"unknown event type {stored_type!r}")
+        raise MalformedEvent(f"unknown event type {quoted(stored_type)}")
     return codec.decode_stored(kind, schema, payload)

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as types
 
-from core.errors import cards_listed
+from core.errors import cards_listed, clipped, quoted
 from core.rulesets import RULESETS
 
 #: "Nothing was sent there", as opposed to null.
@@ -101,8 +101,8 @@ class _Namer:
                 text += "[...]"
             elif isinstance(segment, int):
                 text += f"[{segment}]"
-            else:
-                text += f".{segment}" if text else segment
+            else:  # a field's name as it was sent, which may be anything
+                text += f".{clipped(segment)}" if text else clipped(segment)
         return self.label(text) if self.label is not None else text
 
 
@@ -118,7 +118,7 @@ def _worded(message: str, where: list[Segment], value: Any, info: Any, name: _Na
         return _not_matching(field, value, match["pattern"])
     if match := _ENUM.fullmatch(message):
         choices = _choices(info)
-        sent = _shown(value) if value is not NOTHING else match["value"]
+        sent = _shown(value) if value is not NOTHING else clipped(match["value"])
         if not choices:
             return f"{field}: {sent} is not allowed here"
         if cards := _card_games(choices):  # the events' cards: one of a game's card codes
@@ -202,7 +202,7 @@ def _value_at(document: Any, where: Sequence[Segment]) -> Any:
 def _shown(value: Any) -> str:
     """A value as JSON shows it (strings quoted as the core quotes them), briefly."""
     if isinstance(value, str):
-        return repr(value if len(value) <= 40 else value[:39] + "…")
+        return quoted(value)
     if isinstance(value, bool) or value is None:
         return msgspec.json.encode(value).decode()
     if isinstance(value, (int, float)):

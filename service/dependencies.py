@@ -14,6 +14,7 @@ from litestar.exceptions import ClientException
 from litestar.types import Empty, Receive, Scope
 
 from core import RuleError
+from core.errors import clipped, quoted
 from core.rulesets import DEFAULT_RULESET
 from events.games import Games, UnknownGame
 from events.pool import Gone
@@ -87,7 +88,7 @@ class GuardedRequest(Request[Any, Any, Any]):
         try:
             length = self._content_length = int(value) if value is not None else None
         except ValueError:
-            raise ClientException(f"Invalid content-length: {value!r}") from None
+            raise ClientException(f"Invalid content-length: {quoted(value)}") from None
         return length
 
     async def body(self) -> bytes:
@@ -112,11 +113,8 @@ def check_body(scope: Scope, body: bytes, accepted: Sequence[str] = JSON_ONLY) -
     else the 415 or the 400 (GuardedRequest says why)."""
     given = media_type(header(scope, b"content-type"))
     if given not in accepted and (body or given):  # no body at all is a 400 (it is missing)
-        raise ApiError(
-            415,
-            "unsupported_media_type",
-            f"this route takes a body as {' or '.join(accepted)}, not {given or 'one without a Content-Type'}",
-        )
+        sent = clipped(given) if given else "one without a Content-Type"
+        raise ApiError(415, "unsupported_media_type", f"this route takes a body as {' or '.join(accepted)}, not {sent}")
     if too_deep(body):
         raise ApiError(400, "invalid_request", f"the body nests deeper than {MAX_DEPTH} levels")
     return body
@@ -129,14 +127,38 @@ async def strict_body(request: Request, kind: type[T]) -> T:
 
 
 def decoded(body: bytes, kind: type[T]) -> T:
-    """A checked body decoded strictly as `kind`, or the 400 saying what is wrong with it."""
+    """A checked body decoded strictly as `kind`, or the 400 saying what is wrong with it.
+
+    A whole number written with a fraction (`3.0`, `3e2`) is taken where an integer is due:
+    the OpenAPI document calls those fields `integer`, and JSON Schema's integer is any
+    number whose fraction is zero, so a client generated from it, or a language whose every
+    number is a float, may send one. msgspec refuses them even when lax (which would also
+    turn "3" into 3), so a body refused is decoded again with such numbers made integers;
+    the bodies that need nothing of the kind pay nothing for it."""
     decoder = _strict_decoders.get(kind)
     if decoder is None:
         decoder = _strict_decoders[kind] = msgspec.json.Decoder(kind)
     try:
         return decoder.decode(body)
-    except msgspec.DecodeError as error:  # ValidationError included
+    except msgspec.ValidationError:
+        document = msgspec.json.decode(body)  # it is JSON: only its values were refused
+        try:
+            return msgspec.convert(whole_numbers(document), kind, strict=True)
+        except msgspec.ValidationError as refused:  # wrong with the numbers made whole, too
+            raise invalid_body(refused, body, kind) from None
+    except msgspec.DecodeError as error:
         raise invalid_body(error, body, kind) from None
+
+
+def whole_numbers(document: Any) -> Any:
+    """`document` with every number whose fraction is zero as an integer (`3.0` -> `3`)."""
+    if isinstance(document, float):
+        return int(document) if document.is_integer() else document
+    if isinstance(document, list):
+        return [whole_numbers(item) for item in document]
+    if isinstance(document, dict):
+        return {key: whole_numbers(value) for key, value in document.items()}
+    return document
 
 
 def invalid_body(error: msgspec.DecodeError, body: bytes, kind: Any) -> ApiError:

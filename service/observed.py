@@ -2,6 +2,10 @@
 request_ids.py), its observation in the metrics (service/metrics.py), the live streams
 open, and, when the access log is on in JSON (service/logs.py), its line.
 
+A client that leaves before its answer begins (an upload abandoned mid-body, a move whose
+client hung up) gets nothing: its request is counted and logged under CLIENT_LEFT, never as
+the 500 the handler may still have tried to answer, which no one received.
+
 One ASGI wrapper around the whole application, outside Litestar's middleware: it costs a
 closure, two clock readings, one header appended and one histogram observation a request
 (no Request object, no header multidict), so the hot routes stay hot.
@@ -13,13 +17,18 @@ import logging
 from time import perf_counter
 
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from service import metrics, request_ids
 from service.logs import ACCESS_LOGGER, FIELDS
 from service.request_ids import HEADER, SCOPE_KEY, request_id_of
 
 STREAM = b"text/event-stream"
+#: The status a request is counted and logged under when its client left before its answer
+#: began: nginx's "client closed request", which no server sends but every log reader knows.
+CLIENT_LEFT = 499
+#: The scope's mark that the client has left (service/problems.py then answers no problem).
+LEFT_KEY = "poison.client_left"
 _access = logging.getLogger(ACCESS_LOGGER)
 
 
@@ -35,11 +44,22 @@ def observed(handler: ASGIApp, *, access_log: bool) -> ASGIApp:
         request_ids.current.set(request_id)  # this request's task: its log lines name it
         status = 500  # if nothing is answered, the server answers 500
         streaming = False
+        answering = False
+        left = False  # the client left before its answer began
         started = perf_counter()
 
+        async def receive_until_left() -> ReceiveMessage:
+            nonlocal left
+            message = await receive()
+            if message["type"] == "http.disconnect" and not answering:
+                left = True
+                scope[LEFT_KEY] = True  # type: ignore[literal-required]
+            return message
+
         async def send_with_id(message: Message) -> None:
-            nonlocal status, streaming
+            nonlocal status, streaming, answering
             if message["type"] == "http.response.start":
+                answering = True
                 status = message["status"]
                 headers = message["headers"]
                 for name, value in headers:
@@ -50,9 +70,11 @@ def observed(handler: ASGIApp, *, access_log: bool) -> ASGIApp:
             await send(message)
 
         try:
-            await handler(scope, receive, send_with_id)
+            await handler(scope, receive_until_left, send_with_id)
         finally:
             seconds = perf_counter() - started
+            if left:
+                status = CLIENT_LEFT
             if streaming:
                 metrics.LIVE_STREAMS.dec()
             route = scope.get("path_template") or metrics.UNMATCHED
@@ -67,6 +89,8 @@ def observed(handler: ASGIApp, *, access_log: bool) -> ASGIApp:
                     "duration_ms": round(seconds * 1000, 3),
                     "client": f"{client[0]}:{client[1]}" if client else None,
                 }
+                if left:
+                    fields["disconnected"] = True
                 _access.info("%s %s %d", scope["method"], scope["path"], status, extra={FIELDS: fields})
 
     return observe

@@ -25,16 +25,17 @@ from typing import Any
 
 import msgspec
 from litestar import Request
-from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.exceptions import HTTPException, InternalServerException, NotFoundException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
 from core import RuleError
-from core.errors import MoveConflict, MoveRefused
+from core.errors import MoveConflict, MoveRefused, quoted
 from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.replay import InvalidLog
 from events.wording import NOTHING, as_typed, plain
 from service import metrics, responses
+from service.observed import CLIENT_LEFT, LEFT_KEY
 from service.request_ids import SCOPE_KEY
 from service.responses import BODY_KEY, WORKER_HEADER, Response
 
@@ -140,7 +141,7 @@ def from_version_conflict(error: VersionConflict) -> ApiError:
 
 
 def from_unknown_game(error: UnknownGame) -> ApiError:
-    return ApiError(404, "game_not_found", f"there is no game {error.args[0]!r}")
+    return ApiError(404, "game_not_found", f"there is no game {quoted(error.args[0])}")
 
 
 def from_store_unavailable(error: StoreUnavailable) -> ApiError:
@@ -301,6 +302,15 @@ def _answer_validation(request: Request[Any, Any, Any], error: ValidationExcepti
     return problem_response(from_validation(error, request))
 
 
+def _answer_server_error(request: Request[Any, Any, Any], error: InternalServerException) -> Response[bytes]:
+    """Litestar's own 500s, among them its refusal of a body whose client left before the
+    body's end: nobody is there to read that answer, and the service did not fail, so it is
+    neither a problem counted nor a 500 (service.observed counts the request as CLIENT_LEFT)."""
+    if request.scope.get(LEFT_KEY):
+        return Response(b"", status_code=CLIENT_LEFT)
+    return problem_response(from_http(error))
+
+
 #: Each domain error (and ApiError, and Litestar's own HTTP errors) to its problem.
 CONVERTERS: dict[type[Exception], Callable[[Any], ApiError]] = {
     ApiError: lambda problem: problem,
@@ -321,6 +331,7 @@ CONVERTERS: dict[type[Exception], Callable[[Any], ApiError]] = {
 HANDLERS: ExceptionHandlersMap = {
     **{kind: _answer(convert) for kind, convert in CONVERTERS.items()},
     ValidationException: _answer_validation,
+    InternalServerException: _answer_server_error,
     Exception: internal_error,
 }
 

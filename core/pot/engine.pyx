@@ -287,7 +287,7 @@ cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out)
     elif isinstance(move, (tuple, list)) and len(move) == 3:
         seat, card, closing = move
     else:
-        return errors.rule_error("invalid_move", f"move {index} is not a (seat, card, close) triple: {move!r}")
+        return errors.rule_error("invalid_move", f"move {index} is not a (seat, card, close) triple: {errors.quoted(move)}")
     s = seat_index(seat, players)
     if s < 0:
         return errors.seat_out_of_range(seat, players)

@@ -413,7 +413,9 @@ def replay(
         raise errors.rule_error("invalid_move", "moves must be a list")
     for index, move in enumerate(moves):
         if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            error = errors.rule_error("invalid_move", f"move {index} is not a (seat, card, close) triple: {move!r}")
+            error = errors.rule_error(
+                "invalid_move", f"move {index} is not a (seat, card, close) triple: {errors.quoted(move)}"
+            )
             return Replayed(game, index, error)
         try:
             game.play(*move)

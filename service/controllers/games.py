@@ -25,7 +25,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp
 
 from core import RuleError
-from core.errors import SEARCH_BOT
+from core.errors import SEARCH_BOT, quoted
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
@@ -244,7 +244,9 @@ class GamesController(Controller):
             rules.ruleset.engine_bots
         )
         if unknown_bots:
-            raise ApiError(400, "invalid_request", f"{rules.ruleset.title} has no bot {sorted(unknown_bots)[0]!r}")
+            raise ApiError(
+                400, "invalid_request", f"{rules.ruleset.title} has no bot {quoted(sorted(unknown_bots)[0])}"
+            )
         # A person's seat gets a token; an open seat gets one when someone joins it.
         keys = keys_of(request)
         tokens = {p.seat: keys.new_token() for p in players if p.bot is None and p.name is not None}

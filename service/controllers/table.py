@@ -5,17 +5,25 @@ watches and replays both games through the public HTTP API alone, as any integra
 client would; nothing here knows a rule of either game, and nothing here reads a token: a
 seat's token lives in the page's URL fragment, which a browser never sends to a server.
 The files are found beside this package (`service/static`), so an installed service serves
-the same page as a checkout.
+the same page as a checkout. They are listed once, when this module is imported, and a
+request's path is only ever looked up in that list: no path a client sends reaches the file
+system, so a NUL byte, a name too long for it or a `..` is a 404 like any file that is not
+there, never the file system's error (a 500).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from litestar import MediaType, Response, get
 from litestar.datastructures import CacheControlHeader
-from litestar.static_files import create_static_files_router
+from litestar.exceptions import NotFoundException
+from litestar.params import PathParameter
+from litestar.response import File
 from litestar.types import ControllerRouterHandler
+
+from core.errors import quoted
 
 #: The page's files, installed with the package (package data `static/**/*`).
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -45,12 +53,17 @@ async def table() -> Response[bytes]:
     return Response((STATIC / "index.html").read_bytes(), media_type=MediaType.HTML, headers=PAGE_HEADERS)
 
 
-static_files = create_static_files_router(
-    path=STATIC_PATH,
-    directories=[STATIC],
-    name="table-static",
-    include_in_schema=False,
-    cache_control=CacheControlHeader(no_cache=True),
-)
+#: Every file of the page by its path under STATIC_PATH (`js/api.js`): what may be served.
+FILES = {file.relative_to(STATIC).as_posix(): file for file in sorted(STATIC.rglob("*")) if file.is_file()}
 
-routes: list[ControllerRouterHandler] = [table, static_files]
+
+@get(f"{STATIC_PATH}/{{name:path}}", include_in_schema=False, cache_control=CacheControlHeader(no_cache=True))
+async def static_file(name: Annotated[str, PathParameter()]) -> File:
+    """One of the page's files, by its path; any other path is 404."""
+    file = FILES.get(name.removeprefix("/"))
+    if file is None:
+        raise NotFoundException(f"the table has no file {quoted(name.removeprefix('/'))}")
+    return File(path=file, filename=file.name, content_disposition_type="inline")
+
+
+routes: list[ControllerRouterHandler] = [table, static_file]
