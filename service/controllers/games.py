@@ -29,11 +29,17 @@ from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Idempotency, UnknownGame, VersionConflict
-from events.lobby import after_event, check_seating
+from events.lobby import after_event, check_seating, lobby_of
 from events.play import LoggedGame
 from service.clients import StreamPlace, Streams
 from service.dependencies import Scoped, caller_seat, create_body, games_of, keys_of, strict_body
-from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
+from service.documented import (
+    IDEMPOTENCY_KEY_LENGTH,
+    SEED_WITH_OPEN_SEATS,
+    TOKEN_OPTIONAL,
+    TOKEN_REQUIRED,
+    problems,
+)
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
 from service.ruleset import open_mark
@@ -237,6 +243,8 @@ class GamesController(Controller):
         rules = service_rules(data.__struct_config__.tag)
         options = rules.options(data)
         players = seated(data.players)
+        if data.seed is not None and lobby_of(players) is not None:
+            raise ApiError(422, "seed_with_open_seats", SEED_WITH_OPEN_SEATS)
         game_id = new_game_id()
         unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(
             rules.ruleset.engine_bots
@@ -382,8 +390,8 @@ class GamesController(Controller):
         operation_id="get_events",
         summary="The event log, redacted for the caller",
         description="The events after `after`, at most `limit`. While the game is active, a dealt hand shows only "
-        "to its own seat (given its token), and the seed, the set-aside hand and the draw pile's order to nobody; "
-        "once it is finished the whole log is public.",
+        "to its own seat (given its token), and the seed, the salt of its commitment, the set-aside hand and the "
+        "draw pile's order to nobody; once it is over (finished or abandoned) the whole log is public.",
         security=TOKEN_OPTIONAL,
         response_description="a page of the log",
         responses=problems("get_events"),
@@ -401,7 +409,7 @@ class GamesController(Controller):
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         read = await games.read(game_id, after, limit=limit)
-        return EventLog(events=public_events(read, seat, logged.finished, logged.rules), version=logged.version)
+        return EventLog(events=public_events(read, seat, logged.over, logged.rules), version=logged.version)
 
     @get(
         "/{game_id:str}/events/stream",
@@ -491,8 +499,9 @@ class GamesController(Controller):
         "/{game_id:str}/export",
         operation_id="export_log",
         summary="The whole log of a finished game as NDJSON",
-        description="One event per line, nothing redacted: what POST /v1/replays and `poison replay` take back. "
-        "409 game_active before the game is finished.",
+        description="One event per line, nothing redacted (the seed and the salt of its commitment included): "
+        "what POST /v1/replays and `poison replay` take back. 409 game_active before the game is over (finished "
+        "or abandoned).",
         security=TOKEN_OPTIONAL,
         media_type="application/x-ndjson",
         response_description="the log, one Event per line",
@@ -502,8 +511,8 @@ class GamesController(Controller):
         games = games_of(request)
         logged = await games.load(game_id)
         await caller_seat(request, games, game_id, required=False)  # a token given must be this game's
-        if not logged.finished:
-            raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
+        if not logged.over:
+            raise ApiError(409, "game_active", "a game's log is exported once the game is finished or abandoned")
         read = await games.read(game_id)
         lines = b"".join(_encoder.encode(event) + b"\n" for event in public_events(read, None, True, logged.rules))
         return Response(lines, media_type="application/x-ndjson")
