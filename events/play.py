@@ -18,6 +18,7 @@ from core import Move
 from core.errors import SEARCH_BOT, MoveConflict
 from core.rulesets import POISON, bot_seed
 from events.codec import Event, GameStarted, Player, RematchCreated, SeatJoined, SeatLeft
+from events.commitment import sealed
 from events.lobby import Lobby, joined, left, lobby_of, rematched, started
 from events.poison import CannotDeal, consequences, deal_next_round, round_started
 from events.ruleset import EventRules
@@ -52,6 +53,12 @@ class LoggedGame:
         return self.game.status == "finished"
 
     @property
+    def over(self) -> bool:
+        """Finished, or abandoned (a waiting game nobody can join any more): its whole log,
+        seed and salt included, is public."""
+        return self.finished or (self.lobby is not None and self.lobby.abandoned)
+
+    @property
     def waiting(self) -> bool:
         """Still waiting for an open seat to be taken (abandoned games included)."""
         return self.lobby is not None and self.lobby.waiting
@@ -75,13 +82,20 @@ class LoggedGame:
 
 
 def create_game(
-    ruleset: str, game_id: str, players: tuple[Player, ...], *, seed: int, options: Mapping[str, Any]
+    ruleset: str,
+    game_id: str,
+    players: tuple[Player, ...],
+    *,
+    seed: int,
+    options: Mapping[str, Any],
+    salt: str | None = None,
 ) -> tuple[list[Event], LoggedGame]:
-    """The first events of a game (its creation, the first deal, and the moves of bots
-    whose turn it is) and its state. Raises core.RuleError for an unknown ruleset or
-    options it refuses."""
+    """The first events of a game (its creation, committed to its seed under `salt`, a
+    random one if None; the first deal; the moves of bots whose turn it is) and its state.
+    Raises core.RuleError for an unknown ruleset or options it refuses."""
     rules = rules_for(ruleset)
     created, game = rules.create(game_id, budgeted(players, rules.ruleset.default_playouts), seed, options)
+    created = sealed(created, salt)
     lobby = lobby_of(players)
     if lobby is not None:  # it waits for its open seats: nothing is dealt yet
         return [created], LoggedGame(created, game, 1, lobby=lobby)
@@ -91,10 +105,14 @@ def create_game(
     return [created, first_deal, *bot_events], logged
 
 
-def rematch_game(finished: LoggedGame, game_id: str, seed: int) -> tuple[list[Event], LoggedGame]:
+def rematch_game(
+    finished: LoggedGame, game_id: str, seed: int, *, salt: str | None = None
+) -> tuple[list[Event], LoggedGame]:
     """The first events of the next game of a finished one: the same ruleset, options,
-    players and bots (as they sat when it finished), a new id and seed."""
+    players and bots (as they sat when it finished), a new id and seed, and its own
+    commitment to that seed (under `salt`, a random one if None)."""
     created = msgspec.structs.replace(finished.created, game_id=game_id, players=finished.players, seed=seed)
+    created = sealed(created, salt)
     rules = finished.rules
     game = rules.start(created)
     first_deal = rules.deal(game, seed)

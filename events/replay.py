@@ -1,11 +1,12 @@
 """Rebuilding a game from its log, and refusing any log the rules could not have written.
 
 Each event is checked as it is applied, whatever the ruleset: versions run 1, 2, 3, …
-without a gap; the game is created once, first; a deal comes only when one is due and, for
-a seeded game, is exactly what its seed deals (Poison: with the dealer the rotation gives);
-every card is a legal move of the seat to move, and a bot's is the move that bot makes; and
-what a move causes (an overflow or an explosion, scores, the end) is exactly what the rules
-derive (the ruleset's `play`). A game created with open seats deals nothing until its
+without a gap; the game is created once, first, and its commitment to its deals holds (its
+seed and salt hash to its seed_commitment: events.commitment); a deal comes only when one
+is due and, for a seeded game, is exactly what its seed deals (Poison: with the dealer the
+rotation gives); every card is a legal move of the seat to move, and a bot's is the move
+that bot makes; and what a move causes (an overflow or an explosion, scores, the end) is
+exactly what the rules derive (the ruleset's `play`). A game created with open seats deals nothing until its
 last open seat is joined and game_started follows (events.lobby judges each join and
 leave); a rematch_created only follows game_finished, once. The first broken event is
 named by its version.
@@ -21,6 +22,7 @@ import msgspec
 from core import RuleError
 from core.errors import SEARCH_BOT, SEED_LIMIT, quoted
 from core.rulesets import bot_seed
+from events import commitment
 from events.codec import (
     Event,
     GameStarted,
@@ -59,6 +61,10 @@ def start(version: int, event: Event) -> LoggedGame:
         raise InvalidLog(1, f"players must sit at seats 0, 1, 2, … in order, not {seats}")
     if created.seed is not None and not 0 <= created.seed <= SEED_LIMIT:
         raise InvalidLog(1, f"the seed must be 0 to {SEED_LIMIT:,} (2**63 - 1), not {created.seed}")
+    try:
+        commitment.check(created)
+    except commitment.BrokenCommitment as broken:
+        raise InvalidLog(1, str(broken)) from None
     for player in created.players:
         if player.bot is not None and player.bot not in rules.ruleset.engine_bots:
             raise InvalidLog(1, f"seat {player.seat} is played by {quoted(player.bot)}, which is no bot of ours")

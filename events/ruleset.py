@@ -78,14 +78,16 @@ class EventRules(ABC):
     def describe(self, move: Any) -> str:
         """A move in words, for messages ("R5 into cauldron 2")."""
 
-    def visible(self, event: Event, seat: int | None, finished: bool) -> Event:
-        """The event as `seat` (None: the public) may read it. Once the game is finished,
-        everything; while it is active, never the seed (it deals every hand, and every
-        random bot's choice follows from it) and only what `redact` leaves."""
-        if finished:
+    def visible(self, event: Event, seat: int | None, over: bool) -> Event:
+        """The event as `seat` (None: the public) may read it. Once the game is over
+        (finished or abandoned), everything; while it is active, never the seed (it deals
+        every hand, and every random bot's choice follows from it) nor the salt of its
+        commitment (events.commitment: with it, the seed could be tried against the
+        commitment), and only what `redact` leaves."""
+        if over:
             return event
         if isinstance(event, self.created_type):
-            return msgspec.structs.replace(event, seed=None)
+            return msgspec.structs.replace(event, seed=None, salt=None)
         return self.redact(event, seat)
 
     @abstractmethod

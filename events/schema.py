@@ -37,6 +37,7 @@ from events.codec import (
     event_type,
     to_public,
 )
+from events.commitment import Commitment, Salt
 
 #: A card code, checked as one of the game's codes: a set lookup where a pattern cost a regular
 #: expression per card (two thirds of decoding a stored six-round game).
@@ -67,6 +68,9 @@ class GameCreated(Event, frozen=True, tag="game_created"):
     rules: Rules = Rules()
     seed: Seed | None = None
     ruleset: Literal["poison"] = "poison"  # logs written before the second ruleset say none
+    # The game's commitment to its deals (events.commitment); logs written before it say none.
+    seed_commitment: Commitment | None = None
+    salt: Salt | None = None  # secret, as the seed is, while the game is active
 
 
 class RoundStarted(Event, frozen=True, tag="round_started"):

@@ -22,7 +22,7 @@ import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
 from core import errors
-from events import lobby
+from events import commitment, lobby
 from events.codec import Player, to_public
 from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
@@ -59,7 +59,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "not_your_turn": (409, "a valid token of a seat that is not to move"),
     "game_finished": (409, "a move in a finished game"),
     "version_conflict": (409, "`expected_version` is not the game's version (`current_version` says which is)"),
-    "game_active": (409, "the export of a game that is not finished, or the rematch of one"),
+    "game_active": (409, "the export of a game that is not over (finished or abandoned), or the rematch of one"),
     "seat_taken": (
         409,
         "a join of a seat that is not open (taken by someone, or a bot's), or the leave of an open one",
@@ -74,6 +74,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "invalid_log": (422, "a replayed log the rules could not have written (`at_version` names its first bad event)"),
     "playouts_without_search": (422, "a seat given `playouts` that the mcts bot does not play (a person, another bot)"),
     "search_without_person": (422, "a new game with the mcts bot but no person and no open seat"),
+    "seed_with_open_seats": (422, "a new game with a `seed` and an open seat (the service deals such a game)"),
     "search_limit": (422, "a replayed log whose mcts moves would take more playouts to check than a replay searches"),
     "rate_limited": (429, "too many requests from this client or seat (`retry_after`, and Retry-After, say when)"),
     "search_budget": (
@@ -104,6 +105,12 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, "the client's address holds as many live streams as it may (`retry_after` says when)"),
     "streams_full": (503, "the worker's live streams hold their whole share of its connections (`retry_after`)"),
 }
+#: Why a seed is refused for a game with an open seat (docs/security.md, fair deals): the
+#: creator would know every joiner's hand.
+SEED_WITH_OPEN_SEATS = (
+    "a game with an open seat is dealt from a seed the service draws: with a seed of your own you could "
+    "work out the hand of whoever joins; leave out 'seed', or name every seat"
+)
 #: The status of every code.
 STATUS_OF = {code: status for code, (status, _) in PROBLEMS.items()}
 
@@ -119,6 +126,7 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         *_BODY,
         "playouts_without_search",
         "search_without_person",
+        "seed_with_open_seats",
         "rate_limited",
         "search_budget",
         "store_unavailable",
@@ -290,6 +298,8 @@ GAME_ID = "9K46SJYydR0cf_B7"
 POT_GAME_ID = "q1Vb7XyZ0aB2cD3e"
 TOKEN = "rIY-b4S7oxfAz3D9emz_7yDNKwSLgL8mt1ijRgctxW0"
 _SEED = 7
+#: The examples' salt, fixed so that the document is the same every time it is made.
+_SALT = "5a17" * 16
 _encode = msgspec.json.Encoder().encode
 
 
@@ -315,27 +325,31 @@ def examples() -> dict[str, Any]:
         Player(seat=1, name="bob", bot="greedy"),
         Player(seat=2, name="cy", bot="random"),
     )
-    first, created = create_game("poison", GAME_ID, people, seed=_SEED, options={"rounds": 3, "cauldrons": "dynamic"})
+    first, created = create_game(
+        "poison", GAME_ID, people, seed=_SEED, salt=_SALT, options={"rounds": 3, "cauldrons": "dynamic"}
+    )
     card, cauldron = created.game.legal_moves()[0]
     caused, after = play_move(created, 0, (card, cauldron))
     played = move_played(after, created.version + 1, caused, 0)
     numbered = list(enumerate([*first, *caused], start=1))
 
     table = (Player(seat=0, name="ana"), Player(seat=1), Player(seat=2, name="cy", bot="random"))
-    _, waiting = create_game("poison", GAME_ID, table, seed=_SEED, options={"rounds": 3, "cauldrons": "dynamic"})
+    _, waiting = create_game(
+        "poison", GAME_ID, table, seed=_SEED, salt=_SALT, options={"rounds": 3, "cauldrons": "dynamic"}
+    )
     _, started = join(waiting, 1, "bob")
 
     pot_people = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="greedy"))
-    _, pot = create_game("pot", POT_GAME_ID, pot_people, seed=_SEED, options={})
+    _, pot = create_game("pot", POT_GAME_ID, pot_people, seed=_SEED, salt=_SALT, options={})
     pot_card, pot_close = pot.game.legal_moves()[1]
 
     bots = tuple(Player(seat=seat, name=name, bot="greedy") for seat, name in enumerate(("ana", "bob", "cy")))
     log, finished = create_game(
-        "poison", "H5aQe0rWk3sT9bVx", bots, seed=_SEED, options={"rounds": 1, "cauldrons": "dynamic"}
+        "poison", "H5aQe0rWk3sT9bVx", bots, seed=_SEED, salt=_SALT, options={"rounds": 1, "cauldrons": "dynamic"}
     )
     exported = [to_public(version, event) for version, event in enumerate(log, start=1)]
     pot_bots = (Player(seat=0, name="ana", bot="greedy"), Player(seat=1, name="bob", bot="random"))
-    _, pot_finished = create_game("pot", "Zc2mP8uLq0nR4tYe", pot_bots, seed=_SEED, options={})
+    _, pot_finished = create_game("pot", "Zc2mP8uLq0nR4tYe", pot_bots, seed=_SEED, salt=_SALT, options={})
 
     return {
         "create_poison": {
@@ -379,7 +393,12 @@ def examples() -> dict[str, Any]:
         "export": "".join(_encode(event).decode() + "\n" for event in exported),
         "replay": {"events": _json(exported)},
         "replayed": _json(
-            Replayed(version=finished.version, game=game_view(finished, everything=True), scores=scores(finished))
+            Replayed(
+                version=finished.version,
+                game=game_view(finished, everything=True),
+                scores=scores(finished),
+                commitment=commitment.check(finished.created),
+            )
         ),
         "problems": _problems(),
     }
@@ -435,6 +454,7 @@ def _problems() -> dict[str, Any]:
         "search_without_person": ApiError(
             422, "search_without_person", "players[0] is the mcts bot: a game with it needs a person or an open seat"
         ),
+        "seed_with_open_seats": ApiError(422, "seed_with_open_seats", SEED_WITH_OPEN_SEATS),
         "search_limit": ApiError(
             422,
             "search_limit",

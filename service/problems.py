@@ -67,6 +67,7 @@ TITLES = {
     "invalid_log": "The log is invalid",
     "playouts_without_search": "Playouts are the mcts bot's alone",
     "search_without_person": "The mcts bot needs a person at its table",
+    "seed_with_open_seats": "A game with an open seat takes no seed",
     "search_limit": "The log asks too much search to check",
     "rate_limited": "Too many requests",
     "search_budget": "This client's search budget is spent",

@@ -23,6 +23,7 @@ from msgspec import UNSET, UnsetType
 
 from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT
 from core.rulesets import POISON, POT, RULESETS, Ruleset
+from events.commitment import CommitmentStatus
 
 #: The fewest and the most playouts a seat of the search bot may be given through the API
 #: (the engine takes up to PLAYOUT_BOUNDS[1]): a decision at the most takes about a quarter
@@ -269,6 +270,18 @@ class AllHands(Response):
     ]
 
 
+#: A game's commitment to its deals, as its view shows it (events.commitment makes it).
+SeedCommitment = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^[0-9a-f]{64}$",
+        description='the game\'s commitment to its deals: the lowercase hex SHA-256 of "<seed>:<salt>", whose seed '
+        "and salt the log reveals once the game is over (docs/security.md says how to check it); absent for a game "
+        "created before games committed to their deals",
+    ),
+]
+
+
 class GameView(Response, kw_only=True, tag_field="ruleset", tag=POISON.name):
     """A game of Poison as the caller may see it: the public view, with `you` when the
     request carries a token of one of its seats."""
@@ -297,6 +310,7 @@ class GameView(Response, kw_only=True, tag_field="ruleset", tag=POISON.name):
         ]
         | UnsetType
     ) = UNSET
+    seed_commitment: SeedCommitment | UnsetType = UNSET
     you: You | UnsetType = UNSET
     all: Annotated[AllHands, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
 
@@ -457,6 +471,7 @@ class PotGameView(Response, kw_only=True, tag_field="ruleset", tag=POT.name):
         ]
         | UnsetType
     ) = UNSET
+    seed_commitment: SeedCommitment | UnsetType = UNSET
     you: PotYou | UnsetType = UNSET
     all: Annotated[PotAll, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
 
@@ -520,11 +535,20 @@ class GameList(Response):
 
 
 class Replayed(Response):
-    """A replayed log: the game it describes, showing everything (`all`), and its scores."""
+    """A replayed log: the game it describes, showing everything (`all`), its scores, and
+    whether its commitment to its deals holds."""
 
     version: Version
     game: AnyGameView
     scores: AnyScores
+    commitment: Annotated[
+        CommitmentStatus,
+        msgspec.Meta(
+            description='"holds": game_created\'s seed_commitment is the SHA-256 of its "<seed>:<salt>" (a log whose '
+            'commitment does not hold is 422 invalid_log); "none": the log makes no commitment to check (it was '
+            "written before games committed to their deals)"
+        ),
+    ]
 
 
 class Health(Response):

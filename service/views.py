@@ -3,8 +3,9 @@
 The rule of hidden information is applied here, for every ruleset, and decided by the
 rulesets' event layer (events.ruleset.EventRules.visible): a hand is shown only to its own
 seat; taken piles only as sizes; the hand set aside with three players, the draw pile's
-order and the seed that deals every hand never while the game is active. Once a game is
-finished its whole log is public, so anyone can replay it.
+order, the seed that deals every hand and the salt of the game's commitment to it never
+while the game is active. Once a game is over (finished or abandoned) its whole log is
+public, so anyone can replay it and check its commitment.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def public_view(logged: LoggedGame) -> AnyGameView:
     view = logged.memo.get("public_view")
     if view is None:
         view = with_playouts(service_rules_of(logged).public_view(logged, status_of(logged)), logged)
+        if logged.created.seed_commitment is not None:  # a game created before commitments has none
+            view.seed_commitment = logged.created.seed_commitment
         logged.memo["public_view"] = view
     return view  # type: ignore[return-value]
 
@@ -64,10 +67,11 @@ def scores(logged: LoggedGame) -> AnyScores:
 
 
 def public_events(
-    events: Iterable[tuple[int, Event]], seat: int | None, finished: bool, rules: EventRules
+    events: Iterable[tuple[int, Event]], seat: int | None, over: bool, rules: EventRules
 ) -> list[EventOut]:
+    """The events as `seat` may read them: everything once the game is `over`."""
     return [
-        EventOut(version=version, type=event_type(event), data=event_data(rules.visible(event, seat, finished)))
+        EventOut(version=version, type=event_type(event), data=event_data(rules.visible(event, seat, over)))
         for version, event in events
     ]
 

@@ -211,6 +211,12 @@ def played_log(
     return log, logged
 
 
+def unseeded(created: Event) -> Event:
+    """A game_created as a log written by hand, with its deals and no seed, has it: without
+    a seed it commits to nothing (no salt, no seed_commitment)."""
+    return msgspec.structs.replace(created, seed=None, salt=None, seed_commitment=None)
+
+
 def numbered(log: Log) -> list[tuple[int, Event]]:
     return list(enumerate(log, start=1))
 
@@ -220,7 +226,7 @@ def redacted(ruleset: Ruleset, event: dict[str, Any], reader: int | None) -> dic
     test's own reading of the contract, independent of the service's."""
     data = dict(event["data"])
     if event["type"] == "game_created":
-        data["seed"] = None
+        data["seed"] = data["salt"] = None  # the commitment alone shows
     return {**event, "data": facts(ruleset).redact(event["type"], data, reader)}
 
 
@@ -256,6 +262,25 @@ def tamperings(ruleset: Ruleset, log: Log) -> dict[str, Tampered]:
         "hands swapped between seats": Tampered(1, changed(log, 1, hands=swapped)),
         "the deal as a seat reads it while the game is active": Tampered(
             1, replaced(log, 1, rules.visible(deal, 0, False))
+        ),
+        "the seed changed (the commitment is another seed's)": Tampered(
+            0, changed(log, 0, seed=seed + 1), "the seed, the salt or the commitment was changed"
+        ),
+        "the salt changed": Tampered(
+            0, changed(log, 0, salt=created.salt[::-1]), "the seed, the salt or the commitment was changed"
+        ),
+        "the commitment changed": Tampered(
+            0,
+            changed(log, 0, seed_commitment=created.seed_commitment[::-1]),
+            "the seed, the salt or the commitment was changed",
+        ),
+        "the salt removed": Tampered(0, changed(log, 0, salt=None), "no salt"),
+        "the seed removed, the commitment kept": Tampered(0, changed(log, 0, seed=None), "no seed"),
+        "the commitment removed, the salt kept": Tampered(
+            0, changed(log, 0, seed_commitment=None), "no seed_commitment"
+        ),
+        "the seed and salt hidden, as an active game's log shows them": Tampered(
+            0, changed(log, 0, seed=None, salt=None), "once the game is over"
         ),
         "a bot move the bot would not make": Tampered(
             by_bot, [*log[:by_bot], forged], f"{created.players[bot_seat].bot} bot"

@@ -14,6 +14,7 @@ import msgspec
 
 from core.rulesets import POT
 from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
+from events.commitment import Commitment, Salt
 
 if TYPE_CHECKING:  # to a type checker a card is a string; msgspec checks it against the codes
     Card = str
@@ -27,6 +28,9 @@ class PotGameCreated(Event, frozen=True, tag="game_created"):
     ruleset: Literal["pot"]
     players: tuple[Player, ...]
     seed: Seed | None = None
+    # The game's commitment to its deals (events.commitment); logs written before it say none.
+    seed_commitment: Commitment | None = None
+    salt: Salt | None = None  # secret, as the seed is, while the game is active
 
 
 class CardsDealt(Event, frozen=True, tag="cards_dealt"):

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 from rich.console import Console
 
+from events import commitment
 from events.codec import Event
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
 from events.play import LoggedGame
@@ -137,6 +138,13 @@ def seat_names(players: Any) -> list[str]:
     ]
 
 
+def commitment_line(created: Any) -> str:
+    """What the log's commitment to its deals says, checked (rebuild refused one that breaks)."""
+    if commitment.check(created) == commitment.NONE:
+        return "no seed commitment to check: the log was written before games committed to their deals"
+    return f"the seed commitment holds: SHA-256 of {f'{created.seed}:{created.salt}'!r} is {created.seed_commitment}"
+
+
 def show(logged: LoggedGame, console: Console) -> None:
     screen = screen_for(logged.rules.name)
     game = logged.game
@@ -144,6 +152,7 @@ def show(logged: LoggedGame, console: Console) -> None:
     # The headline escapes the game id as markup; its controls are made visible first.
     created = msgspec.structs.replace(logged.created, game_id=visible(logged.created.game_id))
     console.print(f"{screen.headline(created, game)}; the log is valid up to event {logged.version}")
+    console.print(literal(commitment_line(logged.created)))
     if screen.scored(game):
         console.print(screen.sheet(game, names))
     if logged.finished:

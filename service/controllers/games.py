@@ -29,11 +29,17 @@ from core.errors import SEARCH_BOT, quoted
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Event, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
-from events.lobby import after_event, check_seating
+from events.lobby import after_event, check_seating, lobby_of
 from events.play import LoggedGame
 from service.clients import StreamPlace, Streams
 from service.dependencies import Scoped, caller_seat, create_body, games_of, gone_of, keys_of, strict_body
-from service.documented import IDEMPOTENCY_KEY_LENGTH, TOKEN_OPTIONAL, TOKEN_REQUIRED, problems
+from service.documented import (
+    IDEMPOTENCY_KEY_LENGTH,
+    SEED_WITH_OPEN_SEATS,
+    TOKEN_OPTIONAL,
+    TOKEN_REQUIRED,
+    problems,
+)
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
 from service.ruleset import open_mark
@@ -187,29 +193,33 @@ class _Ending:
       before the token was checked was an earlier occupant's: the token is the seat's new
       one.)"""
 
-    __slots__ = ("checked_at", "final", "lobby", "seat")
+    __slots__ = ("checked_at", "final", "lobby", "over", "seat")
 
     def __init__(self, logged: LoggedGame, seat: int | None) -> None:
         self.checked_at = logged.version  # the version the token was checked at
-        self.final = logged.version if logged.finished or logged.status == "abandoned" else None
+        self.final = logged.version if logged.over else None
         self.lobby = logged.lobby
         self.seat = seat
+        #: Whether the game is over once the events cut so far are sent: its whole log
+        #: (seed and salt included) is public from then on, and only then.
+        self.over = logged.over
 
     def cut(self, batch: list[tuple[int, Event]]) -> tuple[list[tuple[int, Event]], bool]:
         """The batch's events this stream sends, and whether it ends after them."""
-        finished = False
         for index, (version, event) in enumerate(batch):
             if version == self.final:
                 return batch[: index + 1], True
-            finished = finished or isinstance(event, GameFinished)
+            self.over = self.over or isinstance(event, GameFinished)
             if version <= self.checked_at:
                 continue  # the lobby as loaded is already after it
             self.lobby = after_event(self.lobby, event)
             if self.lobby is not None and self.lobby.abandoned:
+                self.over = True
                 return batch[: index + 1], True
             if isinstance(event, SeatLeft) and event.seat == self.seat:
+                # Its seat changed hands, in a game still waiting: nothing becomes public.
                 return batch[: index + 1], True
-        return batch, finished
+        return batch, self.over
 
 
 GameId = Annotated[str, PathParameter(description="the game's id (`game_id` of its creation)", max_length=64)]
@@ -239,6 +249,8 @@ class GamesController(Controller):
         rules = service_rules(data.__struct_config__.tag)
         options = rules.options(data)
         players = seated(data.players)
+        if data.seed is not None and lobby_of(players) is not None:
+            raise ApiError(422, "seed_with_open_seats", SEED_WITH_OPEN_SEATS)
         game_id = new_game_id()
         unknown_bots = {player.bot for player in data.players if player.bot is not None} - set(
             rules.ruleset.engine_bots
@@ -390,8 +402,8 @@ class GamesController(Controller):
         operation_id="get_events",
         summary="The event log, redacted for the caller",
         description="The events after `after`, at most `limit`. While the game is active, a dealt hand shows only "
-        "to its own seat (given its token), and the seed, the set-aside hand and the draw pile's order to nobody; "
-        "once it is finished the whole log is public.",
+        "to its own seat (given its token), and the seed, the salt of its commitment, the set-aside hand and the "
+        "draw pile's order to nobody; once it is over (finished or abandoned) the whole log is public.",
         security=TOKEN_OPTIONAL,
         response_description="a page of the log",
         responses=problems("get_events"),
@@ -409,7 +421,7 @@ class GamesController(Controller):
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
         read = await games.read(game_id, after, limit=limit)
-        return EventLog(events=public_events(read, seat, logged.finished, logged.rules), version=logged.version)
+        return EventLog(events=public_events(read, seat, logged.over, logged.rules), version=logged.version)
 
     @get(
         "/{game_id:str}/events/stream",
@@ -475,7 +487,7 @@ class GamesController(Controller):
         # (events/follow.py). The stream gives its place back however it ends: its last
         # event, its idle time, the client gone (cancelled), or the store down.
         try:
-            if after >= logged.version and (logged.finished or logged.status == "abandoned"):
+            if after >= logged.version and logged.over:
                 return
             async with aclosing(games.follow(game_id, after)) as batches:
                 ending = _Ending(logged, seat)
@@ -487,7 +499,7 @@ class GamesController(Controller):
                     except TimeoutError:
                         return  # a whole answer, no event: the client resumes with Last-Event-ID
                     new, last = ending.cut(new)
-                    for event in public_events(new, seat, logged.finished or last, logged.rules):
+                    for event in public_events(new, seat, ending.over, logged.rules):
                         data = _encoder.encode(event).decode()
                         yield ServerSentEventMessage(data=data, id=str(event.version), event=event.type)
                     if last:
@@ -499,8 +511,9 @@ class GamesController(Controller):
         "/{game_id:str}/export",
         operation_id="export_log",
         summary="The whole log of a finished game as NDJSON",
-        description="One event per line, nothing redacted: what POST /v1/replays and `poison replay` take back. "
-        "409 game_active before the game is finished.",
+        description="One event per line, nothing redacted (the seed and the salt of its commitment included): "
+        "what POST /v1/replays and `poison replay` take back. 409 game_active before the game is over (finished "
+        "or abandoned).",
         security=TOKEN_OPTIONAL,
         media_type="application/x-ndjson",
         response_description="the log, one Event per line",
@@ -510,8 +523,8 @@ class GamesController(Controller):
         games = games_of(request)
         logged = await games.load(game_id)
         await caller_seat(request, games, game_id, required=False)  # a token given must be this game's
-        if not logged.finished:
-            raise ApiError(409, "game_active", "a game's log is exported once the game is finished")
+        if not logged.over:
+            raise ApiError(409, "game_active", "a game's log is exported once the game is finished or abandoned")
         read = await games.read(game_id)
         lines = b"".join(_encoder.encode(event) + b"\n" for event in public_events(read, None, True, logged.rules))
         return Response(lines, media_type="application/x-ndjson")

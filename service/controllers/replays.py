@@ -14,6 +14,7 @@ from typing import Annotated
 from litestar import Request, post
 from litestar.params import QueryParameter
 
+from events import commitment
 from events.codec import Event, PublicEvent
 from events.exported import NDJSON, NotALog, from_json, from_ndjson
 from events.replay import decode_log, require_complete, search_work
@@ -63,7 +64,9 @@ def read_log(body: bytes, content_type: str, version: int | None) -> list[tuple[
     description="Checks a log of either ruleset against the rules, event by event, and shows the game it describes; "
     "nothing is stored. A replayed log is public, so its view shows everything (`all`). A whole log must be "
     "complete (not stop in the middle of a move or before a deal that is due); with `version`, only its first "
-    "events are replayed. The first bad event is named by its version (422 invalid_log, `at_version`). Each move "
+    "events are replayed. The first bad event is named by its version (422 invalid_log, `at_version`); a log "
+    "whose seed, salt and seed_commitment disagree is invalid_log at version 1, and `commitment` says whether the "
+    "commitment holds or the log makes none. Each move "
     f"of an mcts seat is checked by running its search again: a log whose checks would search more than "
     f"{REPLAY_PLAYOUTS:,} playouts in all is 422 search_limit.",
     response_description="the game the log describes, and its scores",
@@ -91,4 +94,9 @@ async def replay_log(
     logged = await games.check_log(numbered, client=client_address(request), gone=gone)
     if version is None:
         require_complete(logged)  # a whole log may not stop half-way through a move
-    return Replayed(version=logged.version, game=game_view(logged, everything=True), scores=scores(logged))
+    return Replayed(
+        version=logged.version,
+        game=game_view(logged, everything=True),
+        scores=scores(logged),
+        commitment=commitment.check(logged.created),  # rebuild refused a log whose commitment breaks
+    )

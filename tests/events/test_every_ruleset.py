@@ -13,7 +13,16 @@ from core.rulesets import RULESETS, Ruleset
 from events.codec import GameFinished, GameStarted, RematchCreated, SeatJoined, SeatLeft, encode_public, to_public
 from events.replay import InvalidLog, rebuild, require_complete
 from events.rulesets import rules_for
-from tests.rulesets import EVERY_RULESET, facts, incomplete_cuts, numbered, played_log, redacted, tamperings
+from tests.rulesets import (
+    EVERY_RULESET,
+    facts,
+    incomplete_cuts,
+    numbered,
+    played_log,
+    redacted,
+    tamperings,
+    unseeded,
+)
 
 #: The lobby's events, which every ruleset's codec takes and no game without open seats holds.
 LOBBY = {SeatJoined, SeatLeft, GameStarted, RematchCreated}
@@ -70,13 +79,13 @@ def test_a_whole_seeded_log_rebuilds_to_the_state_the_reference_reaches_with_the
 def test_a_log_without_its_seed_rebuilds_the_same_game_from_the_deals_it_records(ruleset):
     n = ruleset.players[0]
     log, _ = played_log(ruleset, n, seed=13, bots={1: "greedy"})
-    unseeded = [msgspec.structs.replace(log[0], seed=None), *log[1:]]
-    without = rebuild(numbered(unseeded))
+    without_seed = [unseeded(log[0]), *log[1:]]
+    without = rebuild(numbered(without_seed))
     assert without.finished
     assert every_view(without.game, n) == every_view(rebuild(numbered(log)).game, n)
     # Another deal written into an unseeded log makes another game, and the log says which.
     other, _ = played_log(ruleset, n, seed=99, moves=6)
-    other_unseeded = [msgspec.structs.replace(other[0], seed=None), *other[1:]]
+    other_unseeded = [unseeded(other[0]), *other[1:]]
     assert other[1] != log[1]
     assert every_view(rebuild(numbered(other_unseeded)).game, n) == every_view(oracle_of(ruleset, other, n, 99, {}), n)
 

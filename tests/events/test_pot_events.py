@@ -27,7 +27,7 @@ from events.pot.schema import (
 )
 from events.replay import InvalidLog, decode_log, rebuild
 from events.store import EventStore
-from tests.rulesets import numbered, played_log, seats
+from tests.rulesets import numbered, played_log, seats, unseeded
 
 
 def pot_log(n: int, *, game_id: str = "g-pot", **how):
@@ -123,12 +123,12 @@ def test_the_deal_event_holds_the_hands_the_first_pot_and_the_draw_pile_of_the_s
 
 def test_a_deal_the_rules_could_not_make_is_refused_even_without_a_seed():
     deal = LOG[1]
-    unseeded = msgspec.structs.replace(LOG[0], seed=None)
+    created = unseeded(LOG[0])
     doubled = CardsDealt(hands=deal.hands, pot=deal.pot, draw_pile=(deal.draw_pile[0], *deal.draw_pile))
     hidden = CardsDealt(hands=deal.hands, pot=deal.pot, draw_pile=None)
     for bad in (doubled, hidden):
         with pytest.raises(InvalidLog) as refused:
-            rebuild(numbered([unseeded, bad]))
+            rebuild(numbered([created, bad]))
         assert refused.value.at_version == 2
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from core.rulesets import POT
 from events.codec import Player
+from events.commitment import seed_commitment
 from events.play import LoggedGame, create_game, play_move, rematch_game
 from events.replay import InvalidLog, rebuild, search_work
 from events.rulesets import rules_for
@@ -127,14 +128,17 @@ def test_a_rematch_keeps_every_bot_and_its_playouts(played):
 
 def test_a_log_without_the_search_bot_is_stored_as_before():
     """Bytes written by the codec before seats had playouts (msgpack of a pot game's
-    game_created with a person and a greedy bot): the same game is stored the same today."""
+    game_created with a person and a greedy bot): the same game is stored the same today,
+    its commitment to its deals (a later field, events.commitment) added at the end."""
     players = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="greedy"))
-    log, _ = create_game("pot", "g1", players, seed=5, options={})
+    salt = "5a17" * 16
+    log, _ = create_game("pot", "g1", players, seed=5, options={}, salt=salt)
     kind, schema, payload = rules_for("pot").codec.encode_stored(log[0])
     assert (kind, schema) == ("pot:game_created", 1)
     assert payload == (
-        b"\x85\xa4type\xacgame_created\xa7game_id\xa2g1\xa7ruleset\xa3pot\xa7players\x92"
+        b"\x87\xa4type\xacgame_created\xa7game_id\xa2g1\xa7ruleset\xa3pot\xa7players\x92"
         b"\x83\xa4seat\x00\xa4name\xa3ana\xa3bot\xc0"
         b"\x83\xa4seat\x01\xa4name\xa3bob\xa3bot\xa6greedy"
         b"\xa4seed\x05"
+        b"\xafseed_commitment\xd9@" + seed_commitment(5, salt).encode() + b"\xa4salt\xd9@" + salt.encode()
     )

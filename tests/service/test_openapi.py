@@ -599,6 +599,9 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
             "/v1/games",
             json={"ruleset": "pot", "players": [{"name": "a", "bot": "mcts"}, {"name": "b", "bot": "greedy"}]},
         ),
+        "seed_with_open_seats": lambda p: p.client.post(
+            "/v1/games", json={"players": [{"name": "a"}, {"open": True}, {"name": "c"}], "seed": 31337}
+        ),
     },
     "list_games": {
         "invalid_request": lambda p: p.client.get("/v1/games?limit=0"),

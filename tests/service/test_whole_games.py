@@ -87,20 +87,22 @@ async def test_sixteen_identical_moves_with_one_expected_version_give_one_201(cl
     assert (await view(client, game_id))["version"] == 3
 
 
-async def test_no_lobby_answer_leaks_a_hand_join_start_or_rematch(client):
+async def test_no_lobby_answer_leaks_a_hand_join_start_or_rematch(client, store):
     """A game whose seats 1 and 2 are joined: every join's answer (the winner's, the loser's
     409), every read by every caller, each move and each seat's rematch shows only the
     caller's own hand."""
-    body = {"players": [{"name": "ann"}, {"open": True}, {"open": True}], "rounds": 1, "seed": 77}
+    body = {"players": [{"name": "ann"}, {"open": True}, {"open": True}], "rounds": 1}
     created = (await client.post("/v1/games", json=body)).json()
     game_id = created["game_id"]
+    # The service drew the seed (a game with open seats takes none): the store says which.
+    seed = (await store.read(game_id, 0, 1))[0][1].seed
     tokens = {0: created["players"][0]["token"]}
     nothing: list[tuple[str, ...]] = [(), (), ()]
     check_no_leak(POISON, created, None, nothing, False)
     joined = await client.post(f"/v1/games/{game_id}/seats/1", json={"name": "bea"})
     check_no_leak(POISON, joined.json(), 1, nothing, False)
     tokens[1] = joined.json()["token"]
-    oracle = reference.Game(3, rounds=1, seed=77)
+    oracle = reference.Game(3, rounds=1, seed=seed)
     last = await client.post(f"/v1/games/{game_id}/seats/2", json={"name": "cal"})
     check_no_leak(POISON, last.json(), 2, [oracle.hand(s) for s in range(3)], False)
     tokens[2] = last.json()["token"]

@@ -94,7 +94,7 @@ export function mountLobby(root, { status }) {
       rulesetField,
       h("fieldset", { class: "seats-field" }, h("legend", null, "Seats, in playing order"), seatList, addSeat),
       options,
-      h("label", { class: "field" }, h("span", null, "Seed"), seed, h("span", { class: "hint" }, "optional: the same seed deals the same cards")),
+      h("label", { class: "field" }, h("span", null, "Seed"), seed, h("span", { class: "hint" }, "optional: the same seed deals the same cards (none with an open seat: the service deals it)")),
       problems.element,
       submit,
     );
