@@ -216,6 +216,7 @@ class EmbeddedServer:
             try:
                 self._launch(timeout)
             except BaseException:
+                self._end_process()  # its stderr closed too: nothing restarts it
                 self._release_lock()
                 raise
             atexit.register(self.stop)
