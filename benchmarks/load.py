@@ -59,6 +59,7 @@ import msgspec
 
 from benchmarks.probes import LATENCY_THRESHOLD_MS
 from events.cluster import LocalCluster
+from events.credentials import redacted
 from events.server import free_port
 
 HOST = "127.0.0.1"
@@ -305,8 +306,6 @@ async def phase(runner: Client, clients: int) -> tuple[Tally, float]:
 def server_command(args: argparse.Namespace, port: int, data: str, report: str | None) -> list[str]:
     """`poison serve` on `port`, its store in `data`; with a report path, under the probes."""
     serve = ["serve", "--port", str(port), "--workers", str(args.workers), "--data-dir", data]
-    if args.redis_url is not None:
-        serve += ["--redis-url", args.redis_url]
     if report is not None:
         return [sys.executable, "-m", "benchmarks.probes", report, *serve]
     return [sys.executable, "-m", "service.cli", *serve]
@@ -401,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
             cluster = LocalCluster(os.path.join(data, "cluster"))
             args.redis_url = cluster.start()
             cleanup.callback(cluster.stop)
-            print(f"store: a local cluster of {len(cluster.nodes)} nodes, given {args.redis_url}")
+            print(f"store: a local cluster of {len(cluster.nodes)} nodes, given {redacted(args.redis_url)}")
+        if args.redis_url is not None:  # in the environment, not the arguments, which `ps` shows
+            os.environ["POISON_REDIS_URL"] = args.redis_url
         game = start(server_command(args, game_port, os.path.join(data, "store"), report), game_port, "/health")
         bare = start(uvicorn_command("benchmarks.bare:app", bare_port, args.workers), bare_port, "/bare")
         try:

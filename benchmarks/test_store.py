@@ -170,6 +170,8 @@ def test_an_fsynced_write_through_a_bare_socket(
     command = resp(b"SET", key, record)
     with socket.create_connection(("127.0.0.1", redis_server.port)) as connection:
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connection.sendall(resp(b"AUTH", redis_server.password.encode()))
+        assert connection.recv(64) == b"+OK\r\n"
 
         replies: list[bytes] = []
 

@@ -29,6 +29,7 @@ from core.reference import Random
 from core.rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from events.codec import Player, event_type
 from events.connect import SCHEMES, connect
+from events.credentials import redacted
 from events.games import Games
 from events.server import DataDirInUse, EmbeddedServer, ServerFailed, ServerNotFound
 from events.store import EventStore, StoreUnavailable
@@ -70,9 +71,9 @@ async def demo_store(redis_url: str | None, data_dir: Path | None) -> AsyncItera
     if redis_url is not None:
         if not redis_url.startswith(SCHEMES):
             schemes = f"{', '.join(SCHEMES[:-1])} or {SCHEMES[-1]}"
-            raise DemoError(f"--redis-url must start with {schemes}; {redis_url} does not", 2)
+            raise DemoError(f"--redis-url must start with {schemes}; {redacted(redis_url)} does not", 2)
         async with connect(redis_url, namespace=DEMO_NAMESPACE) as store:
-            yield store, f"{redis_url}, namespace {DEMO_NAMESPACE}"
+            yield store, f"{redacted(redis_url)}, namespace {DEMO_NAMESPACE}"
     elif data_dir is not None:
         async with embedded(data_dir) as store:
             yield store, f"an embedded store in {data_dir}"

@@ -10,7 +10,10 @@ link to its master is up and every node answers the same `CLUSTER SLOTS`.
 
 The ports are chosen once and kept in `ports.json` in the directory, because each node's
 `nodes.conf` names its peers by port: started again on the same directory, the cluster
-recovers from those files and is not formed again.
+recovers from those files and is not formed again. So is its password (`password`, mode
+0600, like every file there): every node requires it of clients, and replicas give it to
+their masters (events/server.py), so the nodes' URLs are the same each time. The cluster bus
+(the nodes' own port to each other) has no password in Valkey: it is bound to loopback.
 
 Node timeout is 1 s (the default 15 s would leave a dead master's games without a store
 for longer than that): a replica is promoted soon after its master dies (figures:
@@ -21,6 +24,7 @@ the other masters go on.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +33,8 @@ from typing import Any
 
 import redis
 
-from events.server import EmbeddedServer, free_port
+from events.credentials import new_password
+from events.server import EmbeddedServer, free_port, private_directory, write_private
 from events.slots import SLOTS
 
 NODE_TIMEOUT_MS = 1000
@@ -72,6 +77,7 @@ class LocalCluster:
         self.replicas = replicas
         self.node_timeout_ms = node_timeout_ms
         self.nodes: list[EmbeddedServer] = []
+        self.password = ""  # the nodes', read or made when the cluster starts
 
     # -- addresses ----------------------------------------------------------------------
 
@@ -83,6 +89,18 @@ class LocalCluster:
     @property
     def urls(self) -> list[str]:
         return [node.url for node in self.nodes]
+
+    @property
+    def password_path(self) -> Path:
+        return self.directory / "password"
+
+    def _password(self) -> str:
+        """The nodes' password, made once for the directory (its owner's alone to read)."""
+        if self.password_path.exists():
+            return self.password_path.read_text().strip()
+        password = new_password()
+        write_private(self.password_path, password + "\n")
+        return password
 
     def _ports(self) -> list[tuple[int, int]]:
         """(port, cluster bus port) of each node, chosen once for the directory."""
@@ -97,7 +115,7 @@ class LocalCluster:
             chosen.add(free_port())
         ordered = sorted(chosen)
         pairs = list(zip(ordered[0::2], ordered[1::2], strict=True))
-        recorded.write_text(json.dumps(pairs))
+        write_private(recorded, json.dumps(pairs))
         return pairs
 
     # -- starting and stopping ------------------------------------------------------------
@@ -105,9 +123,10 @@ class LocalCluster:
     def start(self, timeout: float = 30.0) -> str:
         """Start every node; form the cluster unless it was formed before in this
         directory; wait until it serves every slot. Return a node's URL."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        private_directory(self.directory)
         formed = (self.directory / "node-0" / "nodes.conf").exists()
         deadline = time.monotonic() + timeout
+        self.password = self._password()
         try:
             self.nodes = []
             for index, (port, bus) in enumerate(self._ports()):
@@ -115,6 +134,7 @@ class LocalCluster:
                     self.directory / f"node-{index}",
                     port=port,
                     arguments=_node_arguments(bus, self.node_timeout_ms),
+                    password=self.password,
                 )
                 node.start(timeout)
                 self.nodes.append(node)
@@ -208,8 +228,7 @@ class LocalCluster:
 
 
 def _client(node: EmbeddedServer) -> redis.Redis:
-    assert node.port is not None  # chosen before it starts
-    return redis.Redis(host="127.0.0.1", port=node.port, socket_timeout=2, socket_connect_timeout=2)
+    return node.client(socket_timeout=2, socket_connect_timeout=2)
 
 
 def _text(value: Any) -> str:
@@ -267,13 +286,18 @@ def main(argv: list[str] | None = None) -> int:
     cluster.start()
     services: list[subprocess.Popen[bytes]] = []
     try:
-        said = ["cluster: " + " ".join(cluster.urls)]
+        said = [
+            "cluster: " + " ".join(node.shown_url for node in cluster.nodes),
+            f"its password: in {cluster.password_path} (yours alone to read)",
+        ]
         masters = cluster.nodes[: cluster.masters]
         for n in range(options.serve):
-            port, url = options.port + n, masters[n % len(masters)].url
-            command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--redis-url", url]
-            services.append(subprocess.Popen(command, start_new_session=True))
-            said.append(f"poison serve on http://127.0.0.1:{port} (store: {url})")
+            port, node = options.port + n, masters[n % len(masters)]
+            command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+            # The URL in the environment, not the arguments: those every user can read (`ps`).
+            environment = {**os.environ, "POISON_REDIS_URL": node.url}
+            services.append(subprocess.Popen(command, env=environment, start_new_session=True))
+            said.append(f"poison serve on http://127.0.0.1:{port} (store: {node.shown_url})")
         # Blocked only now, for sigwait: a child inherits a blocked mask across exec, and the
         # nodes and services started with SIGTERM blocked would never hear it. Said only
         # once blocked: a signal sent as soon as the lines appear is then held for sigwait,

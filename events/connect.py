@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from events.credentials import redacted
 from events.pipelined import Replication
 from events.server import EmbeddedServer
 from events.store import EventStore
@@ -58,7 +59,7 @@ async def connect(
         server = EmbeddedServer(Path(data_dir or os.environ.get("POISON_DATA_DIR") or DEFAULT_DATA_DIR))
         url = server.start()  # in this thread: the server dies with the thread that started it
     elif not url.startswith(SCHEMES):
-        raise ValueError(f"POISON_REDIS_URL must start with redis://, rediss:// or unix://, not {url!r}")
+        raise ValueError(f"POISON_REDIS_URL must start with redis://, rediss:// or unix://, not {redacted(url)!r}")
     store = EventStore.from_url(url, namespace=namespace, timeout=timeout)
     store.wire.replication = acknowledged  # read when it first connects
     try:

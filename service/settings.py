@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from events.credentials import redacted
 from events.limits import KEPT_REFUSALS, Rate, RateLimits
 from events.wording import as_typed, plain, what
 from service.logs import LogFormat
@@ -263,9 +264,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     def __post_init__(self) -> None:
         if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError(
-                f"{_label('redis_url')} must start with redis://, rediss:// or unix://, not {self.redis_url!r}"
-            )
+            shown = redacted(self.redis_url)
+            raise ValueError(f"{_label('redis_url')} must start with redis://, rediss:// or unix://, not {shown!r}")
         if self.redis_server is not None and not (
             self.redis_server.is_file() and os.access(self.redis_server, os.X_OK)
         ):

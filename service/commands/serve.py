@@ -95,7 +95,11 @@ def serve(settings: Settings) -> int:
         except (ServerNotFound, ServerFailed) as error:
             say(str(error))
             return 1
-        say(f"embedded store at {url}, data in {server.data_dir}")
+        say(f"embedded store at {server.shown_url}, data in {server.data_dir}")
+        for path in server.tightened:
+            say(f"made {path} its owner's alone to read: it was open to others")
+        for path in server.left_loose:
+            say(f"warning: {path} is open to others and not ours to change: chmod go= it")
         server.supervise(say, first_delay=settings.store_restart_delay)
     else:
         url = settings.redis_url

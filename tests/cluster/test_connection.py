@@ -12,7 +12,6 @@ import time
 import uuid
 
 import pytest
-import redis
 from redis.exceptions import ResponseError, TryAgainError
 
 from events.cluster import LocalCluster
@@ -55,7 +54,7 @@ async def wire(cluster: LocalCluster):
 def test_slots_computed_here_are_the_clusters_own(cluster: LocalCluster):
     keys = ["poison:{g1}:events", "{}x", "a{}{b}", "{only", "close}{", "plain", "é{ü}", "x{y}z{w}", ""]
     keys += [f"poison:{{game-{n}}}:summary" for n in range(200)]
-    with redis.Redis(port=cluster.nodes[0].port) as client:
+    with cluster.nodes[0].client() as client:
         assert [slot_of(key) for key in keys] == [client.execute_command("CLUSTER", "KEYSLOT", key) for key in keys]
 
 
@@ -75,7 +74,7 @@ async def test_a_multi_key_script_of_one_game_runs_on_its_slots_primary(cluster:
     replies = [await wire.script(APPEND_SHA, APPEND, game_keys(game), [n, f"move {n}"]) for n in range(3)]
     assert replies == [[b"appended", 1], [b"appended", 2], [b"appended", 3]]
     assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "late"]) == [b"conflict", 3]
-    with redis.Redis(port=master_of(cluster, slot_of(game_keys(game)[0]))) as owner:
+    with cluster.node_on(master_of(cluster, slot_of(game_keys(game)[0]))).client() as owner:
         assert owner.xlen(game_keys(game)[0]) == 3
 
 
@@ -92,7 +91,7 @@ async def test_a_script_a_node_lost_is_sent_again_by_its_source(cluster: LocalCl
     game = f"{prefix}-flushed"
     assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [0, "first"]) == [b"appended", 1]
     owner = master_of(cluster, slot_of(game_keys(game)[0]))
-    with redis.Redis(port=owner) as client:
+    with cluster.node_on(owner).client() as client:
         client.script_flush()
         assert client.script_exists(APPEND_SHA) == [False]
         assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "second"]) == [b"appended", 2]
@@ -105,9 +104,9 @@ async def test_a_slot_moved_by_migrateslots_is_followed_without_an_error(cluster
     assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [0, "before"]) == [b"appended", 1]
     source = master_of(cluster, slot)
     target = next(port for _, _, port, _ in cluster.slots() if port != source)
-    with redis.Redis(port=target) as client:
+    with cluster.node_on(target).client() as client:
         target_id = client.execute_command("CLUSTER", "MYID").decode()
-    with redis.Redis(port=source) as client:
+    with cluster.node_on(source).client() as client:
         client.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", slot, slot, "NODE", target_id)
     deadline = time.monotonic() + 10
     while master_of(cluster, slot) != target:  # the wire's map still says: source
@@ -115,7 +114,7 @@ async def test_a_slot_moved_by_migrateslots_is_followed_without_an_error(cluster
         await asyncio.sleep(0.02)
     assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [1, "after"]) == [b"appended", 2]
     assert wire.cluster.slots[slot] is wire.cluster.node("127.0.0.1", target)  # learned from MOVED
-    with redis.Redis(port=target) as client:
+    with cluster.node_on(target).client() as client:
         assert client.xlen(game_keys(game)[0]) == 2
 
 
@@ -127,7 +126,7 @@ async def test_a_replicated_write_waits_for_a_replica_and_fails_when_none_acknow
     wire = PipelinedConnection(cluster.url, timeout=2.0, replication=Replication.REPLICAS)
     try:
         assert await wire.script(APPEND_SHA, APPEND, game_keys(game), [0, "kept twice"]) == [b"appended", 1]
-        with redis.Redis(port=replica) as client:
+        with cluster.node_on(replica).client() as client:
             client.execute_command("READONLY")
             assert client.xlen(game_keys(game)[0]) == 1  # the replica had it before we were told
         process = cluster.node_on(replica).process
@@ -155,14 +154,14 @@ async def test_the_node_for_a_key_is_the_connection_to_its_slots_primary(cluster
     assert node.options["port"] == master_of(cluster, slot_of(game_keys(game)[0]))
     client_id = await node.execute("CLIENT", "ID")  # the same connection as a command of the game's
     assert await node.execute("XLEN", game_keys(game)[0]) == 0
-    with redis.Redis(port=node.options["port"]) as client:
+    with cluster.node_on(node.options["port"]).client() as client:
         assert str(client_id) in [entry["id"] for entry in client.client_list()]
 
 
 async def test_a_slot_half_migrated_by_hand_is_followed_by_asking_the_node_it_goes_to(cluster: LocalCluster, prefix):
     def empty(game: str) -> bool:  # a slot no other test wrote to: nothing of it to move by hand below
         slot = slot_of(f"{{{game}}}")
-        with redis.Redis(port=master_of(cluster, slot)) as owner:
+        with cluster.node_on(master_of(cluster, slot)).client() as owner:
             return owner.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
 
     game = next(f"{prefix}-asked-{n}" for n in range(100) if empty(f"{prefix}-asked-{n}"))
@@ -171,7 +170,7 @@ async def test_a_slot_half_migrated_by_hand_is_followed_by_asking_the_node_it_go
     await wire.execute("PING")  # the map is read: the slot is the source's
     source = master_of(cluster, slot)
     target = next(port for _, _, port, _ in cluster.slots() if port != source)
-    with redis.Redis(port=source) as from_, redis.Redis(port=target) as to:
+    with cluster.node_on(source).client() as from_, cluster.node_on(target).client() as to:
         source_id, target_id = (c.execute_command("CLUSTER", "MYID").decode() for c in (from_, to))
         to.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
         from_.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
@@ -209,7 +208,7 @@ async def test_a_write_acknowledged_after_waitaof_is_on_a_replicas_disk(cluster:
     replica = next(followers[0] for first, last, _, followers in cluster.slots() if first <= slot <= last)
 
     def waitaofs() -> int:
-        with redis.Redis(port=master) as client:
+        with cluster.node_on(master).client() as client:
             return int(client.info("commandstats").get("cmdstat_waitaof", {}).get("calls", 0))
 
     waits_before = waitaofs()
@@ -217,7 +216,7 @@ async def test_a_write_acknowledged_after_waitaof_is_on_a_replicas_disk(cluster:
     try:
         replies = await asyncio.gather(*(wire.script(APPEND_SHA, APPEND, key, [0, "x"]) for key in keys))
         assert replies == [[b"appended", 1]] * 30
-        with redis.Redis(port=replica) as client:
+        with cluster.node_on(replica).client() as client:
             assert client.info("persistence")["aof_enabled"] == 1  # what WAITAOF counts on
             client.execute_command("READONLY")
             # Acknowledged means the replica has it: every write of this master, there.

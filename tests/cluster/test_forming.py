@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import redis
 
 from events.cluster import SLOTS, LocalCluster
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.cluster
 
 def owner_of(cluster: LocalCluster, key: str) -> int:
     """The port of the master that serves `key`, by the cluster's own hashing."""
-    with redis.Redis(port=cluster.nodes[0].port) as client:
+    with cluster.nodes[0].client() as client:
         slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
     return next(port for first, last, port, _ in cluster.slots() if first <= slot <= last)
 
@@ -37,13 +37,27 @@ def test_the_cluster_serves_every_slot_from_three_masters_each_with_a_replica(cl
 def test_a_cluster_stopped_and_started_again_on_its_directory_recovers_its_slots_and_data(cluster: LocalCluster):
     before = cluster.slots()
     owner = owner_of(cluster, "{kept}:x")
-    with redis.Redis(port=owner) as client:
+    with cluster.node_on(owner).client() as client:
         client.set("{kept}:x", "still here")
     cluster.stop()
     cluster.start()
     assert cluster.slots() == before
-    with redis.Redis(port=owner) as client:
+    with cluster.node_on(owner).client() as client:
         assert client.get("{kept}:x") == b"still here"
+
+
+def test_every_node_refuses_a_client_without_the_password_and_keeps_its_files_to_itself(cluster: LocalCluster):
+    for node in cluster.nodes:
+        with socket.create_connection(("127.0.0.1", node.port or 0), timeout=5) as stranger:
+            stranger.sendall(b"CLUSTER NODES\r\n")
+            assert stranger.recv(100) == b"-NOAUTH Authentication required.\r\n"
+        assert node.password == cluster.password
+        assert node.process is not None
+        assert cluster.password.encode() not in Path(f"/proc/{node.process.pid}/cmdline").read_bytes()
+    entries = [cluster.directory, *cluster.directory.rglob("*")]
+    assert {cluster.directory / "password", cluster.directory / "node-0" / "nodes.conf"} <= set(entries)
+    loose = {str(path): oct(path.stat().st_mode & 0o777) for path in entries if path.stat().st_mode & 0o077}
+    assert loose == {}
 
 
 def blocked_signals(pid: int) -> int:
@@ -68,7 +82,10 @@ def test_the_cluster_command_starts_nodes_that_hear_sigterm_and_stops_them_all_a
     ) as main:
         try:
             assert main.stdout is not None
-            assert main.stdout.readline().startswith("cluster: redis://")
+            said = main.stdout.readline() + main.stdout.readline()
+            assert said.startswith("cluster: redis://:***@127.0.0.1:")
+            assert f"its password: in {tmp_path / 'nodes' / 'password'}" in said
+            assert (tmp_path / "nodes" / "password").read_text().strip() not in said
             nodes = [int(pid) for pid in Path(f"/proc/{main.pid}/task/{main.pid}/children").read_text().split()]
             assert len(nodes) == 6
             for node in nodes:

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-import redis
 
 from events.cluster import LocalCluster
 from events.slots import slot_of
@@ -178,13 +177,13 @@ async def test_a_slot_moved_by_migrateslots_while_games_are_played_costs_no_erro
         slot = slot_of(f"{{{games[0][0]}}}")
         source = master_of(cluster, slot)
         target = next(port for _, _, port, _ in cluster.slots() if port != source)
-        with redis.Redis(port=target) as client_of_target:
+        with cluster.node_on(target).client() as client_of_target:
             target_id = client_of_target.execute_command("CLUSTER", "MYID").decode()
         outages: list[float] = []
         playing = [asyncio.ensure_future(play_on(client, services, *game, outages)) for game in games]
         try:
             await under_way(client, services[0], games[0][0], 2)
-            with redis.Redis(port=source) as client_of_source:
+            with cluster.node_on(source).client() as client_of_source:
                 client_of_source.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", slot, slot, "NODE", target_id)
             # The slot moves while its game is played: moves are made after the command.
             at_migration = (await client.get(f"{services[0]}/v1/games/{games[0][0]}")).json()

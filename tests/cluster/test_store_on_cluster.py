@@ -50,7 +50,7 @@ async def patient(cluster: LocalCluster) -> AsyncIterator[EventStore]:
 def node_of(store: EventStore, slot: int) -> str:
     """The URL of the node the waiter of `slot` blocks on."""
     options = store.follower._waiters[slot].connection.options
-    return f"redis://{options['host']}:{options['port']}"
+    return f"redis://:{options['password']}@{options['host']}:{options['port']}"
 
 
 def waiter_blocked(store: EventStore, slot: int) -> bool:

@@ -117,17 +117,15 @@ def own_server(tmp_path):
 
 
 async def test_a_password_in_the_url_is_sent_first_and_a_wrong_one_refuses_the_connection(own_server):
-    with redis.Redis.from_url(own_server.url) as admin:
-        admin.config_set("requirepass", "hemlock")
-    host_port = own_server.url.removeprefix("redis://")
-    right = PipelinedConnection(f"redis://:hemlock@{host_port}")
+    host_port = f"127.0.0.1:{own_server.port}/0"
+    right = PipelinedConnection(own_server.url)  # the embedded server's, with its password
     assert await right.execute("PING") == b"PONG"
     await right.close()
     wrong = PipelinedConnection(f"redis://:nightshade@{host_port}")
     with pytest.raises(RedisConnectionError, match="refused the connection"):
         await wrong.execute("PING")
     await wrong.close()
-    none = PipelinedConnection(own_server.url)
+    none = PipelinedConnection(f"redis://{host_port}")
     with pytest.raises(AuthenticationError, match="Authentication required"):  # NOAUTH: 503 in the service
         await none.execute("PING")
     await none.close()
@@ -202,14 +200,14 @@ def test_a_wrong_tls_option_fails_when_the_connection_is_made_not_at_its_first_c
         PipelinedConnection("rediss://store.example:6380/0?ssl_certfile=/nonexistent/cert.pem")
 
 
-async def test_a_rediss_url_speaks_tls_and_refuses_a_server_it_does_not_trust(redis_url, tmp_path, prefix):
+async def test_a_rediss_url_speaks_tls_and_refuses_a_server_it_does_not_trust(redis_server, tmp_path, prefix):
     # The embedded server has no TLS: a TLS relay in front of it stands for one that has.
     authority = trustme.CA()
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     authority.issue_cert("127.0.0.1").configure_cert(server_context)
     ca_file = tmp_path / "ca.pem"
     authority.cert_pem.write_to_path(str(ca_file))
-    host, port = redis_url.removeprefix("redis://").split("/")[0].split(":")
+    host, port, password = "127.0.0.1", redis_server.port, redis_server.password
     relays: list[asyncio.Task] = []
 
     async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -228,11 +226,11 @@ async def test_a_rediss_url_speaks_tls_and_refuses_a_server_it_does_not_trust(re
     server = await asyncio.start_server(relay, "127.0.0.1", 0, ssl=server_context)
     tls_port = server.sockets[0].getsockname()[1]
     try:
-        trusting = PipelinedConnection(f"rediss://127.0.0.1:{tls_port}/0?ssl_ca_certs={ca_file}")
+        trusting = PipelinedConnection(f"rediss://:{password}@127.0.0.1:{tls_port}/0?ssl_ca_certs={ca_file}")
         await trusting.execute("SET", f"{prefix}:sealed", "under TLS")
         assert await trusting.execute("GET", f"{prefix}:sealed") == b"under TLS"
         await trusting.close()
-        untrusting = PipelinedConnection(f"rediss://127.0.0.1:{tls_port}/0")
+        untrusting = PipelinedConnection(f"rediss://:{password}@127.0.0.1:{tls_port}/0")
         with pytest.raises(RedisConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
             await untrusting.execute("PING")
         await untrusting.close()
@@ -294,11 +292,13 @@ async def test_the_node_for_any_key_of_a_single_server_is_the_connection_itself(
 @pytest.fixture
 def replicated_server(own_server, tmp_path):
     """own_server with a replica of its own, linked."""
-    with redis.Redis(port=own_server.port) as client:
+    with own_server.client() as client:
         client.config_set("repl-diskless-sync-delay", 0)  # the replica's first copy at once, not in 5 s
-    replica = EmbeddedServer(tmp_path / "replica", arguments=["--replicaof", "127.0.0.1", str(own_server.port)])
+    replica = EmbeddedServer(
+        tmp_path / "replica", arguments=["--replicaof", "127.0.0.1", str(own_server.port)], password=own_server.password
+    )
     replica.start()
-    with redis.Redis(port=replica.port) as client:
+    with replica.client() as client:
         deadline = time.monotonic() + 10
         while client.info("replication").get("master_link_status") != "up":
             assert time.monotonic() < deadline

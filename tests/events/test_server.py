@@ -83,7 +83,7 @@ async def test_nothing_listening_is_store_unavailable_at_once():
 
 def test_the_embedded_server_keeps_its_append_only_file_in_the_data_directory(tmp_path):
     with EmbeddedServer(tmp_path / "data") as server:
-        assert server.url.startswith("redis://127.0.0.1:")
+        assert server.shown_url.startswith("redis://:***@127.0.0.1:")
     assert (tmp_path / "data" / "appendonlydir").is_dir()
     assert server.process is None
 

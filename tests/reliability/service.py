@@ -68,9 +68,9 @@ def serve(
     command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", str(workers)]
     if data_dir is not None:
         command += ["--data-dir", str(data_dir)]
-    if redis_url is not None:
-        command += ["--redis-url", redis_url]
     env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {"POISON_STORE_TIMEOUT": "1.0"}
+    if redis_url is not None:  # in the environment, not the arguments, which `ps` shows
+        env["POISON_REDIS_URL"] = redis_url
     log = open(os.environ.get("POISON_TEST_SERVE_LOG", os.devnull), "ab")  # noqa: SIM115 - lives with the process
     process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"

@@ -19,9 +19,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+import redis
 
 from events.server import find_server_binary, free_port
 
@@ -61,6 +63,19 @@ class Serving:
             if b"-server" in command.split(b"\0")[0] and state != "Z":
                 return pid
         pytest.fail("poison serve has no live store process")
+
+    def store_url(self) -> str:
+        """The store's URL as the workers were given it (their environment: ours to read)."""
+        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        for pid in map(int, children.split()):
+            try:
+                environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except FileNotFoundError:
+                continue
+            for variable in environment:
+                if variable.startswith(b"POISON_REDIS_URL="):
+                    return variable.split(b"=", 1)[1].decode()
+        pytest.fail("no worker of poison serve was given POISON_REDIS_URL")
 
 
 def wait_for_status(url: str, status: int, seconds: float) -> float:
@@ -135,6 +150,27 @@ def play_one_move(base: str, game_id: str, tokens: dict[int, str]) -> None:
         move = http.get(f"/v1/games/{game_id}", headers=headers).json()["you"]["legal_moves"][0]
         response = http.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
         assert response.status_code == 201, response.text
+
+
+def test_the_store_restarted_after_kill_9_takes_the_same_url_and_no_line_shows_its_password(served):
+    serving, _ = served
+    url = serving.store_url()
+    password = urlsplit(url).password
+    assert password, url
+    first = serving.store_pid()
+    assert password.encode() not in Path(f"/proc/{first}/cmdline").read_bytes()
+    seen = len(serving.lines)
+    os.kill(first, signal.SIGKILL)
+    serving.wait_for_line(r"store restarted \(pid \d+, redis://:\*\*\*@127\.0\.0\.1:\d+/0, same data\)", 10, after=seen)
+    second = serving.store_pid()
+    assert password.encode() not in Path(f"/proc/{second}/cmdline").read_bytes()
+    with redis.Redis.from_url(url) as client:  # the workers' URL reaches the new one
+        assert client.ping()
+    with redis.Redis(port=urlsplit(url).port) as stranger, pytest.raises(redis.AuthenticationError):
+        stranger.ping()
+    wait_for_status(f"{serving.base}/health", 200, 10)
+    serving.wait_for_line(r"embedded store at redis://:\*\*\*@127\.0\.0\.1:\d+/0, data in ", 1)
+    assert not [line for line in serving.lines if password in line]
 
 
 def test_a_killed_store_is_restarted_on_the_same_data_with_back_off_and_health_tells(served):

@@ -71,7 +71,8 @@ def test_by_default_the_demo_plays_in_a_store_of_its_own_and_ignores_the_service
 def test_a_demo_given_a_url_writes_under_a_namespace_of_its_own(own_store):
     result = demo_here("--redis-url", own_store.url)
     assert result.returncode == 0, result.stderr
-    assert f"in {own_store.url}, namespace poison-demo:" in result.stdout
+    assert f"in {own_store.shown_url}, namespace poison-demo:" in result.stdout
+    assert own_store.password not in result.stdout
     written = keys(own_store)
     assert written
     assert all(key.startswith("poison-demo:") for key in written), written

@@ -248,7 +248,7 @@ def test_serve_says_where_it_listens_logs_each_request_and_says_when_it_stops(tm
     lines = err.read_text().splitlines()
     assert f"poison serve: listening on {base} (1 worker); docs at {base}/schema/swagger" in lines
     assert lines[-1] == "poison serve: stopped"
-    assert any(line.startswith("poison serve: embedded store at redis://127.0.0.1:") for line in lines)
+    assert any(line.startswith("poison serve: embedded store at redis://:***@127.0.0.1:") for line in lines)
     warning = (
         "poison serve: warning: POISON_PROT is no setting of poison serve and is ignored (see poison serve --help)"
     )
