@@ -206,10 +206,12 @@ class _Ending:
 
     def cut(self, batch: list[tuple[int, Event]]) -> tuple[list[tuple[int, Event]], bool]:
         """The batch's events this stream sends, and whether it ends after them."""
+        finished = False
         for index, (version, event) in enumerate(batch):
             if version == self.final:
                 return batch[: index + 1], True
-            self.over = self.over or isinstance(event, GameFinished)
+            finished = finished or isinstance(event, GameFinished)
+            self.over = self.over or finished
             if version <= self.checked_at:
                 continue  # the lobby as loaded is already after it
             self.lobby = after_event(self.lobby, event)
@@ -219,7 +221,7 @@ class _Ending:
             if isinstance(event, SeatLeft) and event.seat == self.seat:
                 # Its seat changed hands, in a game still waiting: nothing becomes public.
                 return batch[: index + 1], True
-        return batch, self.over
+        return batch, finished
 
 
 GameId = Annotated[str, PathParameter(description="the game's id (`game_id` of its creation)", max_length=64)]

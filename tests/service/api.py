@@ -156,7 +156,7 @@ class Table:
 def check_no_leak(ruleset: Ruleset, body, caller: int | None, hands: list[tuple[str, ...]], finished: bool) -> None:
     """Walk an answer: a `hand` is only the caller's own, as the reference holds it; while
     the game is active, dealt hands of other seats, the ruleset's hidden cards (Poison's
-    set-aside hand, the pot's draw pile and the cards other seats drew) and the seed are
+    set-aside hand, the pot's draw pile and the cards other seats drew), the seed and its salt are
     hidden; `all` (every hand) is never in a live answer."""
     known = facts(ruleset)
 
@@ -173,7 +173,7 @@ def check_no_leak(ruleset: Ruleset, body, caller: int | None, hands: list[tuple[
                         assert hand is None or index == caller
                 elif key in known.hidden_keys and not finished:
                     assert value is None or (known.hidden_keys[key] and type(value) is int), node
-                elif key == "seed" and not finished:
+                elif key in ("seed", "salt") and not finished:
                     assert value is None
                 elif key == "all":
                     raise AssertionError("a live answer shows every hand")
