@@ -23,7 +23,7 @@ from core import RuleError
 from events.games import LEFT, SeatChanged
 from events.play import LoggedGame
 from service.controllers.games import GameId, answer_response, client_address, idempotency_of, pack_answer
-from service.dependencies import caller_seat, games_of, keys_of, strict_body
+from service.dependencies import caller_seat, games_of, gone_of, keys_of, strict_body
 from service.documented import TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
@@ -99,6 +99,7 @@ class SeatsController(Controller):
                 idempotency=idempotency,
                 answer=answer,
                 client=client,
+                gone=gone_of(request.receive),  # a search the join starts is dropped if its client leaves first
             )
         except RuleError as refused:
             problem = refusal(refused)
@@ -180,6 +181,7 @@ class SeatsController(Controller):
                 token_hashes=next_hashes,
                 created_ms=int(time.time() * 1000),
                 client=client_address(request),
+                gone=gone_of(request.receive),
             )
         except RuleError as refused:
             raise refusal(refused) from None

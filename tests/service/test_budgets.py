@@ -278,6 +278,26 @@ def test_a_move_whose_client_hangs_up_while_its_bot_waits_to_search_appends_noth
     assert answered.status_code == 201, answered.text  # played now, and its bot's search paid for
 
 
+def test_a_join_whose_client_hangs_up_while_the_search_it_starts_waits_leaves_the_seat_open(one_thread):
+    client = one_thread
+    lobby = {"ruleset": "pot", "players": [{"name": "bot", "bot": "mcts", "playouts": 1000}, {"open": True}]}
+    game_id = client.post("/v1/games", json=lobby).json()["game_id"]  # waiting: nobody searched
+    games = games_of(client)
+    held = Held(client, games.searches)
+    try:
+        caller = Caller(client, "POST", f"/v1/games/{game_id}/seats/1", msgspec.json.encode({"name": "ann"}))
+        until(lambda: games.searches.waiting == 1, what="the join waits for the search thread")
+        caller.hang_up()
+        assert caller.status == 499
+    finally:
+        held.release()
+    game = client.get(f"/v1/games/{game_id}").json()
+    assert game["status"] == "waiting"
+    assert game["players"][1].get("open") is True
+    joined = client.post(f"/v1/games/{game_id}/seats/1", json={"name": "ann"})
+    assert joined.status_code == 201, joined.text  # and its bot's search paid for
+
+
 def test_a_search_that_got_its_thread_is_appended_though_its_client_hangs_up_later(one_thread):
     client = one_thread
     caller = Caller(client, "POST", "/v1/games", msgspec.json.encode(SEARCHING))
