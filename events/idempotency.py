@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from core.errors import quoted
 from events.calls import Script, StoreCalls, counted
 from events.limits import KEPT_REFUSALS
 
@@ -87,7 +88,7 @@ def key_digest(idempotency: Idempotency | None) -> str:
 
 
 def reused(idempotency: Idempotency) -> IdempotencyKeyReused:
-    return IdempotencyKeyReused(f"idempotency key {idempotency.key!r} was used for a different request")
+    return IdempotencyKeyReused(f"idempotency key {quoted(idempotency.key)} was used for a different request")
 
 
 class IdempotencyRecords(StoreCalls):
