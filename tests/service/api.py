@@ -184,3 +184,32 @@ def check_no_leak(ruleset: Ruleset, body, caller: int | None, hands: list[tuple[
                 walk(item)
 
     walk(body)
+
+
+def http_scope(
+    method: str,
+    path: str,
+    headers: Mapping[str, str] | None = None,
+    *,
+    client: tuple[str, int] = ("127.0.0.1", 50_000),
+    raw_path: bytes | None = None,
+) -> dict[str, Any]:
+    """The ASGI scope of one HTTP/1.1 request of `path` (its query after '?'), for tests that
+    call the app's ASGI callable themselves: a live stream under way, a client that hangs up,
+    a path exactly as sent (`raw_path`, before any percent-decoding)."""
+    route, _, query = path.partition("?")
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": route,
+        "raw_path": route.encode() if raw_path is None else raw_path,
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"test"), *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items())],
+        "client": client,
+        "server": ("test", 80),
+        "state": {},
+    }

@@ -14,7 +14,7 @@ import anyio
 import msgspec
 from litestar.testing import AsyncTestClient
 
-from tests.service.api import parse_stream
+from tests.service.api import http_scope, parse_stream
 from tests.waiting import until_async
 
 
@@ -32,21 +32,7 @@ class Listened:
         self.started = threading.Event()
         self.ended = threading.Event()
         self._gone = False
-        route, _, query = path.partition("?")
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": route,
-            "raw_path": route.encode(),
-            "query_string": query.encode(),
-            "root_path": "",
-            "headers": [(b"host", b"test"), *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items())],
-            "client": (address, 50_000),
-            "server": ("test", 80),
-        }
+        scope = http_scope("GET", path, headers, client=(address, 50_000))
         self._asked = False
         self.done = client.blocking_portal.start_task_soon(client.app, scope, self._receive, self._send)
 

@@ -20,7 +20,7 @@ from core.pot.engine import seeded_deal
 from core.rulesets import POT
 from service.app import create_app
 from tests.rulesets import pot_pick
-from tests.service.api import auth, check_no_leak, create, parse_stream, problem, view
+from tests.service.api import auth, check_no_leak, create, http_scope, parse_stream, problem, view
 
 pytestmark = pytest.mark.anyio
 
@@ -471,20 +471,7 @@ async def test_the_live_stream_of_an_active_pot_game_follows_it_redacted_for_its
                 if not message.get("more_body", False):
                     finished.append(True)
 
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": b"",
-            "root_path": "",
-            "headers": [(b"host", b"test"), (b"authorization", f"Bearer {tokens[0]}".encode())],
-            "client": ("127.0.0.1", 1),
-            "server": ("test", 80),
-        }
+        scope = http_scope("GET", path, {"authorization": f"Bearer {tokens[0]}"}, client=("127.0.0.1", 1))
         with TestClient(create_app(settings)) as other:
             other.blocking_portal.call(other.app, scope, receive, send)
         return b"".join(chunks).decode()

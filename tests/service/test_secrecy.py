@@ -46,7 +46,7 @@ from events.rulesets import rules_for
 from service.app import create_app
 from service.settings import Settings
 from tests.rulesets import facts
-from tests.service.api import auth, body_of
+from tests.service.api import auth, body_of, http_scope
 
 pytestmark = pytest.mark.anyio
 
@@ -171,21 +171,7 @@ async def frames(client: AsyncTestClient, game_id: str, headers: dict[str, str],
     comments left out: how many there are is a matter of time, not of cards). Read through
     the app's ASGI callable, which is told the client left once they have come."""
     path = f"/v1/games/{game_id}/events/stream"
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(name.lower().encode(), value.encode()) for name, value in headers.items()],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-        "state": {},
-    }
+    scope = http_scope("GET", path, headers)
     seen = bytearray()
 
     async def stream() -> None:

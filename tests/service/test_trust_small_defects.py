@@ -28,7 +28,7 @@ from service.controllers.table import FILES
 from service.logs import ACCESS_LOGGER, FIELDS
 from service.observed import CLIENT_LEFT
 from service.settings import Settings
-from tests.service.api import auth, create, problem
+from tests.service.api import auth, create, http_scope, problem
 
 pytestmark = pytest.mark.anyio
 
@@ -44,21 +44,9 @@ async def asgi(client, method: str, path: str, body: list[dict[str, Any]] | None
     messages = list(body or [{"type": "http.request", "body": b"", "more_body": False}])
     raw = path.encode("latin-1")
     decoded = raw.decode("latin-1").replace("%00", "\x00")
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": decoded,
-        "raw_path": raw,
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(name.replace("_", "-").encode(), value.encode()) for name, value in headers.items()],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-        "state": {},
-    }
+    named = {name.replace("_", "-"): value for name, value in headers.items()}
+    # The path whole, as sent: a '?' in it is the path's, not a query's.
+    scope = {**http_scope(method, "/", named, raw_path=raw), "path": decoded}
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
