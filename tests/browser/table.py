@@ -9,6 +9,14 @@ import httpx
 from playwright.sync_api import Page
 
 TABLE = "section.table-screen"
+STEPS = "section.steps-screen"
+#: Four bots: a game of them is played to its end as soon as it is created.
+BOTS = [
+    {"name": "Ana", "bot": "greedy"},
+    {"name": "Bob", "bot": "random"},
+    {"name": "Cy", "bot": "greedy"},
+    {"name": "Dee", "bot": "random"},
+]
 
 
 def create(base: str, players: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
@@ -111,3 +119,32 @@ def play_out(base: str, game_id: str, tokens: dict[int, str]) -> int:
             game = answer.json()["game"]
             moves += 1
     return moves
+
+
+def finished_game(served: str, ruleset: str, seats: int) -> dict[str, Any]:
+    """A game of `seats` bots (two rounds of Poison, or the pot game), over once created: its create answer."""
+    options = {"rounds": 2} if ruleset == "poison" else {"ruleset": "pot"}
+    created = create(served, BOTS[:seats], seed=21, **options)
+    assert created["game"]["status"] == "finished", "bots alone play the whole game at once"
+    return created
+
+
+def exported(served: str, game_id: str) -> str:
+    """A finished game's log as its download gives it (NDJSON)."""
+    answer = httpx.get(f"{served}/v1/games/{game_id}/export", timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.text
+
+
+def drop_file(page: Page, selector: str, text: str, name: str) -> None:
+    """Drop a file on an element, as a person dragging it from their desktop does."""
+    page.locator(selector).evaluate(
+        """(zone, [text, name]) => {
+            const carried = new DataTransfer();
+            carried.items.add(new File([text], name, { type: "application/x-ndjson" }));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                zone.dispatchEvent(new DragEvent(type, { dataTransfer: carried, bubbles: true, cancelable: true }));
+            }
+        }""",
+        [text, name],
+    )

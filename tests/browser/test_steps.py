@@ -12,34 +12,14 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import Watched
-from tests.browser.table import create, number, read, scores
+from tests.browser.table import STEPS, drop_file, exported, finished_game, number, read, scores
 
 pytestmark = pytest.mark.browser
 
-STEPS = "section.steps-screen"
-BOTS = [
-    {"name": "Ana", "bot": "greedy"},
-    {"name": "Bob", "bot": "random"},
-    {"name": "Cy", "bot": "greedy"},
-    {"name": "Dee", "bot": "random"},
-]
 #: Each ruleset's score sheet: its lines (rounds or pots), and the events that add one.
 SHEETS = {"poison": ("rounds", {"round_scored"}), "pot": ("pots", {"pot_closed", "pot_exploded"})}
 #: The events that follow a card which overflows a cauldron or ends a pot.
 ENDINGS = {"cauldron_overflowed", "pot_closed", "pot_exploded"}
-
-
-def finished_game(served: str, ruleset: str, seats: int) -> dict:
-    options = {"rounds": 2} if ruleset == "poison" else {"ruleset": "pot"}
-    created = create(served, BOTS[:seats], seed=21, **options)
-    assert created["game"]["status"] == "finished", "bots alone play the whole game at once"
-    return created
-
-
-def exported(served: str, game_id: str) -> str:
-    answer = httpx.get(f"{served}/v1/games/{game_id}/export", timeout=10)
-    assert answer.status_code == 200, answer.text
-    return answer.text
 
 
 def board_of(page: Page) -> list[int]:
@@ -50,20 +30,6 @@ def board_of(page: Page) -> list[int]:
 
 def board_in(view: dict) -> list[int]:
     return [cauldron["total"] for cauldron in view["cauldrons"]] if "cauldrons" in view else [view["pot"]["toxicity"]]
-
-
-def drop_file(page: Page, selector: str, text: str, name: str) -> None:
-    """Drop a file on an element, as a person dragging it from their desktop does."""
-    page.locator(selector).evaluate(
-        """(zone, [text, name]) => {
-            const carried = new DataTransfer();
-            carried.items.add(new File([text], name, { type: "application/x-ndjson" }));
-            for (const type of ["dragenter", "dragover", "drop"]) {
-                zone.dispatchEvent(new DragEvent(type, { dataTransfer: carried, bubbles: true, cancelable: true }));
-            }
-        }""",
-        [text, name],
-    )
 
 
 @pytest.mark.parametrize(("ruleset", "seats"), [("poison", 4), ("pot", 3)])

@@ -21,8 +21,8 @@ export function idempotencyKey() {
   return "table-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function call(method, path, { token, json, body, type, query, key } = {}) {
-  const headers = { Accept: "application/json" };
+async function call(method, path, { token, json, body, type, query, key, accept } = {}) {
+  const headers = { Accept: accept ?? "application/json" };
   if (key) headers["Idempotency-Key"] = key;
   if (token) headers.Authorization = `Bearer ${token}`;
   if (json !== undefined) {
@@ -48,6 +48,7 @@ async function call(method, path, { token, json, body, type, query, key } = {}) 
     }
     throw new Problem(response.status, problem);
   }
+  if (accept) return text; // asked for something other than JSON: the text as it came
   return text ? JSON.parse(text) : null;
 }
 
@@ -127,6 +128,9 @@ export const api = {
   },
 
   exportUrl: (gameId) => `/v1/games/${encodeURIComponent(gameId)}/export`,
+
+  /** A finished game's whole log, nothing redacted (NDJSON text, as the download gives it). */
+  exported: (gameId) => call("GET", api.exportUrl(gameId), { accept: "application/x-ndjson" }),
 
   streamUrl: (gameId, after) => `/v1/games/${encodeURIComponent(gameId)}/events/stream?after=${after}`,
 

@@ -1,9 +1,12 @@
 // Replaying an exported log (NDJSON, as `GET …/export` gives it): drop the file on the page
 // or choose it, and the service checks it (`POST /v1/replays`) and shows the game it
-// describes, step by step (`?version=N`), every hand face up. Nothing is stored; a log the
-// rules could not have written is refused with the version of its first bad event.
+// describes, step by step (`?version=N`), every hand face up, and says whether the log's
+// commitment to its deals holds (the answer's `commitment`). Nothing is stored; a log the
+// rules could not have written (or whose commitment breaks) is refused with the version of
+// its first bad event.
 
 import { api } from "./api.js";
+import { verdict } from "./commitment.js";
 import { h } from "./dom.js";
 import { gameOf } from "./games.js";
 import { noticeBoard } from "./notices.js";
@@ -42,7 +45,7 @@ export function mountReplay(root) {
       const cache = new Map([[whole.version, whole.game]]);
       unmount?.();
       const stage = h("div", { class: "replayed" });
-      screen.replaceChildren(screen.firstChild, notices.element, zone, stage);
+      screen.replaceChildren(screen.firstChild, notices.element, zone, verdict(whole), stage);
       zone.classList.add("compact");
       unmount = stepper(stage, {
         game,

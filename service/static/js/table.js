@@ -9,6 +9,7 @@
 
 import { api } from "./api.js";
 import { totalsChart } from "./chart.js";
+import { dealsPanel } from "./commitment.js";
 import { fill, h, listing } from "./dom.js";
 import { follow } from "./follow.js";
 import { gameOf } from "./games.js";
@@ -41,6 +42,7 @@ export function mountTable(root, { gameId, token }) {
     sheet: h("div", { class: "sheet-area" }),
     chart: h("div", { class: "chart-area" }),
     help: h("p", { class: "help" }),
+    deals: dealsPanel(gameId),
   };
   const screen = h(
     "section",
@@ -55,6 +57,7 @@ export function mountTable(root, { gameId, token }) {
         "aside",
         { class: "table-side" },
         h("section", { class: "panel" }, h("h2", null, "What happened"), parts.feed),
+        parts.deals.element,
         h("section", { class: "panel" }, h("h2", null, "Score sheet"), parts.sheet),
         h("details", { class: "panel rules" }, h("summary", null, "Rules in brief"), parts.help),
       ),
@@ -504,6 +507,7 @@ export function mountTable(root, { gameId, token }) {
       renderHand();
     }
     renderSide();
+    parts.deals.show(view);
     document.title = `${myTurn() && !waiting() ? "● Your turn · " : ""}${game.title} · the table`;
     if (focused) screen.querySelector(`[data-focus="${focused}"]:not([disabled])`)?.focus({ preventScroll: true });
   }
