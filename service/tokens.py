@@ -38,6 +38,9 @@ MIN_KEY_LENGTH = 32
 #: Random bytes in a server key the service makes, and in a token's nonce.
 KEY_BYTES = 32
 NONCE_BYTES = 16
+#: The verifiers of recent tokens a process keeps (`ServerKey.verifier`): more than a
+#: worker's seats in play at once.
+VERIFIERS_KEPT = 8192
 #: Characters of a caller's scope (the key's HMAC of its address or token) in a record's name.
 SCOPE_LENGTH = 22
 
@@ -88,7 +91,7 @@ class ServerKey:
     of its own, derived from the server key by its name, so that no value made for one
     use (a verifier, a caller's scope) is ever another's (a token)."""
 
-    __slots__ = ("_scope", "_token", "_verifier")
+    __slots__ = ("_scope", "_token", "_verifier", "_verifiers")
 
     def __init__(self, secret: str) -> None:
         if len(secret) < MIN_KEY_LENGTH:
@@ -97,6 +100,10 @@ class ServerKey:
         self._token = hmac.digest(root, b"poison token", "sha256")
         self._verifier = hmac.digest(root, b"poison verifier", "sha256")
         self._scope = hmac.digest(root, b"poison caller", "sha256")
+        # Every request with a token needs its verifier, and a seat sends the same token
+        # again and again: an HMAC costs several times a plain hash (docs/performance.md),
+        # so the verifiers of recent tokens are kept, a bounded number, in this process.
+        self._verifiers: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return "ServerKey(...)"  # never the key itself, in a log or a traceback
@@ -126,7 +133,13 @@ class ServerKey:
 
     def verifier(self, token: str) -> str:
         """What the store keeps of a token: its HMAC under the key, from which no token can be made."""
-        return VERIFIER_MARK + _text(hmac.digest(self._verifier, token.encode(), "sha256"), 43)
+        verifier = self._verifiers.get(token)
+        if verifier is None:
+            verifier = VERIFIER_MARK + _text(hmac.digest(self._verifier, token.encode(), "sha256"), 43)
+            if len(self._verifiers) >= VERIFIERS_KEPT:
+                self._verifiers.clear()  # a flood of made-up tokens costs an HMAC each, no memory
+            self._verifiers[token] = verifier
+        return verifier
 
     def verifies(self, token: str, stored: str) -> bool:
         """Whether `stored` (a verifier, or an older game's plain hash) is `token`'s, in constant time."""

@@ -19,7 +19,7 @@ from events.games import Games
 from service.app import create_app
 from service.serverkey import KEY_FILE, KeyFileError, read_or_make
 from service.settings import Settings
-from service.tokens import ServerKey, legacy_hash
+from service.tokens import VERIFIERS_KEPT, ServerKey, legacy_hash
 from tests.service.api import auth, problem, view
 from tests.service.served import serving
 
@@ -35,6 +35,17 @@ def test_a_token_verifies_only_under_its_own_key_and_its_verifier_is_no_token():
     assert token not in verifier
     assert not one.verifies(verifier[-43:], verifier)
     assert one.seat_of(token, {0: other.verifier(token), 1: verifier}) == 1
+
+
+def test_a_verifier_is_the_same_whether_kept_from_before_or_made_again_after_many_tokens():
+    keys, fresh = ServerKey("k" * 40), ServerKey("k" * 40)
+    token = keys.new_token()
+    first = keys.verifier(token)
+    assert keys.verifier(token) == first  # kept
+    for _ in range(VERIFIERS_KEPT + 1):  # more tokens than are kept: the kept ones are dropped
+        keys.verifier(keys.new_token())
+    assert keys.verifier(token) == first == fresh.verifier(token)
+    assert keys.seat_of(token, {0: fresh.verifier(keys.new_token()), 1: first}) == 1
 
 
 def test_a_rematch_token_needs_the_key_and_differs_by_seat_and_game():
