@@ -430,6 +430,12 @@ def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[ar
             if waiting > 0
             else f"--open {waiting}: leave 1 seat open or more"
         )
+    if waiting and args.seed is not None:
+        # As the service refuses it (seed_with_open_seats), in the command's own words.
+        raise CommandError(
+            f"--seed {args.seed} with --open {waiting}: a game with an open seat is dealt from a seed the "
+            "service draws, so that nobody can work out the hand of whoever joins; leave out --seed"
+        )
     bots = engine_seats_for(args.bots, ruleset, args.players - 1 - waiting, of="other seats", each="other seat")
     return ruleset, options, bots, args.seat
 
