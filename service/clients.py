@@ -43,7 +43,15 @@ class Proxies:
     """The proxies whose forwarded address is trusted (`trusted_proxies`)."""
 
     def __init__(self, setting: str | None) -> None:
-        self.networks = trusted_networks(setting)
+        named = trusted_networks(setting)
+        # A socket of both families (listening on "::") sees an IPv4 peer as ::ffff:a.b.c.d:
+        # each IPv4 network is trusted in that spelling too, or its proxy would be a stranger.
+        mapped = [
+            ipaddress.IPv6Network(f"::ffff:{network.network_address}/{96 + network.prefixlen}")
+            for network in named
+            if isinstance(network, ipaddress.IPv4Network)
+        ]
+        self.networks = (*named, *mapped)
 
     def trusts(self, host: str | None) -> bool:
         """Whether `host` (a peer's address: asked once per connection) is a trusted proxy's."""

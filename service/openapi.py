@@ -18,7 +18,8 @@ of a second, which an app that is never asked for it should not pay):
   `text/event-stream`, the export as NDJSON.
 - Per operation (service.documented): the header parameters, the problem codes with a real
   example of each, the headers answers carry (`X-Poison-Worker` on all, `Location` on a new
-  game, `Retry-After` on 429), and HEAD beside every GET (service.app answers it).
+  game, `Retry-After` on 429 and on a 503 that says when), and HEAD beside every GET
+  (service.app answers it).
 - Query parameters as a client sends them: never null, integers written as integers.
 
 `config(settings)` is the document's settings (app.py passes them to Litestar): its info and
@@ -446,7 +447,9 @@ def _responses(operation: dict[str, Any], shown: dict[str, Any], *, path: str, m
     for status, answer in operation["responses"].items():
         answer.pop("headers", None)  # Litestar's lower-case copy of the worker header
         headers = {WORKER: {"$ref": _HEADER_REF.format(name=WORKER)}}
-        if status == "429":
+        here = [code for code in codes if str(STATUS_OF[code]) == status]
+        # Every 429, and a refusal of another status that says when to retry (a 503 streams_full).
+        if status == "429" or any("retry_after" in shown["problems"][code] for code in here):
             headers["Retry-After"] = {"$ref": _HEADER_REF.format(name="Retry-After")}
         if (operation_id, status) == ("create_game", "201"):
             headers["Location"] = {"$ref": _HEADER_REF.format(name="Location")}
@@ -454,7 +457,6 @@ def _responses(operation: dict[str, Any], shown: dict[str, Any], *, path: str, m
         content = answer.get("content", {})
         problem = content.get("application/problem+json")
         if problem is not None:
-            here = [code for code in codes if str(STATUS_OF[code]) == status]
             problem["examples"] = {code: {"value": shown["problems"][code]} for code in here}
         for name, summary, key in _ANSWER_EXAMPLES.get((operation_id, status), []):
             media = content.get("application/json")

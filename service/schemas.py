@@ -582,6 +582,12 @@ class Problem(Response):
         | UnsetType
     ) = UNSET
     retry_after: (
-        Annotated[int, msgspec.Meta(ge=1, description="rate_limited only: seconds to wait (as Retry-After says)")]
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                description="the refusals of limits only (429, 503 streams_full): seconds to wait (as Retry-After)",
+            ),
+        ]
         | UnsetType
     ) = UNSET

@@ -758,6 +758,8 @@ async def test_each_code_an_operation_lists_is_answered_there_as_its_example_sho
         assert "x-poison-worker" in answer.headers
         if "retry_after" in body:
             assert int(answer.headers["retry-after"]) == body["retry_after"]
+        if "retry-after" in answer.headers:  # a header sent is a header documented, for clients generated
+            assert "Retry-After" in documented["headers"], (code, documented["headers"])
 
 
 async def test_a_new_game_answers_with_its_location_and_every_answer_names_its_worker(client):

@@ -134,3 +134,14 @@ def test_a_client_address_over_its_connection_cap_is_429_while_another_address_a
                 return http.get(f"{base}/health").status_code == 200
 
         until(answered, deadline=20, what="the address answered again once its connections closed")
+
+
+def test_a_trusted_proxy_is_trusted_on_a_socket_of_both_families_where_its_address_is_ipv4_mapped(tmp_path: Path):
+    # Listening on "::" takes IPv4 connections too, their peers as ::ffff:a.b.c.d: the proxy
+    # named 127.0.0.1 must still be known, or its clients are all one client (its own).
+    settings = {**ONE_GAME, "POISON_HOST": "::", "POISON_TRUSTED_PROXIES": "127.0.0.1"}
+    with serving(tmp_path, **settings) as base, httpx.Client(base_url=base, timeout=10) as http:
+        assert http.post("/v1/games", json=PLAYERS, headers={"X-Forwarded-For": "10.9.9.1"}).status_code == 201
+        assert http.post("/v1/games", json=PLAYERS, headers={"X-Forwarded-For": "10.9.9.1"}).status_code == 429
+        other = http.post("/v1/games", json=PLAYERS, headers={"X-Forwarded-For": "10.9.9.2"})
+        assert other.status_code == 201, "another forwarded client has a bucket of its own"
