@@ -167,6 +167,13 @@ def too_many_streams(cap: int) -> ApiError:
     )
 
 
+def too_many_connections(cap: int) -> ApiError:
+    """Answered by service/protocol.py, on a connection beyond the worker's cap."""
+    detail = f"this worker has its {cap:,} connections open; retry"
+    retry = CONNECTION_RETRY
+    return ApiError(503, "too_many_connections", detail, headers={"Retry-After": str(retry)}, retry_after=retry)
+
+
 def too_many_client_connections(cap: int) -> ApiError:
     """Answered by service/protocol.py, on a connection beyond its address's cap."""
     detail = f"this client address has {cap:,} connections open to this worker, as many as it may; close one, or retry"
@@ -183,5 +190,6 @@ __all__ = [
     "Streams",
     "streams_full",
     "too_many_client_connections",
+    "too_many_connections",
     "too_many_streams",
 ]

@@ -28,7 +28,13 @@ from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, Unk
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.play import create_game, join, play_move
 from events.replay import InvalidLog
-from service.clients import Streams, streams_full, too_many_client_connections, too_many_streams
+from service.clients import (
+    Streams,
+    streams_full,
+    too_many_client_connections,
+    too_many_connections,
+    too_many_streams,
+)
 from service.problems import (
     INTERNAL,
     ApiError,
@@ -467,7 +473,7 @@ def _problems() -> dict[str, Any]:
         "internal_error": INTERNAL,
         "store_unavailable": from_store_unavailable(StoreUnavailable("the event store cannot be reached: timeout")),
         "request_timeout": ApiError(408, "request_timeout", "the request's head did not arrive within 10 s"),
-        "too_many_connections": ApiError(503, "too_many_connections", "this worker serves 4,096 connections at most"),
+        "too_many_connections": too_many_connections(defaults.max_connections),
         "too_many_client_connections": too_many_client_connections(defaults.client_connections),
         "too_many_streams": too_many_streams(defaults.client_streams),
         "streams_full": streams_full(Streams.of(defaults).most),

@@ -56,7 +56,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
 from service import metrics
-from service.clients import Held, Proxies, too_many_client_connections
+from service.clients import Held, Proxies, too_many_client_connections, too_many_connections
 from service.problems import MEDIA_TYPE, ApiError, problem_body, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import new_request_id, request_id_of
@@ -89,8 +89,7 @@ def _problem(status: int, code: str, detail: str) -> bytes:
 
 async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     """The answer to a request beyond the cap (an ASGI app, in place of the API's)."""
-    detail = f"this worker has its {_settings().max_connections:,} connections open; retry"
-    refusal = ApiError(503, "too_many_connections", detail, headers={"Retry-After": "1"})
+    refusal = too_many_connections(_settings().max_connections)
     await send_problem(send, refusal, (REQUEST_ID, request_id_of(scope)), (b"connection", b"close"))
 
 

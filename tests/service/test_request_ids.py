@@ -76,6 +76,9 @@ async def test_a_refusal_of_the_protocol_itself_carries_a_request_id():
     await protocol._too_many_connections(scope, None, send)
     assert sent[0]["status"] == 503
     assert (b"x-request-id", b"over-the-cap") in sent[0]["headers"]
+    # It says when to retry in the body too, as every other refusal of a limit does.
+    assert (b"retry-after", b"1") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"])["retry_after"] == 1
 
 
 def test_a_json_log_line_written_while_a_request_is_served_names_its_id():
