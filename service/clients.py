@@ -71,6 +71,26 @@ class Proxies:
         return cast("ASGIApp", ProxyHeadersMiddleware(cast(Any, app), [str(n) for n in self.networks]))
 
 
+#: The bits of an IPv6 address that name its client: the block one subscriber (a home, a
+#: host) is given, in which it may pick as many addresses as it likes.
+IPV6_CLIENT_PREFIX = 64
+
+
+def client_of(host: str) -> str:
+    """The client a peer's address is counted as, by every limit kept per client: an IPv4
+    address itself (also as an IPv6 socket shows it, `::ffff:a.b.c.d`), an IPv6 address
+    its /64, so that one subscriber cannot take a limit per address of its block."""
+    if ":" not in host:
+        return host  # IPv4 (or no address at all): most peers, at the cost of one test
+    try:
+        address = ipaddress.IPv6Address(host)
+    except ValueError:  # not an address (a name a proxy forwarded): counted as written
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
+
+
 class Held:
     """How many of something each address holds open in this worker (and in all)."""
 
@@ -183,6 +203,8 @@ def too_many_client_connections(cap: int) -> ApiError:
 
 __all__ = [
     "CONNECTION_RETRY",
+    "IPV6_CLIENT_PREFIX",
+    "client_of",
     "STREAM_RETRY",
     "Held",
     "Proxies",

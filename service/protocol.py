@@ -56,7 +56,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
 from service import metrics
-from service.clients import Held, Proxies, too_many_client_connections, too_many_connections
+from service.clients import Held, Proxies, client_of, too_many_client_connections, too_many_connections
 from service.problems import MEDIA_TYPE, ApiError, problem_body, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import new_request_id, request_id_of
@@ -166,8 +166,8 @@ class HttpProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         peer = self.client[0] if self.client else None  # None over a Unix socket: not counted
         if peer is not None and not _proxies().trusts(peer):
-            self._peer = peer
-            self._over_client_cap = _CONNECTIONS.take(peer) > _settings().client_connections
+            self._peer = client_of(peer)
+            self._over_client_cap = _CONNECTIONS.take(self._peer) > _settings().client_connections
         self._arm(self._header_timeout, "head")
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -31,7 +31,7 @@ from events.codec import Event, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
 from events.lobby import after_event, check_seating, lobby_of
 from events.play import LoggedGame
-from service.clients import StreamPlace, Streams
+from service.clients import StreamPlace, Streams, client_of
 from service.dependencies import Scoped, caller_seat, create_body, games_of, gone_of, keys_of, strict_body
 from service.documented import (
     IDEMPOTENCY_KEY_LENGTH,
@@ -129,11 +129,11 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
 
 
 def client_address(request: Scoped) -> str | None:
-    """The client's address, which rate limits and the streams' caps are kept by (None over
-    a Unix socket): the peer's, or the one a trusted proxy forwards (service/clients.py has
-    made it the scope's client by then)."""
+    """The client's address, which rate limits, budgets and the streams' caps are kept by
+    (None over a Unix socket): the peer's, or the one a trusted proxy forwards
+    (service/clients.py has made it the scope's client by then), an IPv6 one as its /64."""
     client = request.scope.get("client")
-    return client[0] if client else None
+    return client_of(client[0]) if client else None
 
 
 async def read_game(games: Games, request: Scoped, game_id: str) -> JSONBytes:

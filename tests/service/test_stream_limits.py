@@ -17,6 +17,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
+from service.clients import client_of
 from service.settings import Settings
 from tests.service.api import auth, problem, view
 from tests.service.listened import Listened
@@ -198,6 +199,34 @@ async def test_a_client_over_its_stream_cap_is_429_with_retry_after_while_anothe
     finally:
         for stream in held + others:
             await stream.close()
+
+
+async def test_ipv6_addresses_of_one_64_block_are_one_client_and_another_block_is_another(client):
+    # One subscriber is given a /64 and may pick any address in it: a cap per address
+    # would give it as many streams (and budgets, and rate limits) as it cares to pick.
+    game_id, _ = await open_table(client, {}, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}])
+    held = [Listened(client, stream_path(game_id), address=f"2001:db8:0:1::{n}") for n in (1, 2)]
+    others: list[Listened] = []
+    try:
+        assert [await stream.opened() for stream in held] == [200, 200]
+        same_block = Listened(client, stream_path(game_id), address="2001:db8:0:1:ffff::3")
+        others.append(same_block)
+        assert await same_block.opened() == 429
+        assert same_block.problem()["code"] == "too_many_streams"
+        next_block = Listened(client, stream_path(game_id), address="2001:db8:0:2::1")
+        others.append(next_block)
+        assert await next_block.opened() == 200
+    finally:
+        for stream in held + others:
+            await stream.close()
+
+
+def test_a_client_is_its_ipv4_address_or_the_64_block_of_its_ipv6_one():
+    assert client_of("192.0.2.7") == "192.0.2.7"
+    assert client_of("::ffff:192.0.2.7") == "192.0.2.7"  # an IPv4 peer on a socket of both families
+    assert client_of("2001:db8:0:1:abcd::9") == client_of("2001:db8:0:1::1") == "2001:db8:0:1::/64"
+    assert client_of("::1") == "::/64"
+    assert client_of("not-an-address") == "not-an-address"
 
 
 async def test_streams_together_hold_at_most_their_share_of_a_workers_connections_and_the_rest_is_503(client):
