@@ -422,7 +422,10 @@ class GamesController(Controller):
         games = games_of(request)
         logged = await games.load(game_id)
         seat = await caller_seat(request, games, game_id, required=False)
-        read = await games.read(game_id, after, limit=limit)
+        # Only the log up to the game as loaded before the token was checked: a seat's token
+        # given up after its check (and the seat dealt to its next occupant) must not read on.
+        shown = min(limit, logged.version - after)
+        read = await games.read(game_id, after, limit=shown) if shown > 0 else []
         return EventLog(events=public_events(read, seat, logged.over, logged.rules), version=logged.version)
 
     @get(
