@@ -276,8 +276,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"{_label('trusted_proxies')} must list IP addresses or networks: {error}") from None
 
     def __repr__(self) -> str:
-        # Every field but the server key, which no log line or traceback may show.
+        # Every field but the server key, which no log line or traceback may show, and the
+        # store's URL without its password.
         shown = {field: getattr(self, field) for field in self.__struct_fields__ if field != "secret_key"}
+        if self.redis_url is not None:
+            shown["redis_url"] = redacted(self.redis_url)
         hidden = "" if self.secret_key is None else ", secret_key=..."
         return f"Settings({', '.join(f'{name}={value!r}' for name, value in shown.items())}{hidden})"
 

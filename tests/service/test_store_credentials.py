@@ -53,3 +53,11 @@ def test_a_server_that_quotes_its_configuration_as_it_fails_is_quoted_without_th
     with pytest.raises(ServerFailed, match=r"Bad directive in:\s+requirepass \*\*\*\s+masterauth \*\*\*") as failed:
         server.start(timeout=10)
     assert server.password not in str(failed.value)
+
+
+def test_the_settings_as_a_traceback_shows_them_hold_no_store_password():
+    settings = Settings(redis_url="redis://:s3cret-store-pass@127.0.0.1:6390/0")
+    shown = repr(settings)
+    assert "s3cret-store-pass" not in shown
+    assert "redis://:***@127.0.0.1:6390/0" in shown
+    assert settings.redis_url == "redis://:s3cret-store-pass@127.0.0.1:6390/0"  # only its showing changes
