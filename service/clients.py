@@ -204,12 +204,12 @@ def too_many_client_connections(cap: int) -> ApiError:
 __all__ = [
     "CONNECTION_RETRY",
     "IPV6_CLIENT_PREFIX",
-    "client_of",
     "STREAM_RETRY",
     "Held",
     "Proxies",
     "StreamPlace",
     "Streams",
+    "client_of",
     "streams_full",
     "too_many_client_connections",
     "too_many_connections",
