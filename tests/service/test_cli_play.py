@@ -5,6 +5,7 @@ seeds them."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import signal
@@ -15,11 +16,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from core.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import RULESETS
 from events.codec import Player
 from events.play import LoggedGame, create_game, play_move
 from events.pot.schema import PotCardPlayed, PotClosed
-from events.schema import CardPlayed
+from events.schema import CardPlayed, CauldronOverflowed
 from tests.service.command import Terminal, assert_one_line_refusal, poison_here, shown_lines
 from tests.waiting import reading_input, until
 
@@ -113,6 +115,26 @@ def test_the_person_is_you_and_the_verbs_agree():
     assert "dealt by you" in out
     for wrong in ("you plays", "you takes", "you holds", "seat 0 holds", "bot 1 play ", "bot 2 take "):
         assert wrong not in out
+
+
+def test_an_overflow_is_told_as_the_sum_that_went_over_the_limit_for_you_and_the_bots():
+    # "total 2 — overflow!" read as if 2 overflowed: the line says what went over, and by what.
+    answers = "\n".join(["1"] * 60) + "\n"
+    out = poison_here("play", "--players", "3", "--rounds", "3", "--seed", "8", stdin=answers).stdout
+    log, _, _ = service_game("poison", ["greedy", "greedy"], 8, {"rounds": 3})
+    names = names_of(["greedy", "greedy"])
+    expected = []
+    for played, caused in itertools.pairwise(log):
+        if isinstance(played, CardPlayed) and isinstance(caused, CauldronOverflowed):
+            before, value = sum(map(value_of, caused.taken)), value_of(played.card)
+            expected.append(
+                f"{said(names, played.seat, played.card)} into cauldron {played.cauldron}: "
+                f"{before} + {value} = {before + value} > {OVERFLOW_LIMIT} — overflow! "
+            )
+    assert {line.split()[0] for line in expected} == {"you", "greedy"}  # the person and the bots
+    told = [line[: line.index("overflow! ") + len("overflow! ")] for line in out.splitlines() if "overflow!" in line]
+    assert told == expected
+    assert not re.search(r"total \d+ — overflow!", out)
 
 
 def test_a_card_you_do_not_hold_is_refused_in_your_words_and_you_choose_again():

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from core import Game
+from core.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import POISON
 from events.codec import Event
 from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
@@ -118,14 +119,14 @@ class PoisonScreen(Screen):
 
     def narrate(self, events: Sequence[Event], players: Players, view: GameView) -> list[RenderableType]:
         lines: list[RenderableType] = []
-        for event in events:
+        for event, caused in zip(events, (*events[1:], None), strict=True):
             if isinstance(event, CardPlayed):
                 lines.append(
                     Text.assemble(
                         players.does(event.seat, "play"),
                         " ",
                         self.card(event.card),
-                        f" into cauldron {event.cauldron}: total {event.total}",
+                        f" into cauldron {event.cauldron}: {self._sum(event, caused)}",
                     )
                 )
             elif isinstance(event, CauldronOverflowed):
@@ -142,6 +143,16 @@ class PoisonScreen(Screen):
             elif isinstance(event, RoundScored):
                 lines.append(self._round_table(event, players, view))
         return lines
+
+    def _sum(self, played: CardPlayed, caused: Event | None) -> str:
+        """The cauldron's total once the card is in; for a card that overflows, the sum
+        that went over the limit ("12 + 2 = 14 > 13"), since the total left once its cards
+        are taken (the played card's own value) reads as if that had overflowed."""
+        if not isinstance(caused, CauldronOverflowed) or caused.cauldron != played.cauldron:
+            return f"total {played.total}"
+        # An overflow takes every card but the one played, so they are the sum before it.
+        before, value = sum(map(value_of, caused.taken)), value_of(played.card)
+        return f"{before} + {value} = {before + value} > {OVERFLOW_LIMIT}"
 
     # -- shared by replay and play ----------------------------------------------------------------
 
