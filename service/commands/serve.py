@@ -17,11 +17,13 @@ that one scrape of `/metrics` sums them all (service/metrics.py), and removes it
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from service import logs
 from service.logs import LogFormat
 from service.serverkey import KeyFileError, key_file, read_or_make, too_open
-from service.settings import SETTINGS, Settings, unknown_variables
+from service.settings import SETTINGS, Setting, Settings, unknown_variables
 
 if TYPE_CHECKING:
     from litestar import Litestar
@@ -128,11 +130,15 @@ def serve(settings: Settings) -> int:
     metrics_dir = _metrics_dir(settings.workers)
     try:
         try:
-            sock = config.bind_socket()  # says why on stderr, and exits STARTUP_FAILURE, if it cannot
-        except SystemExit as failed:
-            return int(failed.code or 1)
+            sock = bound(settings)
+        except CannotListen as error:
+            say(str(error))
+            return STARTUP_FAILURE
         sock.listen(config.backlog)  # connections wait in the queue from now on, not refused
-        say(f"listening on {base_url(settings)} ({_workers(settings.workers)}); docs at {docs_url(settings)}")
+        say(
+            f"listening on {base_url(settings)} ({_workers(settings.workers)}); "
+            f"the table at {table_url(settings)}, docs at {docs_url(settings)}"
+        )
         if config.workers > 1:
             supervisor = Multiprocess(config, sockets=[sock])
             supervisor.run()
@@ -154,6 +160,36 @@ def serve(settings: Settings) -> int:
             shutil.rmtree(metrics_dir, ignore_errors=True)
         say("stopped")
     return status
+
+
+class CannotListen(Exception):
+    """The socket cannot be bound: the line says why, and which setting chooses otherwise."""
+
+
+def bound(settings: Settings) -> socket.socket:
+    """The socket the workers listen on, bound here (as uvicorn's Config.bind_socket would)
+    so that a port in use, or an address not this machine's, is said in the operator's terms:
+    which port, and the flag and variable that choose another (uvicorn says `[Errno 98]`)."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family=family)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as error:
+        sock.close()
+        where = f"cannot listen on {settings.host} port {settings.port}"
+        if error.errno == errno.EADDRINUSE:
+            raise CannotListen(f"{where}: it is in use (by another poison serve?); {_choose(PORT)}") from None
+        if error.errno == errno.EACCES:
+            raise CannotListen(f"{where}: this user may not use it; {_choose(PORT)}") from None
+        why = error.strerror or str(error)
+        raise CannotListen(f"{where}: {why[:1].lower()}{why[1:]}; {_choose(HOST)}") from None
+    sock.set_inheritable(True)  # the workers of several are other processes, given this socket
+    return sock
+
+
+def _choose(setting: Setting) -> str:
+    return f"choose another {setting.name} with {setting.flag} or {setting.variable}"
 
 
 def _metrics_dir(workers: int) -> str | None:
@@ -194,6 +230,13 @@ def say(line: str) -> None:
 def base_url(settings: Settings) -> str:
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     return f"http://{host}:{settings.port}"
+
+
+def table_url(settings: Settings) -> str:
+    """The browser table's page."""
+    from service.controllers.table import TABLE_PATH
+
+    return f"{base_url(settings)}{TABLE_PATH}"
 
 
 def docs_url(settings: Settings) -> str:
@@ -284,6 +327,9 @@ def shown(value: object) -> str:
 FLAGGED = tuple(setting for setting in SETTINGS if setting.flag)
 #: The setting that says how log lines are written (read early: see `run`).
 LOG_FORMAT = next(setting for setting in SETTINGS if setting.name == "log_format")
+#: The settings that choose where to listen, named when it cannot.
+HOST = next(setting for setting in SETTINGS if setting.name == "host")
+PORT = next(setting for setting in SETTINGS if setting.name == "port")
 
 
 def add(commands: argparse._SubParsersAction) -> None:

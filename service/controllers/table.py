@@ -27,6 +27,8 @@ from core.errors import quoted
 
 #: The page's files, installed with the package (package data `static/**/*`).
 STATIC = Path(__file__).resolve().parent.parent / "static"
+#: Where the page is served (`poison serve` says so when it starts).
+TABLE_PATH = "/"
 #: Where the page's files are served from; index.html names its modules and styles under it.
 STATIC_PATH = "/static"
 
@@ -47,7 +49,7 @@ PAGE_HEADERS = {
 }
 
 
-@get("/", include_in_schema=False)
+@get(TABLE_PATH, include_in_schema=False)
 async def table() -> Response[bytes]:
     """The page: a lobby, a table to play or watch, a replay (the fragment says which)."""
     return Response((STATIC / "index.html").read_bytes(), media_type=MediaType.HTML, headers=PAGE_HEADERS)

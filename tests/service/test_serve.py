@@ -242,11 +242,14 @@ def test_serve_says_where_it_listens_logs_each_request_and_says_when_it_stops(tm
         assert http.get("/v1/games?limit=3").status_code == 200
         assert http.get("/v1/games/no-such-game").status_code == 404
         said = err.read_text()
-        docs = next(line for line in said.splitlines() if "listening on" in line).rsplit("docs at ", 1)[1]
+        listening = next(line for line in said.splitlines() if "listening on" in line)
+        docs = listening.rsplit("docs at ", 1)[1]
         assert http.get(docs).status_code == 200
+        table = listening.split("the table at ", 1)[1].split(",", 1)[0]
+        assert "<html" in http.get(table).text
     assert stopped(process) == 0
     lines = err.read_text().splitlines()
-    assert f"poison serve: listening on {base} (1 worker); docs at {base}/schema/swagger" in lines
+    assert f"poison serve: listening on {base} (1 worker); the table at {base}/, docs at {base}/schema/swagger" in lines
     assert lines[-1] == "poison serve: stopped"
     assert any(line.startswith("poison serve: embedded store at redis://:***@127.0.0.1:") for line in lines)
     warning = (
@@ -269,7 +272,7 @@ def test_serve_logs_no_request_unless_asked(tmp_path):
     assert "warning:" not in said
 
 
-def test_serve_that_cannot_listen_says_why_and_stops_its_store(tmp_path):
+def test_serve_on_a_port_in_use_says_which_port_and_how_to_choose_another_and_stops_its_store(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -283,7 +286,12 @@ def test_serve_that_cannot_listen_says_why_and_stops_its_store(tmp_path):
             timeout=60,
         )
     assert result.returncode == 3  # uvicorn's status for a service that could not start
-    assert "address already in use" in result.stderr.lower()
+    said = (
+        f"poison serve: cannot listen on 127.0.0.1 port {port}: it is in use (by another poison serve?); "
+        "choose another port with --port or POISON_PORT"
+    )
+    assert said in result.stderr.splitlines()
+    assert "Errno" not in result.stderr
     assert "listening on" not in result.stderr
     assert result.stderr.splitlines()[-1] == "poison serve: stopped"
 
