@@ -133,10 +133,13 @@ def bots_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> 
     return bots
 
 
-#: How the search bot's strength is written: its playouts per move after a colon.
+#: How the search bot's strength is written: its playouts per move after a colon. How long
+#: a move takes is no figure here (it depends on the playouts and the machine, and would
+#: rot): docs/performance.md measures it, against the bar the documents state.
 STRENGTH_HELP = (
     f"{SEARCH_BOT}:N searches N playouts a move, {PLAYOUT_BOUNDS[0]} to {PLAYOUT_BOUNDS[1]:,} "
-    "(default: the ruleset's, about 50 ms a move at most)"
+    f"(default: {', '.join(f'{r.name} {r.default_playouts:,}' for r in RULESETS.values())}; "
+    "a move's time grows with N: docs/performance.md)"
 )
 
 

@@ -270,6 +270,16 @@ def test_play_help_says_how_the_search_bot_s_strength_is_written():
     assert "mcts:N searches N playouts a move, 1 to 200,000" in out
 
 
+@pytest.mark.parametrize("command", ["play", "simulate", "ladder"])
+def test_the_help_of_a_command_with_the_search_bot_gives_its_default_playouts_and_no_time_of_its_own(command):
+    # A time in the help ("about 50 ms a move") disagreed with the documents and would rot:
+    # how long a move takes depends on the playouts and the machine, measured in one place.
+    out = " ".join(poison_here(command, "--help").stdout.split())
+    defaults = ", ".join(f"{ruleset.name} {ruleset.default_playouts:,}" for ruleset in RULESETS.values())
+    assert f"(default: {defaults}; a move's time grows with N: docs/performance.md)" in out
+    assert not re.search(r"\d\s*ms\b", out)
+
+
 # ---- on a server ----------------------------------------------------------------------------
 
 
