@@ -34,7 +34,8 @@ def test_a_blank_or_duplicate_seat_name_is_said_at_its_field_in_words_and_nothin
     create.click()
 
     assert error_at(watched, 1) == "Seat 2 needs a name: the other players see it at the table."
-    assert error_at(watched, 2) == f"Seat 1 is already called “{first.input_value()}”: each seat needs a name of its own."
+    called = first.input_value()
+    assert error_at(watched, 2) == f"Seat 1 is already called “{called}”: each seat needs a name of its own."
     assert error_at(watched, 0) == ""
     assert second.get_attribute("aria-invalid") == "true"
     assert first.get_attribute("aria-invalid") is None
