@@ -7,8 +7,32 @@ import { h, s, signed } from "./dom.js";
 /** The drawing's width: narrower on a phone, so that its words stay readable there. */
 const width = () => (document.documentElement.clientWidth < 600 ? 380 : 640);
 const HEIGHT = 260;
-const PAD = { left: 44, right: 96, top: 14, bottom: 40 };
+const PAD = { left: 44, top: 14, bottom: 40 };
 const MARKERS = ["circle", "square", "diamond", "triangle", "circle", "square"];
+/** The names at the lines' ends: their font, set on them here so that their widths are known before drawing. */
+const NAME_FONT = { size: 12, weight: 700 };
+/** Between a line's last point and its name; and the most of the drawing's width the names may take. */
+const NAME_GAP = 8;
+const NAMES_AT_MOST = 0.4;
+/** Between two names at the lines' ends, so that equal totals stay readable. */
+const NAME_STEP = 13;
+
+let pen = null;
+/** How wide `text` is drawn in the names' font, in the drawing's units (the page's font, as CSS gives it). */
+function measure(text) {
+  pen ??= document.createElement("canvas").getContext("2d");
+  pen.font = `${NAME_FONT.weight} ${NAME_FONT.size}px ${getComputedStyle(document.documentElement).fontFamily}`;
+  return pen.measureText(text).width;
+}
+
+/** "Name +3", its name shortened with "…" when the whole would be wider than `room`. */
+function fitted(name, total, room) {
+  const whole = `${name} ${total}`;
+  if (measure(whole) <= room) return whole;
+  const letters = [...name]; // by code point, never splitting a character in two
+  while (letters.length > 1 && measure(`${letters.join("")}… ${total}`) > room) letters.pop();
+  return `${letters.join("")}… ${total}`;
+}
 
 function ticks(low, high) {
   const span = Math.max(high - low, 1);
@@ -43,7 +67,12 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
   const yTicks = ticks(Math.min(0, ...all), Math.max(1, ...all));
   const low = yTicks[0];
   const high = yTicks.at(-1);
-  const plotWidth = WIDTH - PAD.left - PAD.right;
+  // The right margin is as wide as the widest name at a line's end needs, up to its share
+  // of the drawing (a longer name is shortened to fit, and its line's title keeps it whole).
+  const room = WIDTH * NAMES_AT_MOST - NAME_GAP;
+  const ending = lines.map((line, seat) => fitted(names[seat], signed(line.at(-1)), room));
+  const right = NAME_GAP + Math.ceil(Math.max(0, ...ending.map(measure))) + 2;
+  const plotWidth = WIDTH - PAD.left - right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const x = (i) => PAD.left + (labels.length > 1 ? (i * plotWidth) / (labels.length - 1) : plotWidth / 2);
   const y = (value) => PAD.top + plotHeight - ((value - low) * plotHeight) / (high - low || 1);
@@ -60,9 +89,12 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
   const xLabels = labels.map((label, i) =>
     i % every === 0 || i === labels.length - 1 ? s("text", { class: "tick", x: x(i), y: PAD.top + plotHeight + 16, "text-anchor": "middle" }, label) : null,
   );
-  // Names at the lines' ends, nudged apart so that equal totals stay readable.
+  // Names at the lines' ends, nudged apart so that equal totals stay readable, and back up
+  // from the drawing's bottom edge if the nudging pushed the lowest past it.
   const ends = lines.map((line, seat) => ({ seat, y: y(line.at(-1)) })).sort((a, b) => a.y - b.y);
-  for (let i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + 13);
+  for (let i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + NAME_STEP);
+  const lowest = HEIGHT - NAME_FONT.size;
+  for (let i = ends.length - 1; i >= 0; i--) ends[i].y = Math.min(ends[i].y, i === ends.length - 1 ? lowest : ends[i + 1].y - NAME_STEP);
   const series_ = lines.map((line, seat) =>
     s(
       "g",
@@ -70,7 +102,17 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
       s("title", null, `${names[seat]}: ${line.map(signed).join(", ")}`),
       s("polyline", { class: `series-line seat-${seat}`, "data-seat": seat, points: line.map((value, i) => `${x(i)},${y(value)}`).join(" ") }),
       line.map((value, i) => marker(MARKERS[seat % MARKERS.length], x(i), y(value), seat)),
-      s("text", { class: `series-name seat-${seat}`, x: x(line.length - 1) + 8, y: ends.find((end) => end.seat === seat).y + 4 }, `${names[seat]} ${signed(line.at(-1))}`),
+      s(
+        "text",
+        {
+          class: `series-name seat-${seat}`,
+          x: x(line.length - 1) + NAME_GAP,
+          y: ends.find((end) => end.seat === seat).y + 4,
+          "font-size": NAME_FONT.size,
+          "font-weight": NAME_FONT.weight,
+        },
+        ending[seat],
+      ),
     ),
   );
   const step =

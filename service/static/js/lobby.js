@@ -149,6 +149,36 @@ export function mountLobby(root, { status }) {
       return { ...player, playouts: Number(typed) };
     }
 
+    /** What is wrong with each seat's name, in words (null: nothing), as the service would
+     * refuse it: blank, or the same as an earlier seat's (the field's maxLength already keeps
+     * it within the document's bound). Said at the field before anything is sent. */
+    function nameProblems() {
+      const seen = new Map();
+      return seats.map((seat, index) => {
+        if (seat.open) return null;
+        const name = seat.name.trim();
+        if (name === "") return `Seat ${index + 1} needs a name: the other players see it at the table.`;
+        if (seen.has(name)) return `Seat ${seen.get(name) + 1} is already called “${name}”: each seat needs a name of its own.`;
+        seen.set(name, index);
+        return null;
+      });
+    }
+
+    // Once a send has found a name wrong, the fields are checked again as they are typed in,
+    // so that a message goes away as soon as its name is put right.
+    let namesChecked = false;
+    function showNameProblems(found) {
+      for (const row of seatList.querySelectorAll(".seat-row")) {
+        const problem = found[Number(row.dataset.seat)] ?? null;
+        const input = row.querySelector(".seat-name-input");
+        input.setCustomValidity(problem ?? "");
+        if (problem === null) input.removeAttribute("aria-invalid");
+        else input.setAttribute("aria-invalid", "true");
+        row.querySelector(".seat-name-error").textContent = problem ?? "";
+      }
+      return found.findIndex((problem) => problem !== null);
+    }
+
     function drawSeats() {
       fill(
         seatList,
@@ -166,7 +196,13 @@ export function mountLobby(root, { status }) {
               minLength: form.nameLength.min,
               maxLength: form.nameLength.max,
               required: true,
-              on: { input: (event) => (seat.name = event.target.value) },
+              "aria-describedby": `seat-name-error-${index}`,
+              on: {
+                input: (event) => {
+                  seat.name = event.target.value;
+                  if (namesChecked) showNameProblems(nameProblems());
+                },
+              },
             }),
             h(
               "select",
@@ -178,10 +214,12 @@ export function mountLobby(root, { status }) {
             ),
             strengthField(seat, index),
             h("button", { type: "button", class: "remove-seat", "aria-label": `Remove seat ${index + 1}`, disabled: seats.length <= form.seats.min, on: { click: () => (seats.splice(index, 1), drawSeats()) } }, "×"),
+            h("span", { class: "seat-name-error", id: `seat-name-error-${index}`, role: "alert" }),
           ),
         ),
       );
       addSeat.disabled = seats.length >= form.seats.max;
+      if (namesChecked) showNameProblems(nameProblems());
     }
 
     function drawOptions() {
@@ -229,6 +267,13 @@ export function mountLobby(root, { status }) {
 
     async function send() {
       problems.clear();
+      const wrong = showNameProblems(nameProblems());
+      if (wrong >= 0) {
+        namesChecked = true;
+        problems.show("refused", "Check the names.", "A name at a seat says what is wrong with it; nothing was sent.");
+        seatList.querySelectorAll(".seat-name-input")[wrong].focus();
+        return;
+      }
       let text;
       try {
         text = body();

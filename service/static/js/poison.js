@@ -28,6 +28,9 @@ export const defaultSeats = 3;
 
 const KINDS = { R: "red", B: "blue", P: "purple", G: "poison" };
 const TALLY_ORDER = ["red", "blue", "purple", "poison"];
+/** The score sheet's mark for each kind taken: a letter per colour, and poison its skull, as on its cards. */
+const TALLY_MARKS = { red: "R", blue: "B", purple: "P", poison: "☠" };
+const TALLY_LEGEND = TALLY_ORDER.map((kind) => `${TALLY_MARKS[kind]} ${kind}`).join(", ");
 
 export function face(code) {
   const kind = KINDS[code[0]];
@@ -172,7 +175,7 @@ export function sheet(scores, view, names, count) {
   return h(
     "table",
     { class: "sheet" },
-    h("caption", null, "Round by round: the score, and the cards taken (struck through: discarded for taking strictly the most)."),
+    h("caption", null, `Round by round: the score, and the cards taken (${TALLY_LEGEND}; ×2: two cards; struck through: discarded for taking strictly the most).`),
     h("thead", null, h("tr", null, h("th", { scope: "col" }, "Round"), names.map((who) => h("th", { scope: "col" }, who)))),
     h(
       "tbody",
@@ -197,7 +200,7 @@ export function sheet(scores, view, names, count) {
                       return h(
                         "span",
                         { class: ["tally", `kind-${kind}`, discarded && "discarded"], title: `${count} ${kind} taken${discarded ? ": discarded" : ""}` },
-                        `${kind[0].toUpperCase()}×${count}`,
+                        `${TALLY_MARKS[kind]}×${count}`,
                       );
                     }),
                   ),

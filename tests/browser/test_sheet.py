@@ -1,0 +1,96 @@
+"""The score sheet and the chart as a person reads them: every kind of card taken has a mark
+of its own that the sheet explains, and the chart's names at the lines' ends fit inside it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.browser.conftest import Watched
+from tests.browser.table import STEPS, create, finished_game, scores
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_poison_score_sheet_marks_each_kind_taken_its_own_way_and_says_what_the_marks_mean(
+    open_page: Callable[..., Watched], served: str
+) -> None:
+    created = finished_game(served, "poison", 4)
+    game_id, last = created["game_id"], created["game"]["version"]
+    sheet = scores(served, game_id)
+    kinds_taken = {
+        kind for round_ in sheet["rounds"] for taken in round_["taken"] for kind, count in taken.items() if count
+    }
+    assert {"purple", "poison"} <= kinds_taken, "the game chosen takes both purple and poison"
+    page = open_page(f"#/games/{game_id}/steps").page
+    page.wait_for_selector(f'{STEPS}[data-version="{last}"]')
+
+    shown = page.locator(".sheet .tally").evaluate_all(
+        "all => all.map(t => [[...t.classList].find(c => c.startsWith('kind-')).slice(5), t.textContent])"
+    )
+    marks: dict[str, set[str]] = {}
+    for kind, text in shown:
+        mark, count = text.split("×")
+        assert int(count) > 0
+        marks.setdefault(kind, set()).add(mark)
+    assert set(marks) == kinds_taken
+    assert all(len(kind_marks) == 1 for kind_marks in marks.values()), marks
+    assert len({next(iter(kind_marks)) for kind_marks in marks.values()}) == len(marks), f"one mark per kind: {marks}"
+    caption = page.locator(".sheet caption").inner_text()
+    for kind, kind_marks in marks.items():
+        assert f"{next(iter(kind_marks))} {kind}" in caption, caption
+
+
+#: Names as long as the service takes (32 characters) and in other scripts, at the chart's right edge.
+LONG_NAMES = [
+    {"name": "Дмитрий", "bot": "greedy"},
+    {"name": "Maria da Conceição Albuquerque", "bot": "random"},
+    {"name": "Ж" * 32, "bot": "greedy"},
+    {"name": "W" * 32, "bot": "random"},
+]
+
+
+#: Six seats of which four end the game (seed 20, one round) at the lowest total, 0: their
+#: names are nudged apart downwards, from the chart's bottom line.
+LEVEL_AT_THE_BOTTOM = [
+    {"name": f"Seat{seat}", "bot": "random" if seat % 2 == 0 else "greedy"} for seat in range(6)
+]
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    ("players", "seed", "rounds"),
+    [(LONG_NAMES, 21, 2), (LEVEL_AT_THE_BOTTOM, 20, 1)],
+    ids=["long-names", "level-at-the-bottom"],
+)
+def test_the_charts_names_at_the_lines_ends_fit_inside_the_chart_on_desktop_and_phone(
+    open_page: Callable[..., Watched], served: str, phone: bool, players: list[dict[str, str]], seed: int, rounds: int
+) -> None:
+    created = create(served, players, seed=seed, rounds=rounds)
+    game_id, last = created["game_id"], created["game"]["version"]
+    page = open_page(f"#/games/{game_id}/steps", phone=phone).page
+    page.wait_for_selector(f'{STEPS}[data-version="{last}"]')
+
+    chart = page.locator("svg.chart")
+    edges = chart.evaluate(
+        "svg => { const r = svg.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom]; }"
+    )
+    labels = chart.locator("text.series-name").evaluate_all(
+        "all => all.map(t => { const r = t.getBoundingClientRect();"
+        " return [t.textContent, r.left, r.right, r.top, r.bottom]; })"
+    )
+    assert len(labels) == len(players)
+    left, right, top, bottom = edges
+    for text, label_left, label_right, label_top, label_bottom in labels:
+        assert left <= label_left, f"{text!r} runs past the chart's left side"
+        assert label_right <= right, f"{text!r} runs past the chart's right side: {label_right} > {right}"
+        assert top <= label_top, f"{text!r} runs past the chart's top"
+        assert label_bottom <= bottom, f"{text!r} runs past the chart's bottom: {label_bottom} > {bottom}"
+    # Each label still says whose line it is and its total; a name too long for the room is shortened, never cut.
+    titles = chart.locator("g.series > title").all_text_contents()
+    for (text, *_), title, player in zip(labels, titles, players, strict=True):
+        name, total = text.rsplit(" ", 1)
+        assert title.startswith(f"{player['name']}: ")
+        assert name == player["name"] or (name.endswith("…") and player["name"].startswith(name[:-1]))
+        assert total == title.rsplit(", ", 1)[-1]
