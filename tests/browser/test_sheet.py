@@ -94,3 +94,17 @@ def test_the_charts_names_at_the_lines_ends_fit_inside_the_chart_on_desktop_and_
         assert title.startswith(f"{player['name']}: ")
         assert name == player["name"] or (name.endswith("…") and player["name"].startswith(name[:-1]))
         assert total == title.rsplit(", ", 1)[-1]
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_names_as_long_as_the_service_takes_never_make_the_page_scroll_sideways(
+    open_page: Callable[..., Watched], served: str, phone: bool
+) -> None:
+    # A 32-character name with no space to break at, in the feed, the step, the seats and
+    # the score sheet: each wraps within its panel instead of widening the page.
+    created = create(served, LONG_NAMES, seed=21, rounds=2)
+    game_id, last = created["game_id"], created["game"]["version"]
+    page = open_page(f"#/games/{game_id}/steps", phone=phone).page
+    page.wait_for_selector(f'{STEPS}[data-version="{last}"]')
+    width = page.evaluate("window.innerWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
