@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -111,10 +112,31 @@ def _die_with_parent() -> None:
         pass
 
 
+_EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+_LOWEST = 10_000  # clear of the well-known and registered ports that services like to take
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A loopback port nothing listens on, drawn at random from outside the kernel's
+    ephemeral range. A port the kernel hands out for `bind(0)` is one it also hands to
+    outgoing connections, so between our probe and the server's own bind any connection
+    (ours or another process's) may take it; and the kernel offers the same freed port
+    to probes that come close together. Outside that range only another caller of this
+    function could collide, at random."""
+    try:
+        low, high = (int(bound) for bound in _EPHEMERAL.read_text().split())
+    except (OSError, ValueError):
+        low = high = 0
+    outside = [*range(_LOWEST, low), *range(high + 1, 65_536)] if low else []
+    for _attempt in range(64):
+        port = secrets.choice(outside) if outside else 0
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise OSError("no free loopback port found")
 
 
 def private_directory(path: Path) -> tuple[list[Path], list[Path]]:

@@ -53,9 +53,7 @@ LONG_NAMES = [
 
 #: Six seats of which four end the game (seed 20, one round) at the lowest total, 0: their
 #: names are nudged apart downwards, from the chart's bottom line.
-LEVEL_AT_THE_BOTTOM = [
-    {"name": f"Seat{seat}", "bot": "random" if seat % 2 == 0 else "greedy"} for seat in range(6)
-]
+LEVEL_AT_THE_BOTTOM = [{"name": f"Seat{seat}", "bot": "random" if seat % 2 == 0 else "greedy"} for seat in range(6)]
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import time
+from pathlib import Path
 
 import pytest
 import redis
 
-from events.server import EmbeddedServer, ServerNotFound, find_server_binary
+from events.server import EmbeddedServer, ServerNotFound, find_server_binary, free_port
 from events.store import EventStore, StoreUnavailable
 from tests.events.logs import game_log, numbered
 
@@ -157,3 +159,13 @@ async def test_a_server_that_cannot_take_an_append_is_store_unavailable_and_read
     with pytest.raises(StoreUnavailable, match=reply):
         await store.append("g", LOG[2:3], 2)
     assert await store.read("g") == numbered(LOG[:2])
+
+
+def test_a_free_port_is_never_one_the_kernel_may_give_an_outgoing_connection():
+    low, high = (int(bound) for bound in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    ports = {free_port() for _ in range(200)}
+    assert not [port for port in ports if low <= port <= high]
+    assert len(ports) > 150  # drawn at random, not the same freed port again and again
+    for port in list(ports)[:20]:
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", port))  # free when drawn, so bindable now

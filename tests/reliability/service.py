@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -71,7 +72,10 @@ def serve(
     env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {"POISON_STORE_TIMEOUT": "1.0"}
     if redis_url is not None:  # in the environment, not the arguments, which `ps` shows
         env["POISON_REDIS_URL"] = redis_url
-    log = open(os.environ.get("POISON_TEST_SERVE_LOG", os.devnull), "ab")  # noqa: SIM115 - lives with the process
+    # The log lives with the process: a named file when asked for, else one that says why
+    # a start failed.
+    named = os.environ.get("POISON_TEST_SERVE_LOG")
+    log = open(named, "ab") if named else tempfile.TemporaryFile()  # noqa: SIM115
     process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -85,8 +89,13 @@ def serve(
             break
         time.sleep(0.1)
     process.kill()
+    process.wait()
+    said = b""
+    if not named:
+        log.seek(0)
+        said = log.read()[-2000:]
     log.close()
-    raise RuntimeError("poison serve did not start")
+    raise RuntimeError(f"poison serve did not start on port {port}: {said.decode(errors='replace')}")
 
 
 @dataclass
