@@ -3,13 +3,12 @@ take a worker's connections or live streams from everyone else.
 
 - **The client's address** is the peer's, unless the peer is a proxy the service is told
   to trust (`trusted_proxies`): then it is the address that proxy forwards in
-  `X-Forwarded-For`, read by uvicorn's own `ProxyHeadersMiddleware` around the whole
-  application (`Proxies.around`). An untrusted peer's `X-Forwarded-For` is ignored, so a
-  client cannot pose as another address to escape its limits.
-- **Open things per address** (`Held`): the count of each address's open connections
-  (kept by service/protocol.py, by the peer's address) or live streams (kept here, by the
-  client's address), in this worker's memory. They are per worker, as the connections they
-  count are: a worker's sockets are its own.
+  `X-Forwarded-For` (the nearest address in it that is not itself a trusted proxy's), read
+  around the whole application (`Proxies.around`). An untrusted peer's `X-Forwarded-For`
+  is ignored, so a client cannot pose as another address to escape its limits.
+- **Open things per address** (`Held`): the count of each client address's requests under
+  way (kept by service/guards.py) or live streams (kept here), in this worker's memory.
+  They are per worker, as the connections they count are: a worker's sockets are its own.
 - **Live streams** (`Streams`): a client address may hold `client_streams` of them in a
   worker (429 `too_many_streams` beyond), and all of a worker's streams together at most
   `stream_share` of its `max_connections` (503 `streams_full` beyond), so that reads and
@@ -20,15 +19,13 @@ take a worker's connections or live streams from everyone else.
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Any, cast
-
-from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+from typing import TYPE_CHECKING
 
 from service.problems import ApiError
 from service.settings import trusted_networks
 
 if TYPE_CHECKING:
-    from litestar.types import ASGIApp
+    from litestar.types import ASGIApp, Receive, Scope, Send
 
     from service.settings import Settings
 
@@ -63,12 +60,38 @@ class Proxies:
             return False
         return any(address in network for network in self.networks)
 
+    def forwarded(self, header: bytes) -> str:
+        """The client an `X-Forwarded-For` of a trusted peer names: each proxy appends the
+        address it was reached from, so the nearest entry not itself a trusted proxy's is
+        the client; if all are, the farthest."""
+        hosts = [host.strip() for host in header.decode("latin-1").split(",") if host.strip()]
+        for host in reversed(hosts):
+            if not self.trusts(host):
+                return host
+        return hosts[0] if hosts else ""
+
     def around(self, app: ASGIApp) -> ASGIApp:
-        """`app`, its scope's client made the forwarded one when the peer is trusted; `app`
-        itself when no proxy is trusted (nothing to do on any request)."""
+        """`app`, its scope's client made the forwarded one (and its scheme the forwarded
+        `X-Forwarded-Proto`) when the peer is trusted; `app` itself when no proxy is trusted
+        (nothing to do on any request)."""
         if not self.networks:
             return app
-        return cast("ASGIApp", ProxyHeadersMiddleware(cast(Any, app), [str(n) for n in self.networks]))
+
+        async def forwarded_client(scope: Scope, receive: Receive, send: Send) -> None:
+            client = scope.get("client")
+            if scope["type"] in ("http", "websocket") and client and self.trusts(client[0]):
+                for name, value in scope["headers"]:
+                    if name == b"x-forwarded-for":
+                        host = self.forwarded(value)
+                        if host:
+                            scope["client"] = (host, 0)
+                    elif name == b"x-forwarded-proto":
+                        proto = value.decode("latin-1").strip().lower()
+                        if proto in ("http", "https"):
+                            scope["scheme"] = proto
+            await app(scope, receive, send)
+
+        return forwarded_client
 
 
 #: The bits of an IPv6 address that name its client: the block one subscriber (a home, a

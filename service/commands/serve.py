@@ -20,6 +20,7 @@ import argparse
 import errno
 import gc
 import logging
+import multiprocessing
 import os
 import shutil
 import signal
@@ -50,7 +51,7 @@ GC_THRESHOLDS = (50_000, 20, 100)
 
 
 def worker_app() -> Litestar:
-    """The application of one worker, as uvicorn loads it: the service's, then the
+    """The application of one worker, as the server loads it: the service's, then the
     collector set for serving (`settle_collector`)."""
     from service import app
 
@@ -72,12 +73,14 @@ def settle_collector() -> None:
 
 def serve(settings: Settings) -> int:
     # Imported here: every `poison` command imports this module (for its flags), and only
-    # serving needs uvicorn or the store's client (redis, in events.server).
-    import uvicorn
-    from uvicorn.supervisors import Multiprocess
+    # serving needs granian or the store's client (redis, in events.server).
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+    from granian.http import HTTP1Settings
 
     from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 
+    signal.signal(signal.SIGTERM, _stop)  # until granian's own: SIGTERM stops as Ctrl-C does
     if settings.secret_key is None:
         # Made once, before any worker: each of them, and every restart, reads this one.
         try:
@@ -108,50 +111,65 @@ def serve(settings: Settings) -> int:
     _room_for_connections(settings.max_connections)
     # Workers read their settings from the environment: every one of them, flags included.
     os.environ.update({**settings.environment(), "POISON_REDIS_URL": url})
-    config = uvicorn.Config(
-        "service.commands.serve:worker_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_config=logging_config(settings),
-        log_level=None,  # the levels are log_config's: the access log keeps its own
-        # In JSON, the request lines are the service's own (service/observed.py): they have
-        # the route, the duration and the request id, which uvicorn's do not know.
-        access_log=settings.access_log and settings.log_format == "text",
-        http="service.protocol:HttpProtocol",
-        # The application reads X-Forwarded-For itself, from trusted_proxies alone
-        # (service/clients.py): uvicorn's own default would trust 127.0.0.1's.
-        proxy_headers=False,
-        ws="none",  # the API has no WebSocket route
-    )
-    signal.signal(signal.SIGTERM, _stop)  # SIGTERM stops as Ctrl-C does: the store too, and says so
     # Made here, after every early return, so that the `finally` below always removes it.
     metrics_dir = _metrics_dir(settings.workers)
     try:
         try:
-            sock = bound(settings)
+            address = listenable(settings)
         except CannotListen as error:
             say(str(error))
             return STARTUP_FAILURE
-        sock.listen(config.backlog)  # connections wait in the queue from now on, not refused
+        granian = Granian(
+            "service.commands.serve:worker_app",
+            factory=True,
+            address=address,
+            port=settings.port,
+            interface=Interfaces.ASGI,  # with its lifespan: each worker opens and closes its store
+            workers=settings.workers,
+            loop=Loops.uvloop,
+            http=HTTPModes.http1,
+            websockets=False,  # the API has no WebSocket route
+            backlog=BACKLOG,
+            # A worker takes at most this many connections at once; the next waits in the
+            # listen queue until one closes (service/guards.py answers what gets past it).
+            backpressure=settings.max_connections,
+            http1_settings=HTTP1Settings(
+                # From a connection's opening, and between two requests on one, as for a
+                # head begun: past it the connection is closed (the server answers nothing).
+                header_read_timeout=round(settings.header_timeout * 1000),
+                max_buffer_size=MAX_HEAD_BYTES,  # a longer head is 431, never read whole
+            ),
+            log_enabled=True,
+            log_level=_GRANIAN_LEVELS.get(settings.log_level, settings.log_level),  # type: ignore[arg-type]
+            log_dictconfig=logging_config(settings),
+            # In JSON, the request lines are the service's own (service/observed.py): they have
+            # the route, the duration and the request id, which the server's do not know.
+            log_access=settings.access_log and settings.log_format == "text",
+            log_access_format=ACCESS_FORMAT,
+            respawn_failed_workers=True,  # a worker that dies is replaced
+            # A worker that has not stopped this long after SIGTERM is killed: each request
+            # under way has had its deadlines and every live stream ended at once.
+            workers_kill_timeout=KILL_TIMEOUT,
+        )
         say(
             f"listening on {base_url(settings)} ({_workers(settings.workers)}); "
             f"the table at {table_url(settings)}, docs at {docs_url(settings)}"
         )
-        if config.workers > 1:
-            supervisor = Multiprocess(config, sockets=[sock])
-            supervisor.run()
-            unstarted = any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes)
-            status = STARTUP_FAILURE if unstarted else 0
-        else:
-            running = uvicorn.Server(config)
-            try:
-                running.run(sockets=[sock])
-            finally:
-                status = 0 if running.started else STARTUP_FAILURE
+        # Workers are started afresh (not forked from this process, whose threads supervise
+        # the store), as a new program would be.
+        multiprocessing.set_start_method("spawn", force=True)
+        try:
+            granian.serve()  # until SIGINT or SIGTERM, after which the workers stop gracefully
+            status = 0
+        except SystemExit as exit:
+            # Granian exits non-zero when its workers keep failing (a crash loop: one that
+            # cannot open its store fails at start, again and again).
+            say("a worker failed to start, or kept failing: see the lines above")
+            status = STARTUP_FAILURE if exit.code else 0
+        except OSError as error:  # the port was taken between the check and the server's bind
+            say(str(CannotListen.of(settings, error)))
+            status = STARTUP_FAILURE
     except (KeyboardInterrupt, Stopped):
-        # uvicorn shuts down gracefully on SIGINT or SIGTERM, then raises it again.
         status = 0
     finally:
         if server is not None:
@@ -162,30 +180,51 @@ def serve(settings: Settings) -> int:
     return status
 
 
+#: The kernel's queue of connections not yet accepted (uvicorn's default, kept).
+BACKLOG = 2048
+#: The longest request head read, in bytes: a longer one is refused by the server (431).
+MAX_HEAD_BYTES = 65_536
+#: Seconds a worker told to stop may take before it is killed.
+KILL_TIMEOUT = 30
+#: The server's access line, which `AccessLine` writes out (its fields are what it needs).
+ACCESS_FORMAT = "%(method)s %(path)s %(query_string)s %(protocol)s %(status)d %(addr)s"
+#: The server has no "trace" level: its finest is debug.
+_GRANIAN_LEVELS = {"trace": "debug"}
+
+
 class CannotListen(Exception):
     """The socket cannot be bound: the line says why, and which setting chooses otherwise."""
 
-
-def bound(settings: Settings) -> socket.socket:
-    """The socket the workers listen on, bound here (as uvicorn's Config.bind_socket would)
-    so that a port in use, or an address not this machine's, is said in the operator's terms:
-    which port, and the flag and variable that choose another (uvicorn says `[Errno 98]`)."""
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    sock = socket.socket(family=family)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((settings.host, settings.port))
-    except OSError as error:
-        sock.close()
+    @classmethod
+    def of(cls, settings: Settings, error: OSError) -> CannotListen:
         where = f"cannot listen on {settings.host} port {settings.port}"
         if error.errno == errno.EADDRINUSE:
-            raise CannotListen(f"{where}: it is in use (by another poison serve?); {_choose(PORT)}") from None
+            return cls(f"{where}: it is in use (by another poison serve?); {_choose(PORT)}")
         if error.errno == errno.EACCES:
-            raise CannotListen(f"{where}: this user may not use it; {_choose(PORT)}") from None
+            return cls(f"{where}: this user may not use it; {_choose(PORT)}")
         why = error.strerror or str(error)
-        raise CannotListen(f"{where}: {why[:1].lower()}{why[1:]}; {_choose(HOST)}") from None
-    sock.set_inheritable(True)  # the workers of several are other processes, given this socket
-    return sock
+        return cls(f"{where}: {why[:1].lower()}{why[1:]}; {_choose(HOST)}")
+
+
+def listenable(settings: Settings) -> str:
+    """The address to hand the server, once a socket has been bound to it and the port here
+    and let go: a port in use, or an address not this machine's, is said in the operator's
+    terms (which port, the flag and variable that choose another) before any worker starts.
+    The server binds with SO_REUSEPORT (each worker a socket of its own), so a port held by
+    a server of the same kind would be shared, not refused: the check binds without it.
+    A name (localhost) is resolved, since the server takes an address alone."""
+    try:
+        found = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise CannotListen.of(settings, OSError(errno.EADDRNOTAVAIL, str(error.strerror))) from None
+    family, _, _, _, where = found[0]
+    with socket.socket(family=family) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(where)
+        except OSError as error:
+            raise CannotListen.of(settings, error) from None
+    return str(where[0])
 
 
 def _choose(setting: Setting) -> str:
@@ -254,18 +293,15 @@ def _workers(count: int) -> str:
 
 
 def logging_config(settings: Settings) -> dict[str, Any]:
-    """Logs on stderr at the level asked (the service's and uvicorn's); with the access log,
-    one line per request on stdout, whatever the level: uvicorn's human lines, or in JSON
-    (`log_format`) every line one object, the requests' written by the service (poison.access)."""
-    level = settings.log_level.upper()
+    """Logs on stderr at the level asked (the service's and the server's); with the access
+    log, one line per request on stdout, whatever the level: the server's, written as
+    `AccessLine` says, or in JSON (`log_format`) every line one object, the requests'
+    written by the service (poison.access)."""
+    level = settings.log_level.upper() if settings.log_level != "trace" else "DEBUG"
     json_lines = {"()": "service.logs.JsonFormatter"}
     human = {
-        "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": "%(levelprefix)s %(message)s"},
-        "access": {
-            "()": "uvicorn.logging.AccessFormatter",
-            "fmt": '%(asctime)s [%(process)d] %(client_addr)s "%(request_line)s" %(status_code)s',
-            "use_colors": False,
-        },
+        "default": {"()": "logging.Formatter", "fmt": "%(levelname)s: %(message)s"},
+        "access": {"()": "service.commands.serve.AccessLine"},
     }
     return {
         "version": 1,
@@ -276,13 +312,30 @@ def logging_config(settings: Settings) -> dict[str, Any]:
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
         },
         "loggers": {
-            "uvicorn": {"handlers": ["default"], "level": level, "propagate": False},
-            "uvicorn.error": {"level": level},
-            "uvicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+            SERVER_LOGGER: {"handlers": ["default"], "level": level, "propagate": False},
+            "granian.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
             "poison": {"handlers": ["default"], "level": level, "propagate": False},
             logs.ACCESS_LOGGER: {"handlers": ["access"], "level": "INFO", "propagate": False},
         },
     }
+
+
+#: The logger of granian's own lines (its Rust core's too), as granian.log names it.
+SERVER_LOGGER = "_granian"
+
+
+class AccessLine(logging.Formatter):
+    """One request as the access log shows it: the time, the worker's process, the client,
+    the request line (its query included) and the status. The server hands each request's
+    fields (granian.log's atoms) as the record's arguments."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = record.args if isinstance(record.args, dict) else {}
+        query = fields.get("query_string") or ""
+        target = f"{fields.get('path', '')}{'?' if query else ''}{query}"
+        request_line = f"{fields.get('method', '-')} {target} {fields.get('protocol', '')}"
+        client, status = fields.get("addr", "-"), fields.get("status", "")
+        return f'{self.formatTime(record)} [{record.process}] {client} "{request_line}" {status}'
 
 
 def _room_for_connections(connections: int) -> None:

@@ -1,7 +1,7 @@
-"""What `poison` imports when it does not serve: never Litestar nor uvicorn, whose import
-alone took longer (about 120 ms) than the rest of the command's start. Only `poison serve`
-needs them, and imports them on its own path; nor the store's client (redis, about 50 ms),
-but to serve or to replay a stored game.
+"""What `poison` imports when it does not serve: never Litestar nor the HTTP server (granian,
+or uvicorn), whose import alone took longer (about 120 ms) than the rest of the command's
+start. Only `poison serve` needs them, and imports them on its own path; nor the store's
+client (redis, about 50 ms), but to serve or to replay a stored game.
 
 Each case runs in a fresh interpreter (`python -c`, no `poison` process: tests/tiers.py lets
 it run in the fast tier), since this test session has imported Litestar long ago."""
@@ -19,7 +19,7 @@ from events.codec import Player, encode_public, to_public
 from events.play import create_game, play_move
 
 #: What only serving may import.
-SERVING_ONLY = ("litestar", "uvicorn")
+SERVING_ONLY = ("granian", "litestar", "uvicorn")
 
 #: Imports `service.cli` (and any other module named), runs `main(argv)` for each argv given
 #: (its output thrown away, its input the text given), then prints which of SERVING_ONLY
@@ -57,7 +57,7 @@ def imported_by(
     return json.loads(probe.stdout.splitlines()[-1])
 
 
-def test_importing_the_command_imports_neither_litestar_nor_uvicorn():
+def test_importing_the_command_imports_neither_litestar_nor_the_server():
     assert imported_by() == []
 
 
@@ -86,11 +86,11 @@ def pot_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
     ids=["simulate", "ladder", "play", "play-on-a-server", "help-and-usage"],
 )
-def test_a_command_that_does_not_serve_imports_neither_litestar_nor_uvicorn(runs):
+def test_a_command_that_does_not_serve_imports_neither_litestar_nor_the_server(runs):
     assert imported_by(*runs) == []
 
 
-def test_replay_of_a_log_imports_neither_litestar_nor_uvicorn(pot_log: Path):
+def test_replay_of_a_log_imports_neither_litestar_nor_the_server(pot_log: Path):
     assert imported_by((["replay", str(pot_log)], ""), (["replay", "-"], pot_log.read_text())) == []
 
 
@@ -102,4 +102,4 @@ def test_a_command_that_reads_no_store_imports_no_store_client(pot_log: Path):
 
 def test_the_probe_sees_what_serving_imports():
     # The tests above would pass if the probe saw nothing: here it must see serve's imports.
-    assert imported_by(modules=("service.app", "uvicorn")) == ["litestar", "uvicorn"]
+    assert imported_by(modules=("service.app", "granian")) == ["granian", "litestar"]

@@ -268,7 +268,7 @@ def test_serve_logs_no_request_unless_asked(tmp_path):
     assert stopped(process) == 0
     assert out.read_text() == ""
     said = err.read_text()
-    assert "Application startup complete" in said  # uvicorn's own lines at info
+    assert "Started worker-1" in said  # the server's own lines at info
     assert "warning:" not in said
 
 
@@ -285,7 +285,7 @@ def test_serve_on_a_port_in_use_says_which_port_and_how_to_choose_another_and_st
             text=True,
             timeout=60,
         )
-    assert result.returncode == 3  # uvicorn's status for a service that could not start
+    assert result.returncode == 3  # the status of a service that could not start (STARTUP_FAILURE)
     said = (
         f"poison serve: cannot listen on 127.0.0.1 port {port}: it is in use (by another poison serve?); "
         "choose another port with --port or POISON_PORT"
