@@ -35,6 +35,7 @@ from service.controllers.games import GamesController
 from service.controllers.replays import replay_log
 from service.controllers.seats import SeatsController
 from service.dependencies import GuardedRequest
+from service.guards import Guard
 from service.hot import hot_routes
 from service.observed import observed
 from service.responses import WORKER_HEADER, worker
@@ -100,6 +101,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
     # Outermost: the OPTIONS answered above get their request id and measure too.
     app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and settings.log_format == "json")
+    # The worker's bounds of requests (service/guards.py): inside the proxies' client, which
+    # its cap per client address counts by.
+    app.asgi_handler = Guard(settings).around(app.asgi_handler)
     # Around it all, a trusted proxy's client taken for the client (service/clients.py), so
     # that the log line, the rate limits and the streams' caps all see the same address.
     app.asgi_handler = Proxies(settings.trusted_proxies).around(app.asgi_handler)

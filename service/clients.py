@@ -211,15 +211,18 @@ def too_many_streams(cap: int) -> ApiError:
 
 
 def too_many_connections(cap: int) -> ApiError:
-    """Answered by service/protocol.py, on a connection beyond the worker's cap."""
-    detail = f"this worker has its {cap:,} connections open; retry"
+    """Answered by service/guards.py, to a request beyond the worker's cap."""
+    detail = f"this worker has {cap:,} requests under way, as many as it may; retry"
     retry = CONNECTION_RETRY
     return ApiError(503, "too_many_connections", detail, headers={"Retry-After": str(retry)}, retry_after=retry)
 
 
 def too_many_client_connections(cap: int) -> ApiError:
-    """Answered by service/protocol.py, on a connection beyond its address's cap."""
-    detail = f"this client address has {cap:,} connections open to this worker, as many as it may; close one, or retry"
+    """Answered by service/guards.py, to a request beyond its client address's cap."""
+    detail = (
+        f"this client address has {cap:,} requests under way in this worker (live streams included), as many as "
+        "it may; end one, or retry"
+    )
     retry = CONNECTION_RETRY
     return ApiError(429, "too_many_client_connections", detail, headers={"Retry-After": str(retry)}, retry_after=retry)
 

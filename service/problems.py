@@ -3,10 +3,10 @@ in one place.
 
 Domain errors stay plain exceptions in core/ and events/; `HANDLERS` turns each into its
 problem, and `problem_response` answers it: every problem the service sends (a handler's
-refusal, a framework error, the recorded answer of an idempotent move, service/protocol.py's
-own 400, 408 and 503) is the body `problem_body` writes, titled from the one table `TITLES`,
+refusal, a framework error, the recorded answer of an idempotent move, service/guards.py's
+own 408, 429 and 503) is the body `problem_body` writes, titled from the one table `TITLES`,
 ending with a newline and answered with `X-Poison-Worker` (and, as every answer,
-`X-Request-Id`: service.observed). Those answered here and by the protocol are counted by
+`X-Request-Id`: service.observed). Those answered here and by the guard are counted by
 code (service.metrics). Nothing is answered 5xx unless the store is down (503): an
 unexpected exception is a bug, logged with its request's id, and answered 500
 `internal_error` without details.
@@ -278,7 +278,7 @@ def internal_error(request: Request[Any, Any, Any], error: Exception) -> Respons
 async def send_problem(send: Any, problem: ApiError, *extra: tuple[bytes, bytes]) -> None:
     """Answer `problem` through an ASGI `send`, as `problem_response` answers it (its headers,
     the worker's, then `extra`), where there is no Litestar response to make: the hot routes'
-    refusals (service/hot.py) and the protocol's own (service/protocol.py)."""
+    refusals (service/hot.py) and the guard's own (service/guards.py)."""
     metrics.PROBLEMS.labels(problem.code).inc()
     body = problem_body(problem)
     headers = [

@@ -1,6 +1,6 @@
 """Every request's id: the client's `X-Request-Id` when it is a sane token, else one made
 here; returned in the answer's `X-Request-Id` (service/observed.py adds it to every answer,
-problems and the hot routes included; service/protocol.py to its own refusals), written in
+problems and the hot routes included; service/guards.py to its own refusals), written in
 the request's log line and in every log line written while it is served (service/logs.py).
 
 A client's id is taken only if it is 1 to MAX_LENGTH characters of letters, digits and

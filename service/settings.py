@@ -120,27 +120,32 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "same for every node on one store; unset: poison serve keeps one in data_dir's secret-key file"
         ),
     ] = None
-    # Requests and connections (service/protocol.py).
+    # Requests and connections: the server's own bounds (service/commands/serve.py) and the
+    # worker's (service/guards.py).
     max_body_bytes: Annotated[
         int, _setting("the largest request body, in bytes; a larger one is 413 payload_too_large", ge=1024, le=2**30)
     ] = 1_048_576
     header_timeout: Annotated[
         Seconds,
-        _setting("seconds for a request's head to arrive, from the connection's opening or its first byte; else 408"),
+        _setting(
+            "seconds for a request's head to arrive, from the connection's opening or the end of the answer before; "
+            "else the connection is closed"
+        ),
     ] = 10.0
     body_timeout: Annotated[
-        Seconds, _setting("seconds for a request's whole body to arrive, from the end of its head; else 408")
+        Seconds, _setting("seconds for a request's whole body to arrive, from the start of the request; else 408")
     ] = 10.0
     max_connections: Annotated[
         int,
         _setting(
-            "open connections a worker keeps (live streams included); a request beyond is 503 too_many_connections",
+            "open connections a worker takes at once (live streams included; one beyond waits until one closes), "
+            "and requests it has under way; a request beyond is 503 too_many_connections",
             ge=1,
             le=100_000,
         ),
     ] = 4096
-    # What one client may hold open (service/clients.py): connections counted by the peer's
-    # address, live streams by the client's (a trusted proxy's forwarded one).
+    # What one client may hold open (service/clients.py, service/guards.py): requests under
+    # way and live streams, by the client's address (a trusted proxy's forwarded one).
     trusted_proxies: Annotated[
         str | None,
         _setting(
@@ -151,8 +156,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     client_connections: Annotated[
         int,
         _setting(
-            "open connections one client address may hold in a worker (a trusted proxy's own are not counted); "
-            "a request on one beyond is 429 too_many_client_connections",
+            "requests one client address may have under way in a worker, live streams included (a trusted proxy's "
+            "own are not counted); a request beyond is 429 too_many_client_connections",
             ge=1,
             le=100_000,
         ),
@@ -251,7 +256,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # What it says.
     log_level: Annotated[
         LogLevel,
-        _setting("the least severe log line written to stderr (the service's and uvicorn's)", flag="--log-level"),
+        _setting("the least severe log line written to stderr (the service's and the server's)", flag="--log-level"),
     ] = "warning"
     access_log: Annotated[
         bool,

@@ -7,9 +7,12 @@ store, and that it stopped; with `--access-log` (POISON_ACCESS_LOG) every reques
 on stdout. Without a Redis URL, this process starts the embedded server once and hands its
 URL to every worker, so several workers share one store and no state lives in only one of
 them. It supervises that server: one killed or crashed is started again on the same port and
-data (the workers' connections recover by themselves), with back-off. Workers speak HTTP
-through service/protocol.py (timeouts for slow clients, caps on connections, malformed HTTP
-answered as problem+json). Its log lines are human (the default) or JSON (POISON_LOG_FORMAT,
+data (the workers' connections recover by themselves), with back-off. The workers are
+granian's, configured here, never patched: its ASGI interface on uvloop, HTTP/1.1, a
+deadline for a request's head and a cap on a worker's connections; a worker that dies is
+replaced, SIGTERM stops as Ctrl-C does. What the server does not bound, service/guards.py
+bounds in the application (a body's deadline, caps on requests under way, live streams
+ended at shutdown). Its log lines are human (the default) or JSON (POISON_LOG_FORMAT,
 service/logs.py); with several workers it gives them a directory for their metrics, so
 that one scrape of `/metrics` sums them all (service/metrics.py), and removes it when it stops.
 """
@@ -53,9 +56,11 @@ GC_THRESHOLDS = (50_000, 20, 100)
 def worker_app() -> Litestar:
     """The application of one worker, as the server loads it: the service's, then the
     collector set for serving (`settle_collector`)."""
-    from service import app
+    from service import app, guards
 
     application = app.create_app_from_environment()
+    # Served, its live streams end when the server is told to stop (service/guards.py).
+    application.on_startup.append(guards.end_streams_on_shutdown)
     settle_collector()
     return application
 

@@ -24,7 +24,7 @@ class Served:
     log: object = None
 
     def workers(self) -> list[int]:
-        """The uvicorn worker processes (children that are Python, not the store)."""
+        """The worker processes (children that are Python, not the store)."""
         children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
         workers = []
         for pid in map(int, children.split()):
@@ -33,7 +33,7 @@ class Served:
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
             except FileNotFoundError:
                 continue
-            # uvicorn's workers are spawned processes; not the resource tracker, not the store.
+            # The workers are spawned processes; not the resource tracker, not the store.
             if "spawn_main" in command and "resource_tracker" not in command and state != "Z":
                 workers.append(pid)
         return workers

@@ -1,5 +1,5 @@
 """X-Request-Id: the client's when it is a sane token, else a fresh one; on every answer
-(the hot move route, problems, the protocol's own refusals); in the JSON log lines written
+(the hot move route, problems, the guard's own refusals: tests/service/test_guards.py); in the JSON log lines written
 while the request is served. And POISON_LOG_FORMAT, a setting as the others, refused in words when it is neither
 text nor json. (The JSON request line of a real `poison serve` is read back in
 tests/service/test_shutdown.py.)"""
@@ -12,11 +12,10 @@ import os
 import re
 import subprocess
 import sys
-from typing import Any
 
 import pytest
 
-from service import protocol, request_ids
+from service import request_ids
 from service.logs import JsonFormatter
 from service.settings import unknown_variables
 from tests.service.api import auth, create, view
@@ -64,21 +63,6 @@ async def test_an_id_that_is_not_a_sane_token_is_replaced_by_a_fresh_one(client,
 async def test_the_longest_sane_id_is_kept(client):
     longest = "a" * request_ids.MAX_LENGTH
     assert (await client.get("/health/live", headers={"X-Request-Id": longest})).headers["x-request-id"] == longest
-
-
-async def test_a_refusal_of_the_protocol_itself_carries_a_request_id():
-    sent: list[dict[str, Any]] = []
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    scope = {"type": "http", "headers": [(b"x-request-id", b"over-the-cap")]}
-    await protocol._too_many_connections(scope, None, send)
-    assert sent[0]["status"] == 503
-    assert (b"x-request-id", b"over-the-cap") in sent[0]["headers"]
-    # It says when to retry in the body too, as every other refusal of a limit does.
-    assert (b"retry-after", b"1") in sent[0]["headers"]
-    assert json.loads(sent[1]["body"])["retry_after"] == 1
 
 
 def test_a_json_log_line_written_while_a_request_is_served_names_its_id():

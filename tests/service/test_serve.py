@@ -319,36 +319,35 @@ def test_docs_serve_md_documents_every_setting_with_its_default():
         assert f"| {default} |" in rows[setting.variable].replace("`", ""), (setting.variable, default)
 
 
-def test_every_refusal_of_the_protocol_is_a_problem_like_any_other(tmp_path):
-    """408, 503 and 400 answered by service/protocol.py itself: rendered as the API's
-    problems are (title from the one table, X-Poison-Worker, a final newline)."""
-    # 5 s for a head: the holders below stay open that long, however slowly the worker takes them.
-    process, base, _, _ = start(tmp_path, POISON_HEADER_TIMEOUT="5", POISON_MAX_CONNECTIONS="2")
+def test_every_refusal_the_application_sees_is_a_problem_like_any_other_and_the_servers_are_no_5xx(tmp_path):
+    """429 and 408 answered by service/guards.py itself: rendered as the API's problems are
+    (title from the one table, X-Poison-Worker, a final newline). Malformed HTTP never
+    reaches the application: the server refuses it with a bare 400, never a 5xx."""
+    process, base, _, _ = start(tmp_path, POISON_BODY_TIMEOUT="3", POISON_CLIENT_CONNECTIONS="2")
     port = int(base.rsplit(":", 1)[1])
     holders: list[socket.socket] = []
 
     def refused() -> httpx.Response | None:
-        # Until the worker has taken both holders, a request still fits under the cap (and,
-        # answered, leaves): asking again is harmless.
+        # Until the worker has read both holders' heads, a request still fits under the cap
+        # (and, answered, leaves): asking again is harmless.
         with httpx.Client(timeout=5) as http:
             answer = http.get(f"{base}/health")
-        return answer if answer.status_code == 503 else None
+        return answer if answer.status_code == 429 else None
 
     try:
         holders = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(2)]
+        for sock in holders:  # two requests under way, their bodies never whole
+            sock.sendall(b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+        beyond = until(refused, deadline=3, what="a request beyond the address's two under way refused")
+        problem_of(beyond.status_code, beyond.headers, beyond.content, 429, "too_many_client_connections")
         for sock in holders:
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and the head never ends
-        beyond = until(refused, deadline=4, what="a request beyond the two held connections refused")
-        problem_of(beyond.status_code, beyond.headers, beyond.content, 503, "too_many_connections")
-        for sock in holders:
-            received = receive_all(sock)
-            status, headers, body = split(received)
+            status, headers, body = split(receive_all(sock))
             problem_of(status, headers, body, 408, "request_timeout")
         garbage = socket.create_connection(("127.0.0.1", port), timeout=5)
         holders.append(garbage)
         garbage.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n")
         status, headers, body = split(receive_all(garbage))
-        problem_of(status, headers, body, 400, "invalid_request")
+        assert (status, headers["connection"], body) == (400, "close", b"")
     finally:
         for sock in holders:
             sock.close()
@@ -383,7 +382,7 @@ def problem_of(status: int, headers: Any, body: bytes, expected: int, code: str)
 
 
 def test_a_live_stream_does_not_keep_serve_from_stopping(tmp_path):
-    """uvicorn lets every request finish before it stops, and a live stream never does:
+    """The server lets every request finish before it stops, and a live stream never does:
     serve waited for ever. The stream now ends whole (an EventSource reconnects) at once."""
     process, base, _, err = start(tmp_path)
     created = httpx.post(f"{base}/v1/games", json={"players": [{"name": n} for n in "abc"]}, timeout=10).json()

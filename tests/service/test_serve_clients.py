@@ -1,6 +1,6 @@
 """What one client address may hold of a real `poison serve` (issue 27, item 3), over real
-sockets: connections per peer address at the protocol, live streams per client address,
-and whose X-Forwarded-For names the client (a trusted proxy's alone)."""
+sockets: requests under way per client address (service/guards.py), live streams per
+client address, and whose X-Forwarded-For names the client (a trusted proxy's alone)."""
 
 from __future__ import annotations
 
@@ -101,17 +101,17 @@ def test_a_trusted_proxys_clients_are_each_their_forwarded_address_and_its_own_c
 def test_a_client_address_over_its_connection_cap_is_429_while_another_address_and_health_get_in(
     tmp_path: Path, sockets: list[socket.socket]
 ):
-    settings = {"POISON_CLIENT_CONNECTIONS": "3", "POISON_HEADER_TIMEOUT": "30"}
+    settings = {"POISON_CLIENT_CONNECTIONS": "3", "POISON_BODY_TIMEOUT": "30"}
     with serving(tmp_path, **settings) as base:
         port = port_of(base)
-        for _ in range(3):  # three connections held open, their heads never ending
+        for _ in range(3):  # three requests held under way, their bodies never ending
             sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            sock.sendall(b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
             sockets.append(sock)
 
         def refused() -> httpx.Response | None:
-            # Until the worker has taken the three holders, a fourth still fits (and, answered,
-            # leaves): asking again is harmless.
+            # Until the worker has read the three holders' heads, a fourth still fits (and,
+            # answered, leaves): asking again is harmless.
             with from_address("127.0.0.1") as http:
                 answer = http.get(f"{base}/health")
             return answer if answer.status_code == 429 else None
@@ -122,7 +122,7 @@ def test_a_client_address_over_its_connection_cap_is_429_while_another_address_a
         assert answer.headers["connection"] == "close"
         body = answer.json()
         assert (body["code"], body["status"], body["retry_after"]) == ("too_many_client_connections", 429, 1)
-        assert "3 connections" in body["detail"]
+        assert "3 requests" in body["detail"]
         with from_address("127.0.0.2") as other:
             assert other.get(f"{base}/health").status_code == 200  # another address gets in
         for sock in sockets:

@@ -1,5 +1,4 @@
-"""A worker holds an answer's head until its body and writes both at once
-(service/protocol.py, `_OneWriteCycle`). What that must not break, over a raw keep-alive
+"""What a worker's answers must be, however the server writes them, over a raw keep-alive
 connection to a real `poison serve`: answers of every kind arrive whole and in order
 (a JSON body, an error, a HEAD's head without a body, an OPTIONS without one, two requests
 sent in one write), and a live stream's head arrives before any event does."""

@@ -1,0 +1,226 @@
+"""What a worker bounds at the ASGI level, around the whole application, where the server
+(granian, configured by service/commands/serve.py) does not: it sees requests, not
+connections, so it counts what is under way and keeps every deadline a handler could
+otherwise wait on for ever. It uses no private name of any library.
+
+- **A deadline for a request's body**, `body_timeout` from the request's start, a total:
+  a body trickled a byte at a time is dropped too. Past it the client gets 408
+  `request_timeout` (if no answer has begun) with `Connection: close`, and the handler
+  waiting for the body sees the client gone. The server's own deadline covers the head
+  alone (`header_timeout`).
+- **A cap on a worker's requests under way**, `max_connections`, live streams included:
+  one beyond is 503 `too_many_connections` (with `Retry-After`). The server takes at most
+  that many connections at once (the next waits in the listen queue), so over HTTP/1.1,
+  one request at a time on a connection, this answers only what gets past the server's
+  cap: it holds whatever the server's protocol.
+- **A cap on each client address's requests under way**, `client_connections`, live
+  streams included, by the client's address (a trusted proxy's forwarded one: this sits
+  inside `Proxies.around`): one beyond is 429 `too_many_client_connections`, so one
+  client cannot take a worker's `max_connections` from everyone else. A trusted proxy's
+  own requests (with no forwarded client) are not counted. Idle keep-alive connections
+  are no request, and not counted: the server's cap and its timeout bound them.
+- **Live streams end at shutdown.** Told to stop (SIGTERM, or Ctrl-C), the server lets
+  every answer under way finish, and a live stream never does. `end_streams_on_shutdown`,
+  run in a worker once the server has set its own handlers of those signals, adds one
+  that runs theirs too, and tells every guard: each stream's handler sees its client gone
+  (its next wait for a disconnect returns one), and its answer is ended as a whole one
+  ends, so an EventSource reconnects (with Last-Event-ID) to whichever instance serves.
+
+Every refusal here is a problem as the application's are (service.problems), with the
+request's `X-Request-Id`, and counted by its code (service/metrics.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import TYPE_CHECKING, Any
+
+from litestar.enums import ScopeType
+
+from service.clients import Held, Proxies, client_of, too_many_client_connections, too_many_connections
+from service.problems import ApiError, send_problem
+from service.request_ids import HEADER as REQUEST_ID
+from service.request_ids import SCOPE_KEY, request_id_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from litestar.types import ASGIApp, HTTPDisconnectEvent, Message, Receive, ReceiveMessage, Scope, Send
+
+    from service.settings import Settings
+
+DISCONNECT: HTTPDisconnectEvent = {"type": "http.disconnect"}
+CLOSE = (b"connection", b"close")
+#: The signals on which the server stops gracefully.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Shutdown:
+    """This process's news that the server is stopping, for every guard in it."""
+
+    def __init__(self) -> None:
+        self.begun = False
+        self._waiting: set[asyncio.Future[None]] = set()
+
+    def waiter(self) -> asyncio.Future[None]:
+        """A future done when the shutdown begins (at once if it has); `forget` it after."""
+        future = asyncio.get_running_loop().create_future()
+        if self.begun:
+            future.set_result(None)
+        else:
+            self._waiting.add(future)
+        return future
+
+    def forget(self, future: asyncio.Future[None]) -> None:
+        self._waiting.discard(future)
+
+    def begin(self) -> None:
+        self.begun = True
+        waiting, self._waiting = self._waiting, set()
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
+
+
+#: The one of this process (a worker serves one application).
+SHUTDOWN = Shutdown()
+
+
+async def end_streams_on_shutdown(*_: object) -> None:
+    """A start-up hook of a served application: on SIGTERM or SIGINT, the handler the
+    server set for it (granian sets its own before the application starts) runs as before,
+    and `SHUTDOWN` begins. Signal handlers are chained through the `signal` module alone:
+    the event loop's own handlers are registered there too."""
+    loop = asyncio.get_running_loop()
+    for number in STOP_SIGNALS:
+        previous = signal.getsignal(number)
+        signal.signal(number, _chained(loop, previous))
+
+
+def _chained(loop: asyncio.AbstractEventLoop, previous: Any) -> Callable[[int, Any], None]:
+    def stopping(number: int, frame: Any) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(SHUTDOWN.begin)
+        if callable(previous):
+            previous(number, frame)
+
+    return stopping
+
+
+class Guard:
+    """The bounds of one worker's requests (see the module's words)."""
+
+    def __init__(self, settings: Settings, shutdown: Shutdown = SHUTDOWN) -> None:
+        self.body_timeout = settings.body_timeout
+        self.most = settings.max_connections
+        self.per_client = settings.client_connections
+        self.proxies = Proxies(settings.trusted_proxies)
+        self.shutdown = shutdown
+        self.under_way = Held()  # requests by client address ("" for those not counted per client)
+
+    def around(self, app: ASGIApp) -> ASGIApp:
+        async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != ScopeType.HTTP:
+                await app(scope, receive, send)
+                return
+            client = scope.get("client")
+            # Over a Unix socket (no client), or a trusted proxy's own: not counted per client.
+            address = "" if not client or self.proxies.trusts(client[0]) else client_of(client[0])
+            refusal = self._refusal(address)
+            if refusal is not None:
+                await send_problem(send, refusal, (REQUEST_ID, request_id_of(scope)), CLOSE)
+                return
+            self.under_way.take(address)
+            try:
+                await _Request(self, scope, receive, send).run(app)
+            finally:
+                self.under_way.give_back(address)
+
+        return guarded
+
+    def _refusal(self, address: str) -> ApiError | None:
+        if self.under_way.total >= self.most:
+            return too_many_connections(self.most)
+        if address and self.under_way[address] >= self.per_client:
+            return too_many_client_connections(self.per_client)
+        return None
+
+
+class _Request:
+    """One request under a guard: its body's deadline, its answer's progress."""
+
+    __slots__ = ("answered", "body_done", "deadline", "ended", "guard", "receive", "scope", "send", "started")
+
+    def __init__(self, guard: Guard, scope: Scope, receive: Receive, send: Send) -> None:
+        self.guard, self.scope, self.receive, self.send = guard, scope, receive, send
+        self.deadline = asyncio.get_running_loop().time() + guard.body_timeout
+        self.body_done = False  # the body's last part has been received
+        self.started = False  # the answer's head has gone
+        self.answered = False  # the answer is whole (or refused here): the handler's sends are dropped
+        self.ended = False  # the handler was told the client left: it ends without a last part
+
+    async def run(self, app: ASGIApp) -> None:
+        await app(self.scope, self.received, self.sent)
+        if self.ended and self.started and not self.answered:
+            # A stream ended at shutdown (its handler stopped at the news): its last part.
+            self.answered = True
+            await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def received(self) -> ReceiveMessage:
+        if self.ended:
+            return DISCONNECT
+        if self.body_done:
+            return await self._disconnect_or_shutdown()
+        try:
+            async with asyncio.timeout_at(self.deadline):
+                message = await self.receive()
+        except TimeoutError:
+            await self._late()
+            return DISCONNECT
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.body_done = True
+        return message
+
+    async def sent(self, message: Message) -> None:
+        if self.answered:
+            return
+        if message["type"] == "http.response.start":
+            self.started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.answered = True
+        await self.send(message)
+
+    async def _disconnect_or_shutdown(self) -> ReceiveMessage:
+        """After the body, a handler waits only to learn that its client left (a live
+        stream does, all along): it learns it of the shutdown too."""
+        shutdown = self.guard.shutdown
+        stopping = shutdown.waiter()
+        left = asyncio.ensure_future(self.receive())
+        try:
+            await asyncio.wait((left, stopping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            shutdown.forget(stopping)
+        if left.done():
+            stopping.cancel()
+            return left.result()
+        left.cancel()
+        self.ended = True
+        return DISCONNECT
+
+    async def _late(self) -> None:
+        """The body's deadline passed: 408 if no answer has begun; the handler sees the
+        client gone either way."""
+        self.ended = True
+        if self.started:
+            return
+        self.answered = True
+        seconds = self.guard.body_timeout
+        refusal = ApiError(408, "request_timeout", f"the request's body did not arrive within {seconds:g} s")
+        request_id = self.scope.get(SCOPE_KEY)
+        if not isinstance(request_id, bytes):
+            request_id = request_id_of(self.scope)
+        await send_problem(self.send, refusal, (REQUEST_ID, request_id), CLOSE)
+
+
+__all__ = ["SHUTDOWN", "Guard", "Shutdown", "end_streams_on_shutdown"]

@@ -1,0 +1,168 @@
+"""What a worker bounds at the ASGI level (service/guards.py), through the real application
+on the real store: a body that does not arrive in time is 408, requests under way beyond the
+worker's cap 503 and beyond a client address's 429, and a live stream ends whole when the
+server begins to stop. Each request runs as bare ASGI on the test client's own loop, so that
+several can be under way at once and a body can be held back for as long as a test needs."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from service import guards
+from service.app import create_app
+from service.settings import Settings
+from tests.service.api import http_scope
+from tests.service.listened import Listened
+from tests.waiting import until_async
+
+pytestmark = pytest.mark.anyio
+
+PLAYERS = {"players": [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}]}
+
+
+class Uploading:
+    """A POST whose body arrives in part and then never more, until the test lets it go."""
+
+    def __init__(self, client: AsyncTestClient, *, address: str = "127.0.0.1") -> None:
+        self.status: int | None = None
+        self.headers: dict[str, str] = {}
+        self.body = b""
+        self.answered = threading.Event()
+        self.left = threading.Event()  # the client hangs up
+        self.told_gone = False  # the app was told the client left
+        headers = {"content-type": "application/x-ndjson", "content-length": "1000"}
+        scope = http_scope("POST", "/v1/replays", headers, client=(address, 50_000))
+        self._parts = 0
+        self.done = client.blocking_portal.start_task_soon(client.app, scope, self._receive, self._send)
+
+    async def _receive(self) -> dict[str, Any]:
+        self._parts += 1
+        if self._parts == 1:
+            return {"type": "http.request", "body": b'{"version": 1', "more_body": True}
+        while not self.left.is_set():
+            await anyio.sleep(0.01)
+        return {"type": "http.disconnect"}
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            self.headers = {k.decode(): v.decode() for k, v in message["headers"]}
+        elif message["type"] == "http.response.body":
+            self.body += message.get("body", b"")
+            if not message.get("more_body", False):
+                self.answered.set()
+
+    async def under_way(self) -> None:
+        """Until the app has read the first part (and waits for the rest)."""
+        await until_async(lambda: self._parts >= 2 or self.answered.is_set(), what="the body to be read")
+
+    async def close(self) -> None:
+        self.left.set()
+        await until_async(self.done.done, what="the request to be over")
+        self.done.result()
+
+
+@pytest.fixture
+def bounded(redis_url: str, namespace: str) -> Settings:
+    return Settings(
+        redis_url=redis_url,
+        namespace=namespace,
+        body_timeout=0.5,
+        max_connections=3,
+        client_connections=2,
+        trusted_proxies="10.5.0.1",
+    )
+
+
+@pytest.fixture
+async def client(bounded: Settings) -> AsyncIterator[AsyncTestClient]:
+    async with AsyncTestClient(create_app(bounded)) as client:
+        yield client
+
+
+async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_connection_closed(client):
+    upload = Uploading(client)
+    try:
+        await until_async(upload.answered.is_set, deadline=10, what="the late body answered")
+        assert upload.status == 408
+        assert upload.headers["content-type"] == "application/problem+json"
+        assert upload.headers["connection"] == "close"
+        assert upload.headers["x-request-id"]
+        problem = msgspec.json.decode(upload.body)
+        assert (problem["code"], problem["status"]) == ("request_timeout", 408)
+        assert "0.5 s" in problem["detail"]
+        await until_async(upload.done.done, what="the handler to give up the body")
+    finally:
+        await upload.close()
+
+
+async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_comes_back(client, bounded):
+    uploads = [Uploading(client, address=f"10.6.0.{n}") for n in range(bounded.max_connections)]
+    try:
+        for upload in uploads:
+            await upload.under_way()
+        refused = await client.get("/health", headers={"X-Request-Id": "over-the-cap"})
+        assert refused.status_code == 503
+        assert refused.headers["retry-after"] == "1"
+        assert refused.headers["connection"] == "close"
+        assert refused.headers["x-request-id"] == "over-the-cap"  # a refusal of the guard is a request too
+        # It says when to retry in the body too, as every other refusal of a limit does.
+        assert (refused.json()["code"], refused.json()["retry_after"]) == ("too_many_connections", 1)
+    finally:
+        for upload in uploads:
+            await upload.close()
+    assert (await client.get("/health")).status_code == 200
+
+
+async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_another_gets_in(client, bounded):
+    uploads = [Uploading(client, address="10.7.0.1") for _ in range(bounded.client_connections)]
+    try:
+        for upload in uploads:
+            await upload.under_way()
+        over = Uploading(client, address="10.7.0.1")
+        uploads.append(over)
+        await until_async(over.answered.is_set, what="the request beyond the address's cap answered")
+        assert (over.status, over.headers["retry-after"]) == (429, "1")
+        problem = msgspec.json.decode(over.body)
+        assert (problem["code"], problem["retry_after"]) == ("too_many_client_connections", 1)
+        assert "2 connections" in problem["detail"]
+        other = Uploading(client, address="10.7.0.2")
+        uploads.append(other)
+        await other.under_way()
+        assert other.status is None, "another address's request is under way, not refused"
+    finally:
+        for upload in uploads:
+            await upload.close()
+
+
+async def test_a_trusted_proxys_own_requests_are_not_capped_as_one_clients(client, bounded):
+    uploads = [Uploading(client, address="10.5.0.1") for _ in range(bounded.client_connections + 1)]
+    try:
+        for upload in uploads:
+            await upload.under_way()
+        assert all(upload.status is None for upload in uploads), "none refused"
+    finally:
+        for upload in uploads:
+            await upload.close()
+
+
+async def test_a_live_stream_ends_whole_and_its_handler_stops_when_the_server_begins_to_stop(client, monkeypatch):
+    monkeypatch.setattr(guards.SHUTDOWN, "begun", False)  # restored after: this process goes on
+    game = (await client.post("/v1/games", json=PLAYERS)).json()
+    stream = Listened(client, f"/v1/games/{game['game_id']}/events/stream")
+    try:
+        assert await stream.opened() == 200
+        await until_async(lambda: "id: 2" in stream.text, what="the deal streamed")
+        assert not stream.ended.is_set()
+        client.blocking_portal.call(guards.SHUTDOWN.begin)
+        await until_async(stream.ended.is_set, deadline=10, what="the stream ended as a whole answer ends")
+        await until_async(stream.done.done, deadline=10, what="the stream's handler to stop")
+    finally:
+        await stream.close()
