@@ -82,6 +82,7 @@ def serve(settings: Settings) -> int:
     from granian import Granian
     from granian.constants import HTTPModes, Interfaces, Loops
     from granian.http import HTTP1Settings
+    from granian.log import LogLevels
 
     from events.server import EmbeddedServer, ServerFailed, ServerNotFound
 
@@ -145,7 +146,7 @@ def serve(settings: Settings) -> int:
                 max_buffer_size=MAX_HEAD_BYTES,  # a longer head is 431, never read whole
             ),
             log_enabled=True,
-            log_level=_GRANIAN_LEVELS.get(settings.log_level, settings.log_level),  # type: ignore[arg-type]
+            log_level=LogLevels(_GRANIAN_LEVELS.get(settings.log_level, settings.log_level)),
             log_dictconfig=logging_config(settings),
             # In JSON, the request lines are the service's own (service/observed.py): they have
             # the route, the duration and the request id, which the server's do not know.
@@ -169,8 +170,9 @@ def serve(settings: Settings) -> int:
         except SystemExit as exit:
             # Granian exits non-zero when its workers keep failing (a crash loop: one that
             # cannot open its store fails at start, again and again).
-            say("a worker failed to start, or kept failing: see the lines above")
             status = STARTUP_FAILURE if exit.code else 0
+            if status:
+                say("a worker failed to start, or kept failing: see the lines above")
         except OSError as error:  # the port was taken between the check and the server's bind
             say(str(CannotListen.of(settings, error)))
             status = STARTUP_FAILURE

@@ -46,7 +46,9 @@ class Served:
                 program = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
             except FileNotFoundError:
                 continue
-            if b"-server" in program:  # the store retitles itself: "valkey-server 127.0.0.1:PORT"
+            # The store retitles itself: "valkey-server 127.0.0.1:PORT". Its program's name, not
+            # its path: a worker's Python may live under a directory named *-server.
+            if b"-server" in program.rsplit(b"/", 1)[-1]:
                 return pid
         return None
 

@@ -60,7 +60,8 @@ class Serving:
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
             except FileNotFoundError:
                 continue
-            if b"-server" in command.split(b"\0")[0] and state != "Z":
+            # The program's name, not its path: a worker's Python may live under a *-server directory.
+            if b"-server" in command.split(b"\0")[0].rsplit(b"/", 1)[-1] and state != "Z":
                 return pid
         pytest.fail("poison serve has no live store process")
 
