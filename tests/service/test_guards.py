@@ -132,7 +132,7 @@ async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_
         assert (over.status, over.headers["retry-after"]) == (429, "1")
         problem = msgspec.json.decode(over.body)
         assert (problem["code"], problem["retry_after"]) == ("too_many_client_connections", 1)
-        assert "2 connections" in problem["detail"]
+        assert "2 requests under way" in problem["detail"]
         other = Uploading(client, address="10.7.0.2")
         uploads.append(other)
         await other.under_way()

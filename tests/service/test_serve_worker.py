@@ -1,4 +1,4 @@
-"""A `poison serve` worker's process set-up for serving: the application uvicorn loads
+"""A `poison serve` worker's process set-up for serving: the application the server loads
 (service.commands.serve.worker_app) comes with the collector settled, so that a full
 collection does not walk the modules and the application on every pass (the load
 benchmark's tail: benchmarks/probes.py). Checked in a process of its own: freezing is for
