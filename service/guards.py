@@ -199,6 +199,9 @@ class _Request:
         left = asyncio.ensure_future(self.receive())
         try:
             await asyncio.wait((left, stopping), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the handler cancelled while it waited: nothing waits on for it
+            left.cancel()
+            raise
         finally:
             shutdown.forget(stopping)
         if left.done():
