@@ -21,7 +21,7 @@ from service import request_ids
 
 #: The forms of a log line (the `log_format` setting takes one of them).
 LogFormat = Literal["text", "json"]
-#: The logger of the request lines in JSON, on stdout as uvicorn's access lines are.
+#: The logger of the request lines in JSON, on stdout as the server's access lines are.
 ACCESS_LOGGER = "poison.access"
 #: Where a request line's fields ride on its LogRecord (`extra`).
 FIELDS = "fields"
