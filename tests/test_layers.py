@@ -180,3 +180,36 @@ def test_the_check_finds_an_import_circle_however_it_is_written_and_names_it(tmp
 def test_no_module_of_the_house_imports_itself_back_through_others():
     assert len(module_names(HOUSE, PACKAGES)) > 100
     assert import_circles(HOUSE, PACKAGES) == []
+
+
+#: The recorders and the contract they keep (events/records.py): below every game.
+RECORDERS = ("events.records", "events.recorder", "events.memory")
+
+
+def reached(graph: dict[str, list[str]], start: str) -> set[str]:
+    """Every module `start` imports, itself or through others."""
+    seen: set[str] = set()
+    waiting = [start]
+    while waiting:
+        for other in graph[waiting.pop()]:
+            if other not in seen:
+                seen.add(other)
+                waiting.append(other)
+    return seen
+
+
+def test_no_recorder_reaches_any_game_event_or_rule_even_through_others():
+    modules = module_names(HOUSE, PACKAGES)
+    graph = {name: sorted(imported(name, path, modules)) for name, path in modules.items()}
+    # The events (events.codec and all that decodes them) and the rules (core, bar the
+    # error wording every layer shares) are above the recorders.
+    above = {
+        recorder: sorted(
+            name
+            for name in reached(graph, recorder)
+            if name == "events.codec" or (name.split(".")[0] == "core" and name != "core.errors")
+        )
+        for recorder in RECORDERS
+    }
+    assert above == {recorder: [] for recorder in RECORDERS}
+    assert "events.codec" in reached(graph, "events.mapper")  # the check sees what it looks for
