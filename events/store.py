@@ -12,8 +12,9 @@ Its own methods are the log as the domain sees it: events of each game's ruleset
 out, through the mapper (events/mapper.py). `append` is where the parts meet: the mapper
 gives the recorder the stored forms, the recorder appends them with the idempotency
 record, the summary, the seat tokens and the buckets in one step (one EVALSHA per move on
-Redis), then the listing moves the game between its status indexes. Outside events/, the
-store is reached only through the games layer (events/games.py).
+Redis), then the listing moves the game between its status indexes. A store that cannot be
+reached is counted where it is called, in the recorder (events.calls.counted), once per call.
+Outside events/, the store is reached only through the games layer (events/games.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from time import perf_counter
 from typing import Generic, TypeVar
 
 from events.buckets import Buckets
-from events.calls import counted, unavailable
+from events.calls import unavailable
 from events.codec import Codec, Event
 from events.idempotency import IdempotencyRecords
 from events.limits import Limit
@@ -85,7 +86,6 @@ class EventStore(Generic[AnyRecorder]):
     async def close(self) -> None:
         await self.recorder.close()
 
-    @counted
     async def append(
         self,
         game_id: str,
@@ -146,12 +146,10 @@ class EventStore(Generic[AnyRecorder]):
             await self.listing.relist(game_id, moved.member, moved.left, moved.status)
         return appended
 
-    @counted
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
         """The events after version `after`, in order, at most `limit` of them."""
         return events_of(await self.recorder.read(game_id, after, limit))
 
-    @counted
     async def read_log(self, game_id: str) -> list[tuple[int, Event]]:
         """A game's whole log, for rebuilding it: a finished game's from its finished copy
         (one value, decoded in one call) when the recorder keeps one, any other's (or one
