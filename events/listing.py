@@ -46,7 +46,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     round: int | None  # None for a ruleset without rounds (the pot game)
     rounds: int | None
     version: int
-    ruleset: str = DEFAULT_RULESET  # the listing names none for Poison's games
+    ruleset: str = DEFAULT_RULESET  # games written before the second ruleset say none
 
 
 def listing_member(game_id: str, created_ms: int) -> str:

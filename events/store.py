@@ -109,6 +109,8 @@ class EventStore(Generic[AnyRecorder]):
         `limits`: the rate-limit buckets this request takes from, in the same step (after
         the idempotency check, before the version check: a conflict has taken its token);
         RateLimited (naming what is `limited`) when one is empty, and nothing is done."""
+        if not events:
+            raise ValueError("an append holds at least one event")  # before the listing is touched
         records = records_of(events, codec)
         appending = self.recorder.append(
             game_id,

@@ -164,3 +164,12 @@ async def test_every_kind_of_store_call_that_cannot_reach_the_store_is_counted_a
     finally:
         await down.close()
     assert REGISTRY.get_sample_value("poison_store_errors_total") == counted + len(calls)
+
+
+async def test_an_append_of_no_events_is_refused_before_it_lists_the_game(store):
+    listed = {"status": "active", "listed": listing_member("none", 5)}
+    with pytest.raises(ValueError, match="at least one event"):
+        await store.append("none", [], 0, codec=CODEC, summary=listed)
+    index = store.listing.index(shard_of("none"))
+    assert await store.recorder.wire.execute("ZRANGE", index, 0, -1) == []
+    assert await store.version("none") == 0
