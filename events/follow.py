@@ -4,7 +4,8 @@ A live stream must not hold a store connection while it waits: a blocking read p
 used up redis-py's pool (100 connections) at about a hundred streams, and every other
 request of the worker then got 503. Here one task, the waiter, does one blocking XREAD for
 every followed game at once, on a connection of its own, and wakes every stream of a game
-whose log grew, handing them the new entries it read (raw: the mapper above decodes them).
+whose log grew, handing them the new entries it read: raw, or mapped by the caller's `mapping`
+(the store's decoding into events, events/mapper.py), once for every stream of the game.
 
 A stream first reads what it missed itself (a plain XRANGE on the pipelined connection),
 then waits for the waiter. It never misses an event: the waiter reads each game's stream
@@ -33,7 +34,7 @@ from collections.abc import AsyncGenerator
 from typing import Any, Protocol
 
 from events.pipelined import Argument, PipelinedConnection
-from events.records import Entries, version_of
+from events.records import Entries, MapEntries, version_of
 from events.slots import slot_of
 
 log = logging.getLogger("poison.events")
@@ -57,23 +58,36 @@ class Followed(Protocol):
 
 class _Watch:
     """One followed game: the version the waiter reads after, the entries it read last
-    (in order, ending at `position`, each with its version), and an event set when they
+    (in order, ending at `position`, each with its version), what they were mapped into
+    (by mapping, made by the first stream that wanted it), and an event set when they
     change."""
 
-    __slots__ = ("changed", "group", "position", "recent", "users")
+    __slots__ = ("changed", "group", "mapped", "position", "recent", "users")
 
     def __init__(self, position: int, group: int | None) -> None:
         self.position = position
         self.group = group  # the waiter that reads it: its slot on a cluster, None on one server
         self.recent: list[tuple[int, Any]] = []
+        self.mapped: dict[MapEntries, list[Any]] = {}
         self.changed = asyncio.Event()
         self.users = 0
 
     def advance(self, position: int, recent: list[tuple[int, Any]]) -> None:
         self.position = position
         self.recent = recent
+        self.mapped = {}
         changed, self.changed = self.changed, asyncio.Event()
         changed.set()
+
+    def since(self, after: int, mapping: MapEntries | None) -> list[Any]:
+        """What the waiter read last after version `after`, mapped (once for every stream
+        of the game: an unreadable entry raises here, to each stream that reaches it)."""
+        if mapping is None:
+            return [raw for version, raw in self.recent if version > after]
+        mapped = self.mapped.get(mapping)
+        if mapped is None:
+            mapped = self.mapped[mapping] = mapping([raw for _, raw in self.recent])
+        return [item for (version, _), item in zip(self.recent, mapped, strict=True) if version > after]
 
 
 class _Waiter:
@@ -110,9 +124,12 @@ class Follower:
         """How many games are followed now."""
         return len(self._watches)
 
-    async def follow(self, game_id: str, after: int, *, idle: float = IDLE) -> AsyncGenerator[Entries, None]:
-        """The game's entries after version `after`, as they come: a batch at a time, in
-        order, for as long as the caller iterates (and closes it: `contextlib.aclosing`)."""
+    async def follow(
+        self, game_id: str, after: int, mapping: MapEntries | None = None, *, idle: float = IDLE
+    ) -> AsyncGenerator[list[Any], None]:
+        """The game's entries after version `after`, as they come (each batch made into
+        `mapping`'s items, if given): a batch at a time, in order, for as long as the
+        caller iterates (and closes it: `contextlib.aclosing`)."""
         key = self.store.key(game_id, "events")
         watch = self._enter(key, after, await self._group_of(key))
         try:
@@ -120,14 +137,18 @@ class Follower:
             while True:
                 changed = watch.changed
                 recent = watch.recent
-                batch: Entries = []
                 if watch.position > after and recent and recent[0][0] <= after + 1:
-                    batch = [raw for version, raw in recent if version > after]  # what the waiter read
+                    last = recent[-1][0]
+                    batch = watch.since(after, mapping)  # what the waiter read
                 elif check or watch.position > after:
-                    batch = await self.store.read(game_id, after, limit=COUNT)
+                    raw = await self.store.read(game_id, after, limit=COUNT)
+                    last = version_of(raw[-1]) if raw else after
+                    batch = mapping(raw) if mapping is not None and raw else raw
+                else:
+                    batch, last = [], after
                 check = False
                 if batch:
-                    after = version_of(batch[-1])
+                    after = last
                     yield batch
                     continue
                 try:

@@ -22,6 +22,7 @@ from events.records import (
     Entries,
     FinishedCopy,
     Idempotency,
+    MapEntries,
     Moved,
     StoredEvent,
     VersionConflict,
@@ -121,13 +122,15 @@ class MemoryRecorder:
         log = self._find(game_id)
         return {} if log is None else dict(log.rows.get(which, {}))
 
-    async def follow(self, game_id: str, after: int) -> AsyncGenerator[Entries, None]:
+    async def follow(
+        self, game_id: str, after: int, mapping: MapEntries | None = None
+    ) -> AsyncGenerator[list[Any], None]:
         log = self._log(game_id)
         while True:
             batch: list[Any] = log.entries[after:]
             if batch:
                 after += len(batch)
-                yield batch
+                yield batch if mapping is None else mapping(batch)
                 continue
             if log.changed is None:
                 log.changed = asyncio.Event()

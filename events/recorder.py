@@ -34,6 +34,7 @@ from events.records import (
     Entries,
     FinishedCopy,
     Idempotency,
+    MapEntries,
     Moved,
     StoredEvent,
     VersionConflict,
@@ -252,12 +253,13 @@ class RedisRecorder(StoreCalls):
         flat = await self.execute("HGETALL", self.key(game_id, which), repeatable=True)
         return dict(zip(flat[::2], flat[1::2], strict=True))
 
-    def follow(self, game_id: str, after: int) -> AsyncGenerator[Entries, None]:
+    def follow(self, game_id: str, after: int, mapping: MapEntries | None = None) -> AsyncGenerator[list[Any], None]:
         """The entries after version `after`, batch by batch as they are appended, for as
-        long as the caller iterates; waiting costs no connection (events/follow.py)."""
+        long as the caller iterates; waiting costs no connection, and a batch read once for
+        every follower of a game is mapped once for all of them (events/follow.py)."""
         if self.follower is None:
             raise RuntimeError("this store was made without a connection for following games")
-        return self.follower.follow(game_id, after)
+        return self.follower.follow(game_id, after, mapping)
 
     @counted
     async def version(self, game_id: str) -> int:

@@ -17,7 +17,7 @@ in one pass): `[b"0-<version>", [b"t", type, b"s", schema, b"d", data]]`, every 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -27,6 +27,8 @@ from events.limits import Limit
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: Raw entries, as every recorder reads them (see above).
 Entries = list[Any]
+#: What a follower may have each batch of raw entries made into: an item per entry, in order.
+MapEntries = Callable[[Entries], list[Any]]
 #: The fields of a raw entry, in the order a recorder writes them.
 TYPE, SCHEMA, DATA = b"t", b"s", b"d"
 
@@ -163,8 +165,12 @@ class Recorder(Protocol):
         """The fields the appends wrote to the game's row `which` (`summary`, `tokens`)."""
         ...
 
-    def follow(self, game_id: str, after: int) -> AsyncGenerator[Entries, None]:
-        """The entries after version `after`, batch by batch as they are appended."""
+    def follow(
+        self, game_id: str, after: int, mapping: MapEntries | None = None
+    ) -> AsyncGenerator[list[Any], None]:
+        """The entries after version `after`, batch by batch as they are appended; each
+        batch made into `mapping`'s items (one per entry, in order) when given, which a
+        recorder may do once for every follower of the game."""
         ...
 
     async def ping(self) -> None:
@@ -184,6 +190,7 @@ __all__ = [
     "FinishedCopy",
     "Idempotency",
     "IdempotencyKeyReused",
+    "MapEntries",
     "Moved",
     "Recorder",
     "StoreUnavailable",

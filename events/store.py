@@ -20,7 +20,6 @@ Outside events/, the store is reached only through the games layer (events/games
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from time import perf_counter
 from typing import Generic, TypeVar
@@ -159,12 +158,11 @@ class EventStore(Generic[AnyRecorder]):
         events = events_of_log(await self.recorder.read_log(game_id))
         return events if events is not None else await self.read(game_id)
 
-    async def follow(self, game_id: str, after: int) -> AsyncGenerator[list[tuple[int, Event]], None]:
+    def follow(self, game_id: str, after: int) -> AsyncGenerator[list[tuple[int, Event]], None]:
         """The game's events after version `after`, batch by batch as they are appended,
-        for as long as the caller iterates."""
-        async with contextlib.aclosing(self.recorder.follow(game_id, after)) as batches:
-            async for batch in batches:
-                yield events_of(batch)
+        for as long as the caller iterates (decoded once for every follower of the game
+        that shares a batch)."""
+        return self.recorder.follow(game_id, after, events_of)
 
     async def version(self, game_id: str) -> int:
         return await self.recorder.version(game_id)

@@ -8,6 +8,7 @@ from contextlib import aclosing
 
 import pytest
 
+from events.mapper import events_of
 from events.records import version_of
 from events.schema import CODEC, CardPlayed
 from events.store import EventStore
@@ -108,3 +109,26 @@ async def test_a_thousand_followers_of_one_game_share_one_read(store, redis_url)
     assert store.recorder.follower.followed == 1
     await store.append("crowd", [CARD], 2, codec=CODEC)
     assert await asyncio.wait_for(asyncio.gather(*followers), 10) == [[3]] * 1000
+
+
+async def test_a_batch_the_waiter_read_is_decoded_once_for_every_stream_of_its_game(store, redis_url):
+    await store.append("watched", LOG[:2], 0, codec=CODEC)
+    decoded: list[list[int]] = []
+
+    def decode(entries: list) -> list[tuple[int, object]]:
+        decoded.append([version_of(raw) for raw in entries])
+        return events_of(entries)
+
+    async def stream(after: int) -> list[int]:
+        # No stream's own read after an idle wait: what comes, comes through the waiter.
+        async with aclosing(store.recorder.follower.follow("watched", after, decode, idle=60)) as batches:
+            return [version for version, _ in await anext(batches)]
+
+    read = calls(redis_url, "xrange")
+    streams = [asyncio.ensure_future(stream(2)) for _ in range(5)]
+    # Every stream has read the log itself (nothing after version 2), and the waiter waits.
+    await until_async(lambda: calls(redis_url, "xrange") >= read + 5, what="each stream's own first read")
+    await until_async(lambda: blocked(redis_url, "xread"), what="the waiter blocked")
+    await store.append("watched", LOG[2:4], 2, codec=CODEC)
+    assert [await asyncio.wait_for(one, 10) for one in streams] == [[3, 4]] * 5
+    assert decoded == [[3, 4]]  # once, for all five
