@@ -1,9 +1,10 @@
 """How the event store's parts call the server: one pipelined connection per store, keys
 named under the store's namespace (a game's keys share its hash tag), scripts run by their
 SHA1, and every failure to reach or be served by the server raised as StoreUnavailable
-(counted once per store call). The recorder, the listing, the idempotency records, the seat
-tokens and the rate-limit buckets (events/recorder.py, listing.py, idempotency.py,
-tokens.py, buckets.py) all build on `StoreCalls`; events/store.py composes them.
+(counted once per store call). The Redis recorder, the listing, the idempotency records and
+the rate-limit buckets (events/recorder.py, listing.py, idempotency.py, buckets.py) each
+build on `StoreCalls`, sharing one connection; events/store.py composes them. The errors
+every recorder raises (StoreUnavailable, UnknownGame) are events/records.py's.
 
 Every call is bounded by a timeout; a server that is down or unreachable raises
 StoreUnavailable within about `timeout` seconds, never hangs.
