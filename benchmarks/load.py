@@ -248,8 +248,8 @@ def start(
 
 
 #: The servers a yardstick is served by, each on uvloop.
-SERVERS = ("uvicorn", "granian")
 Server = Literal["uvicorn", "granian"]
+SERVERS: tuple[Server, ...] = ("uvicorn", "granian")
 
 
 def uvicorn_command(app: str, port: int, workers: int = 1, factory: bool = False) -> list[str]:

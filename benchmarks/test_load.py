@@ -7,6 +7,7 @@ serves on, as `--server auto` does."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -14,10 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load import HERE, granian_command, served_by, start, stop, uvicorn_command
+from benchmarks.load import (
+    HERE,
+    OTHER,
+    THIS,
+    Measured,
+    Tally,
+    at_least,
+    at_most,
+    bare_name,
+    granian_command,
+    load_bars,
+    served_by,
+    start,
+    stop,
+    uvicorn_command,
+)
 from events.server import free_port
-
-pytestmark = pytest.mark.subprocess
 
 LAST_LINE = re.compile(
     r"^clients=(\d+) moves_per_s=[\d.]+ requests_per_s=[\d.]+ p50_ms=[\d.]+ p99_ms=[\d.]+ errors=(\d+) ratio=([\d.]+)$"
@@ -35,6 +49,7 @@ def bar_rows(output: str, verdict: str) -> list[str]:
     return [line for line in output.splitlines() if re.search(rf"│\s*{verdict}\s*│$", line)]
 
 
+@pytest.mark.subprocess
 def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures() -> None:
     run = load("--clients", "2", "3", "--moves", "40", "--rounds", "2", *LENIENT)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -51,6 +66,7 @@ def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures
     assert any("game p99 ≤ 1e+09× the bare route's" in row and "3 clients" in row for row in passed)
 
 
+@pytest.mark.subprocess
 def test_the_load_benchmark_fails_below_each_bar_with_its_measured_value_and_its_probes_report() -> None:
     # One run for the bars and the probes: each run starts servers and a store.
     run = load("--clients", "2", "--moves", "20", "--rounds", "1", "--bar", "1000", "--p99-factor", "0.001", "--probe")
@@ -75,6 +91,7 @@ def test_the_load_benchmark_fails_below_each_bar_with_its_measured_value_and_its
     assert re.search(r"CPU: [\d.]+ s for [\d,]+ requests", report)
 
 
+@pytest.mark.subprocess
 def test_the_load_benchmark_against_another_build_fails_below_its_factors_and_names_both_builds() -> None:
     # This build's own interpreter stands for "an installed build": the harness is under
     # test, not the comparison.
@@ -91,6 +108,7 @@ def test_the_load_benchmark_against_another_build_fails_below_its_factors_and_na
     assert "game p99 ≤ 0.001× the other build's, 2 clients" in failed[1]
 
 
+@pytest.mark.subprocess
 def test_the_load_benchmark_refuses_an_against_path_that_is_no_build(tmp_path: Path) -> None:
     run = load("--clients", "1", "--moves", "2", "--rounds", "1", "--against", str(tmp_path))
     assert run.returncode == 1
@@ -98,6 +116,7 @@ def test_the_load_benchmark_refuses_an_against_path_that_is_no_build(tmp_path: P
     assert "round 1" not in run.stdout
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("server", ["uvicorn", "granian"])
 def test_the_server_a_running_process_serves_on_is_read_from_its_processes(server: str) -> None:
     port = free_port()
@@ -107,3 +126,48 @@ def test_the_server_a_running_process_serves_on_is_read_from_its_processes(serve
         assert served_by(process.pid) == server
     finally:
         stop(process)
+
+
+def measured(requests: int, seconds: float, latency: float) -> Measured:
+    """`requests` answered in `seconds`, every one in `latency` seconds."""
+    return Measured(Tally(latencies=[latency] * requests), seconds)
+
+
+def test_a_bar_is_met_at_its_value_and_failed_past_it() -> None:
+    assert at_least("a", "b", 0.5, 0.5).met
+    assert not at_least("a", "b", 0.499, 0.5).met
+    assert at_most("a", "b", 2.5, 2.5).met
+    assert not at_most("a", "b", 2.501, 2.5).met
+    assert at_least("game requests/s", "the bare route's", 0.5, 0.5).asked == "game requests/s ≥ 0.5× the bare route's"
+
+
+def test_the_load_bars_divide_this_builds_figures_by_the_yardsticks_and_check_each_at_its_place() -> None:
+    args = argparse.Namespace(bar=0.5, p99_factor=2.5, rate_factor=1.0, tail_factor=1.0, against="elsewhere")
+    results = {
+        # 16 clients: the game at half the bare route's requests/s, on its bar.
+        16: {THIS: measured(1000, 1.0, 0.010), bare_name("granian"): measured(2000, 1.0, 0.001)},
+        # 64 clients: below the ratio bar; p99 2.5× the bare route's (met), and against the
+        # other build faster (met) but with a longer tail (failed).
+        64: {
+            THIS: measured(990, 1.0, 0.025),
+            bare_name("granian"): measured(2000, 1.0, 0.010),
+            OTHER: measured(900, 1.0, 0.020),
+        },
+    }
+    bars = load_bars(args, results, "granian")
+    assert [(bar.asked, bar.measured, bar.met) for bar in bars] == [
+        ("game requests/s ≥ 0.5× the bare route's (granian), 16 clients", "0.500×", True),
+        ("game requests/s ≥ 0.5× the bare route's (granian), 64 clients", "0.495×", False),
+        ("game p99 ≤ 2.5× the bare route's (granian), 64 clients", "2.500×", True),
+        ("game requests/s ≥ 1× the other build's, 64 clients", "1.100×", True),
+        ("game p99 ≤ 1× the other build's, 64 clients", "1.250×", False),
+    ]
+    args.against = None
+    assert len(load_bars(args, results, "granian")) == 3  # no other build, no bars against it
+
+
+def test_a_target_that_failed_a_request_or_owes_moves_is_reported() -> None:
+    target = Measured(Tally(latencies=[0.001] * 3, errors=["503 b'busy'"], moves=3), 1.0, owed=10)
+    assert target.problems("poison serve") == ["poison serve: 503 b'busy'", "poison serve: 3 of the 10 moves were made"]
+    assert Measured(Tally(latencies=[0.001], moves=10), 1.0, owed=10).problems("poison serve") == []
+    assert Measured().problems("raw (granian)") == ["raw (granian): no request was answered"]
