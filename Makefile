@@ -61,7 +61,8 @@ typecheck: setup
 		--allowlist .ci/stubtest-allowlist.txt
 
 ## bench: time core against reference and check the bars (core ≥ 50× the reference in simulate and replay;
-## simulate ≥ 50% of a plain-C loop of the same game; 2 threads ≥ 1.7× one), both games
+## simulate ≥ 50% of a plain-C loop of the same game; 2 threads ≥ 1.7× one), both games; and the store's
+## (an fsynced append ≤ 2× the fsynced bare-socket SET of the same run)
 bench: setup
 	mkdir -p .benchmarks
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=.benchmarks/latest.json
