@@ -92,15 +92,26 @@ def test_the_load_benchmark_fails_below_each_bar_with_its_measured_value_and_its
 
 
 @pytest.mark.subprocess
-def test_the_load_benchmark_against_another_build_fails_below_its_factors_and_names_both_builds() -> None:
+def test_the_load_benchmark_against_another_build_fails_below_its_factors_and_names_both_builds(
+    tmp_path: Path,
+) -> None:
     # This build's own interpreter stands for "an installed build": the harness is under
-    # test, not the comparison.
+    # test, not the comparison. Its service is wherever its install says, away from this
+    # checkout's directory.
+    installed = subprocess.run(
+        [sys.executable, "-c", "import service; print(service.__path__[0])"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     run = load(
         "--clients", "2", "--moves", "20", "--rounds", "2", *LENIENT,
         "--against", sys.executable, "--rate-factor", "1000", "--tail-factor", "0.001",
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
-    assert f"the other build: {Path(HERE) / 'service'}" in run.stdout
+    assert f"this build: {Path(HERE) / 'service'}" in run.stdout
+    assert f"the other build: {installed}" in run.stdout
     assert re.search(r"│ +2 │ poison serve, other build +│ +[\d,]+ │", run.stdout)
     failed = bar_rows(run.stdout, "FAIL")
     assert len(failed) == 2, run.stdout
