@@ -679,8 +679,10 @@ def main(argv: list[str] | None = None) -> int:
         targets = [this]
         cleanup.callback(this.stop)
         this.start()
-        server: Server = served_by(this.process.pid) if args.server == "auto" and this.process else args.server
-        print(f"this build: {build_of(sys.executable, HERE)}; `poison serve` on {server}")
+        assert this.process is not None
+        serving = served_by(this.process.pid)
+        server: Server = serving if args.server == "auto" else args.server
+        print(f"this build: {build_of(sys.executable, HERE)}; `poison serve` on {serving}, the bare route on {server}")
         port = free_port()
         targets.append(
             Target(
