@@ -13,10 +13,12 @@ Three servers under the same client (benchmarks/load.py's, outside valgrind), on
 - raw: the same answer from a raw ASGI app (benchmarks/rawasgi.py), no framework, under
   uvicorn: the floor of any endpoint served this way.
 
-Each server starts under `valgrind --tool=callgrind --instr-atstart=no` (counting off while
-Python starts), is warmed up untimed, then counted (`callgrind_control -i on`) over the
-workload alone (`--clients` at once, each one request at a time) and dumped
-(`callgrind_control -d`); the dump's `summary:` is the instructions. It prints a table of
+Each server starts under `valgrind --tool=callgrind --instr-atstart=no --trace-children=yes`
+(counting off while Python starts; every process it starts followed, since a server may serve
+from workers it spawns, as granian does), is warmed up untimed, then counted in each of its
+processes (`callgrind_control -i on`) over the workload alone (`--clients` at once, each one
+request at a time) and dumped (`callgrind_control -d`); the dumps' `summary:` lines, summed,
+are the instructions. A server of which no process was counted fails the run. It prints a table of
 requests, instructions, instructions a request and each against the bare endpoint, and exits
 1 when a request failed, a move owed was not made or a count is missing; 2 without valgrind
 (the test command does not run this; `make instructions` does).
@@ -38,7 +40,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.load import Client, Tally, bare_clients, phase, players, run, start, stop, uvicorn_command
+from benchmarks.load import Client, Tally, bare_clients, descendants, phase, players, run, start, stop, uvicorn_command
 from events.server import EmbeddedServer, free_port
 
 #: The servers counted, in the order they run, and what each is.
@@ -66,25 +68,39 @@ class Count:
 
 
 def valgrind_command(out: Path, command: list[str]) -> list[str]:
-    return ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", *command]
+    """`command` under callgrind, counting off until asked; with every process it starts
+    (a server that serves from workers it spawns, as granian does, serves from them), each
+    writing its own files, `out`.PID."""
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--trace-children=yes",
+        f"--callgrind-out-file={out}.%p",
+        *command,
+    ]
 
 
-def dumped_instructions(out: Path) -> int:
-    """The instructions of the one dump asked for (`callgrind_control -d` writes `out`.1;
-    the file written when the process ends is not it, and its summary is not to be trusted)."""
+def dumped_instructions(out: Path, dumps_asked: int) -> int:
+    """The instructions of the dumps asked for, summed over the server's processes
+    (`callgrind_control -d` writes `out`.PID.1 for each; the file written when a process
+    ends is not one, and its summary is not to be trusted)."""
     dumps = []
     for path in sorted(out.parent.glob(out.name + ".*")):
         text = path.read_text(errors="replace")
         found = re.search(r"^summary: (\d+)$", text, re.M)
         if "\ndesc: Trigger: dump" in text and found is not None:
             dumps.append(int(found.group(1)))
-    if len(dumps) != 1:
-        raise SystemExit(f"error: {len(dumps)} callgrind dumps beside {out}, not one")
-    return dumps[0]
+    if len(dumps) != dumps_asked:
+        raise SystemExit(f"error: {len(dumps)} callgrind dumps beside {out}, not the {dumps_asked} asked for")
+    return sum(dumps)
 
 
-def callgrind_control(pid: int, *options: str) -> None:
-    subprocess.run(["callgrind_control", *options, str(pid)], check=True, capture_output=True, timeout=PATIENCE)
+def callgrind_control(pid: int, *options: str) -> bool:
+    """Whether process `pid` is under callgrind and did as asked (the server's processes
+    that valgrind does not follow, or that ended, are not)."""
+    done = subprocess.run(["callgrind_control", *options, str(pid)], capture_output=True, timeout=PATIENCE)
+    return done.returncode == 0
 
 
 def count(server: str, moves: int, clients: int, data: Path) -> tuple[Count, list[str]]:
@@ -106,16 +122,21 @@ def count(server: str, moves: int, clients: int, data: Path) -> tuple[Count, lis
         process = start(valgrind_command(out, command), port, health, PATIENCE, data / f"{server}.log")
         try:
             warmed, _ = run(phase(warm, clients))
-            callgrind_control(process.pid, "-i", "on")
+            counted = [pid for pid in descendants(process.pid) if callgrind_control(pid, "-i", "on")]
             tally, _ = run(phase(workload, clients))
-            callgrind_control(process.pid, "-d")
-            callgrind_control(process.pid, "-i", "off")
+            dumped = [pid for pid in counted if callgrind_control(pid, "-d")]
+            for pid in counted:
+                callgrind_control(pid, "-i", "off")
         finally:
             stop(process, PATIENCE)
     finally:
         if store is not None:
             store.stop()
-    return Count(server, len(tally.latencies), dumped_instructions(out)), problems(server, warmed, tally, clients, each)
+    instructions = dumped_instructions(out, len(dumped))
+    found = problems(server, warmed, tally, clients, each)
+    if not dumped or instructions == 0:
+        found.append(f"{server}: no instructions counted in its {len(counted)} processes under callgrind")
+    return Count(server, len(tally.latencies), instructions), found
 
 
 def problems(server: str, warmed: Tally, tally: Tally, clients: int, each: int) -> list[str]:
