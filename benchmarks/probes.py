@@ -203,5 +203,11 @@ def main(argv: list[str]) -> int:
     return poison(argv[1:])
 
 
+if __name__ == "__mp_main__" and REPORT_VARIABLE in os.environ:
+    # A worker the server spawned (granian spawns its workers; multiprocessing runs the
+    # parent's main module again in each under this name): the probes again, in the process
+    # that serves. A worker forked, or one served in the parent's process, has them already.
+    install()
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
