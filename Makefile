@@ -10,7 +10,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(wildcard core/*.pyx core/*.pxd core/*/
 RUN_STAMP    := $(VENV)/.installed-run
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run check test typecheck bench load instructions fuzz thorough lint playthroughs annotate cluster clean
+.PHONY: setup run check test typecheck bench load servers instructions fuzz thorough lint playthroughs annotate cluster clean
 
 setup: $(DEV_STAMP)
 
@@ -61,18 +61,25 @@ typecheck: setup
 		--allowlist .ci/stubtest-allowlist.txt
 
 ## bench: time core against reference and check the bars (core ≥ 50× the reference in simulate and replay;
-## simulate ≥ 50% of a plain-C loop of the same game; 2 threads ≥ 1.7× one), both games
+## simulate ≥ 50% of a plain-C loop of the same game; 2 threads ≥ 1.7× one), both games; and the store's
+## (an fsynced append ≤ 2× the fsynced bare-socket SET of the same run)
 bench: setup
 	mkdir -p .benchmarks
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=.benchmarks/latest.json
 	$(BIN)/python -m benchmarks.ratios .benchmarks/latest.json
 	$(BIN)/python -m benchmarks.roofline .benchmarks/latest.json
 
-## load: the load benchmark: poison serve against a bare Litestar endpoint, one worker, at 16
-## clients (ratio bar 0.5) and at 64 (ratio bar 0.5, game p99 bar 20 ms): issue 15's bars
+## load: the load benchmark, one worker, at 16 and at 64 clients in one run: poison serve against the
+## bare Litestar route on the same server (requests/s ≥ 0.5× at each; p99 ≤ 2.5× at 64) and, with
+## AGAINST=PATH (a checkout with its .venv, or an installed build's python), against that build's poison
+## serve (requests/s ≥ 1.0×, p99 ≤ 1.0× at 64): issue 28's bars, each printed PASS or FAIL
 load: setup
-	$(BIN)/python -m benchmarks.load --clients 16
-	$(BIN)/python -m benchmarks.load --clients 64 --p99-bar 20
+	$(BIN)/python -m benchmarks.load --clients 16 64 $(if $(AGAINST),--against $(AGAINST))
+
+## servers: the three yardsticks (a raw ASGI function, the bare Litestar route, the game's own app)
+## each under uvicorn and under granian, side by side in one run, at 16 and at 64 clients
+servers: setup
+	$(BIN)/python -m benchmarks.servers --clients 16 64
 
 ## instructions: user-space instructions a request (valgrind's callgrind, which the machine's load does
 ## not disturb) in one worker of poison serve playing games, of the bare Litestar endpoint and of a raw

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis.asyncio
 
+from events.cluster import LocalCluster
 from events.server import EmbeddedServer
 from events.store import EventStore
 
@@ -27,6 +28,17 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedS
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A real Redis Cluster for the cluster tests: three masters and a replica of each,
+    formed once per test session from the embedded server's binary (events/cluster.py),
+    for tests marked `cluster` only (tests/cluster/, and the recorder's contract suite)."""
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster"))
+    cluster.start()
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture

@@ -3,20 +3,27 @@ request costs in user-space instructions, a figure the other jobs on a shared ma
 disturb (wall-clock time on it can).
 
     python -m benchmarks.instructions [--moves 400] [--clients 16] [--only game|bare|raw]
+                                      [--server auto|uvicorn|granian]
 
 Three servers under the same client (benchmarks/load.py's, outside valgrind), one worker each:
 
 - game: `poison serve --workers 1`, its store an embedded Valkey this tool starts apart
   (`--redis-url`), so that only the worker runs under valgrind; the clients play whole games
   as load.py's players do (a GET of the seat to move, then its POST), `--moves` in all;
-- bare: the bare Litestar endpoint (benchmarks/bare.py) under uvicorn, load.py's yardstick;
-- raw: the same answer from a raw ASGI app (benchmarks/rawasgi.py), no framework, under
-  uvicorn: the floor of any endpoint served this way.
+- bare: the bare Litestar endpoint (benchmarks/bare.py), load.py's yardstick;
+- raw: the same answer from a raw ASGI app (benchmarks/rawasgi.py), no framework: the floor
+  of any endpoint served this way;
 
-Each server starts under `valgrind --tool=callgrind --instr-atstart=no` (counting off while
-Python starts), is warmed up untimed, then counted (`callgrind_control -i on`) over the
-workload alone (`--clients` at once, each one request at a time) and dumped
-(`callgrind_control -d`); the dump's `summary:` is the instructions. It prints a table of
+bare and raw each under the HTTP server `poison serve` ran on while it was counted (read from
+its processes, `benchmarks.load.served_by`), or the one `--server` names (uvicorn when the
+game is not counted and none is named).
+
+Each server starts under `valgrind --tool=callgrind --instr-atstart=no --trace-children=yes`
+(counting off while Python starts; every process it starts followed, since a server may serve
+from workers it spawns, as granian does), is warmed up untimed, then counted in each of its
+processes (`callgrind_control -i on`) over the workload alone (`--clients` at once, each one
+request at a time) and dumped (`callgrind_control -d`); the dumps' `summary:` lines, summed,
+are the instructions. A server of which no process was counted fails the run. It prints a table of
 requests, instructions, instructions a request and each against the bare endpoint, and exits
 1 when a request failed, a move owed was not made or a count is missing; 2 without valgrind
 (the test command does not run this; `make instructions` does).
@@ -38,7 +45,21 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.load import Client, Tally, bare_clients, phase, players, run, start, stop, uvicorn_command
+from benchmarks.load import SERVERS as HTTP_SERVERS
+from benchmarks.load import (
+    Client,
+    Server,
+    Tally,
+    bare_clients,
+    descendants,
+    phase,
+    players,
+    run,
+    served_by,
+    server_command,
+    start,
+    stop,
+)
 from events.server import EmbeddedServer, free_port
 
 #: The servers counted, in the order they run, and what each is.
@@ -66,29 +87,44 @@ class Count:
 
 
 def valgrind_command(out: Path, command: list[str]) -> list[str]:
-    return ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", *command]
+    """`command` under callgrind, counting off until asked; with every process it starts
+    (a server that serves from workers it spawns, as granian does, serves from them), each
+    writing its own files, `out`.PID."""
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--trace-children=yes",
+        f"--callgrind-out-file={out}.%p",
+        *command,
+    ]
 
 
-def dumped_instructions(out: Path) -> int:
-    """The instructions of the one dump asked for (`callgrind_control -d` writes `out`.1;
-    the file written when the process ends is not it, and its summary is not to be trusted)."""
+def dumped_instructions(out: Path, dumps_asked: int) -> int:
+    """The instructions of the dumps asked for, summed over the server's processes
+    (`callgrind_control -d` writes `out`.PID.1 for each; the file written when a process
+    ends is not one, and its summary is not to be trusted)."""
     dumps = []
     for path in sorted(out.parent.glob(out.name + ".*")):
         text = path.read_text(errors="replace")
         found = re.search(r"^summary: (\d+)$", text, re.M)
         if "\ndesc: Trigger: dump" in text and found is not None:
             dumps.append(int(found.group(1)))
-    if len(dumps) != 1:
-        raise SystemExit(f"error: {len(dumps)} callgrind dumps beside {out}, not one")
-    return dumps[0]
+    if len(dumps) != dumps_asked:
+        raise SystemExit(f"error: {len(dumps)} callgrind dumps beside {out}, not the {dumps_asked} asked for")
+    return sum(dumps)
 
 
-def callgrind_control(pid: int, *options: str) -> None:
-    subprocess.run(["callgrind_control", *options, str(pid)], check=True, capture_output=True, timeout=PATIENCE)
+def callgrind_control(pid: int, *options: str) -> bool:
+    """Whether process `pid` is under callgrind and did as asked (the server's processes
+    that valgrind does not follow, or that ended, are not)."""
+    done = subprocess.run(["callgrind_control", *options, str(pid)], capture_output=True, timeout=PATIENCE)
+    return done.returncode == 0
 
 
-def count(server: str, moves: int, clients: int, data: Path) -> tuple[Count, list[str]]:
-    """Count one server over its workload; also what went wrong (nothing, if all went well)."""
+def count(server: str, moves: int, clients: int, data: Path, on: Server) -> tuple[Count, list[str], Server]:
+    """Count one server over its workload, the yardsticks served by `on`; also what went
+    wrong (nothing, if all went well) and the HTTP server it ran on."""
     port, out = free_port(), data / f"callgrind.{server}.out"
     store: EmbeddedServer | None = None
     if server == "game":
@@ -99,23 +135,29 @@ def count(server: str, moves: int, clients: int, data: Path) -> tuple[Count, lis
         warm: Client = players(port, max(1, each // 3), seed=-1)
         workload = players(port, each, seed=5)
     else:
-        command = uvicorn_command("benchmarks.bare:app" if server == "bare" else "benchmarks.rawasgi:app", port)
+        command = server_command(on, "benchmarks.bare:app" if server == "bare" else "benchmarks.rawasgi:app", port)
         health, each = "/bare", max(1, 2 * moves // clients)  # about as many requests as the games make
         warm, workload = bare_clients(port, WARM_UP), bare_clients(port, each)
     try:
         process = start(valgrind_command(out, command), port, health, PATIENCE, data / f"{server}.log")
         try:
             warmed, _ = run(phase(warm, clients))
-            callgrind_control(process.pid, "-i", "on")
+            on = served_by(process.pid)
+            counted = [pid for pid in descendants(process.pid) if callgrind_control(pid, "-i", "on")]
             tally, _ = run(phase(workload, clients))
-            callgrind_control(process.pid, "-d")
-            callgrind_control(process.pid, "-i", "off")
+            dumped = [pid for pid in counted if callgrind_control(pid, "-d")]
+            for pid in counted:
+                callgrind_control(pid, "-i", "off")
         finally:
             stop(process, PATIENCE)
     finally:
         if store is not None:
             store.stop()
-    return Count(server, len(tally.latencies), dumped_instructions(out)), problems(server, warmed, tally, clients, each)
+    instructions = dumped_instructions(out, len(dumped))
+    found = problems(server, warmed, tally, clients, each)
+    if not dumped or instructions == 0:
+        found.append(f"{server}: no instructions counted in its {len(counted)} processes under callgrind")
+    return Count(server, len(tally.latencies), instructions), found, on
 
 
 def problems(server: str, warmed: Tally, tally: Tally, clients: int, each: int) -> list[str]:
@@ -131,11 +173,12 @@ def problems(server: str, warmed: Tally, tally: Tally, clients: int, each: int) 
     return found
 
 
-def report(counts: list[Count], moves: int, clients: int) -> None:
+def report(counts: list[Count], moves: int, clients: int, on: str) -> None:
     bare = next((c for c in counts if c.server == "bare"), None)
     table = Table(
         title=f"instructions a request, one worker under callgrind, {clients} clients",
-        caption=f"{platform.machine()}, Python {platform.python_version()}, valgrind's user-space instructions",
+        caption=f"{platform.machine()}, Python {platform.python_version()}, valgrind's user-space instructions; "
+        f"bare and raw under {on}",
     )
     for column in ("server", "requests", "instructions", "a request", "× bare"):
         table.add_column(column, justify="right")
@@ -158,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=400, help="moves the game's clients make in all")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients, each one request at a time")
     parser.add_argument("--only", choices=tuple(SERVERS), help="count one server only")
+    parser.add_argument(
+        "--server",
+        choices=("auto", *HTTP_SERVERS),
+        default="auto",
+        help="the HTTP server of bare and raw (auto: the one poison serve ran on when counted, else uvicorn)",
+    )
     args = parser.parse_args(argv)
     if args.moves < 1 or args.clients < 1:
         parser.error("--moves and --clients must be at least 1")
@@ -171,11 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.clear()
     os.environ.update(env)
     with tempfile.TemporaryDirectory(prefix="poison-instructions-") as data:
+        on: Server = "uvicorn" if args.server == "auto" else args.server
         for server in [args.only] if args.only else SERVERS:
-            counted, wrong = count(server, args.moves, args.clients, Path(data))
+            counted, wrong, ran_on = count(server, args.moves, args.clients, Path(data), on)
+            if server == "game" and args.server == "auto":
+                on = ran_on  # the yardsticks on the server the game was served by
             counts.append(counted)
             failures += wrong
-    report(counts, args.moves, args.clients)
+    report(counts, args.moves, args.clients, on)
     for failure in failures:
         print(f"error: {failure}")
     return 1 if failures else 0

@@ -1,40 +1,49 @@
-"""Load benchmark: concurrent games over HTTP against `poison serve`, measured against a bare
-Litestar endpoint served the same way, in the same run, at the same concurrency.
+"""Load benchmark: concurrent games over HTTP against `poison serve`, measured in the same run
+against the bare Litestar route on the same server and, when asked, against `poison serve` of
+another build, at the same concurrency; then the bars, each with its measured value.
 
-    python -m benchmarks.load [--workers 1] [--clients 16] [--moves 1000] [--rounds 4]
-                              [--bar 0.5] [--p99-bar MS] [--probe] [--redis-url URL | --cluster]
+    python -m benchmarks.load [--clients 16 [64 ...]] [--workers 1] [--moves 1000] [--rounds 4]
+                              [--server auto|uvicorn|granian] [--against PATH]
+                              [--bar 0.5] [--p99-factor 2.5] [--rate-factor 1.0] [--tail-factor 1.0]
+                              [--probe] [--redis-url URL | --cluster]
 
-It starts `poison serve` (N workers, embedded store in a temporary directory) and
-uvicorn serving benchmarks/bare.py (N workers). M clients, each on its own keep-alive
-connection, each play whole games (all four seats of one game at a time: a GET of the
-seat to move, then its POST, so two requests a move) until M x moves are made; each
-round of game traffic is followed by as many GETs to the bare endpoint from the same M
-clients. It prints each round, the latencies of both (p50, p90, p99, p99.9, max), the
-clients' own CPU (a client process near 100% of a core would be the bottleneck), and
-last `moves_per_s=… requests_per_s=… p50_ms=… p99_ms=… errors=… ratio=…`, where `ratio`
-is the game traffic's requests/s over the bare endpoint's. It exits 1 when a request
-failed, a move owed was not made, ratio is below --bar (0.5, issue 15) or, with
---p99-bar, the game's p99 is above it (issue 15: 20 ms at 64 clients). Every request loop
-is bounded and only talks to 127.0.0.1.
+It starts `poison serve` through its CLI (so it measures whatever server `serve` runs on; N
+workers, embedded store in a temporary directory) and the bare route (benchmarks/bare.py)
+under the same server (`--server auto` reads which from the running `poison serve`: granian
+if granian's compiled module is loaded in its processes, else uvicorn). With `--against
+PATH` (a checkout with its own .venv, or the Python interpreter of an installed build) it
+also starts that build's `poison serve`, run from that build's interpreter and directory,
+its own embedded store beside this one's. M clients, each on its own keep-alive connection,
+play whole games (all four seats of one game at a time: a GET of the seat to move, then its
+POST, so two requests a move); each round gives every server its turn, the games with the
+same random moves, the bare route twice as many requests a client as moves, and the order
+turns round by round, so that a noisy moment of this shared machine falls on all alike.
 
-After the latencies, one line of closed-loop arithmetic (Little's law): M clients each with
-one request in flight and no think time make the mean latency M / throughput, so a p99 of at
-most X ms needs at least M / X requests/s (the mean stays below the p99 unless the slowest
-1% are extreme). With --p99-bar it prints that throughput, as requests/s and as a ratio to
-this run's bare endpoint (above 1: not even the framework alone, served the same way, could
-meet the bar at this concurrency), the bare endpoint's own p99 beside the bar, and what the
-bar needs if the game's tail were as long as the bare endpoint's (its p99 over its mean).
+It prints each round, a table of requests/s, p50, p99 and p99.9 of every server at every
+client count, and the bars, each PASS or FAIL with its measured value:
 
-`--probe` runs the service under benchmarks/probes.py and reports what happened inside
-its worker: garbage collections, event-loop lag, each route's time, each store command's
-round trip, the store's slow fsyncs. `--redis-url` serves from a store of your own (one
-without fsync, say, to see what fsync costs); `--cluster` from a local Redis Cluster of
+- the game's requests/s at least `--bar` (0.5) of the bare route's, at every client count;
+- at the most clients of the run (64 in `make load`), the game's p99 at most `--p99-factor`
+  (2.5) times the bare route's p99;
+- with `--against`, at the most clients: this build's requests/s at least `--rate-factor`
+  (1.0) of the other's, and its p99 at most `--tail-factor` (1.0) of the other's;
+- no request failed and every move owed was made.
+
+Its last lines are `clients=M moves_per_s=… requests_per_s=… p50_ms=… p99_ms=… errors=…
+ratio=…` for each client count (`ratio`: the game's requests/s over the bare route's). It
+exits 1 when a bar fails. Every request loop is bounded and only talks to 127.0.0.1.
+
+`--probe` runs this build's service under benchmarks/probes.py and reports what happened
+inside its worker: garbage collections, event-loop lag, each route's time, each store
+command's round trip, the store's slow fsyncs. `--redis-url` serves from a store of your own
+(one without fsync, say, to see what fsync costs); `--cluster` from a local Redis Cluster of
 embedded servers (3 masters and a replica of each, events/cluster.py), which it forms in the
-temporary directory and stops at the end.
+temporary directory and stops at the end. Neither goes with `--against`: two builds are
+compared each on its own embedded store.
 
 The client is a few lines of HTTP/1.1 on an asyncio protocol, on uvloop, not httpx: a
 heavier client would eat the CPU the servers share with it (two cores) and flatter the
-ratio.
+ratios.
 """
 
 from __future__ import annotations
@@ -53,9 +62,11 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
+from rich.console import Console
+from rich.table import Table
 
 from benchmarks.probes import LATENCY_THRESHOLD_MS
 from events.cluster import LocalCluster
@@ -197,13 +208,20 @@ async def hit_bare(port: int, requests: int, tally: Tally) -> None:
 
 
 def start(
-    command: list[str], port: int, path: str, patience: float = 30.0, log: Path | None = None
+    command: list[str],
+    port: int,
+    path: str,
+    patience: float = 30.0,
+    log: Path | None = None,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start a server and wait (at most `patience` seconds) until `path` answers 200. Its
-    standard error goes to `log` when given (a server that writes much there, as one under
-    valgrind, would fill an unread pipe and stall), else to a pipe read if it fails."""
+    """Start a server (in `cwd`, with `env` if given) and wait (at most `patience` seconds)
+    until `path` answers 200. Its standard error goes to `log` when given (a server that
+    writes much there, as one under valgrind, would fill an unread pipe and stall), else to a
+    pipe read if it fails."""
     with open(log, "wb") if log is not None else contextlib.nullcontext(subprocess.PIPE) as stderr:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd, env=env)
     deadline = time.monotonic() + patience
 
     async def probe() -> bool:
@@ -229,21 +247,63 @@ def start(
     return process
 
 
-def uvicorn_command(app: str, port: int, workers: int = 1) -> list[str]:
-    """uvicorn serving `app` ("module:attribute") as the benchmarks serve their yardsticks."""
-    return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        app,
-        "--port",
-        str(port),
-        "--workers",
-        str(workers),
-        "--log-level",
-        "warning",
-        "--no-access-log",
-    ]
+#: The servers a yardstick is served by, each on uvloop.
+Server = Literal["uvicorn", "granian"]
+SERVERS: tuple[Server, ...] = ("uvicorn", "granian")
+
+
+def uvicorn_command(app: str, port: int, workers: int = 1, factory: bool = False) -> list[str]:
+    """uvicorn (httptools, uvloop) serving `app` ("module:attribute"; with `factory`, a
+    function that makes the app) as the benchmarks serve their yardsticks."""
+    command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port), "--workers", str(workers)]
+    command += ["--loop", "uvloop", "--http", "httptools", "--ws", "none", "--log-level", "warning", "--no-access-log"]
+    return [*command, "--factory"] if factory else command
+
+
+def granian_command(app: str, port: int, workers: int = 1, factory: bool = False) -> list[str]:
+    """granian (ASGI, uvloop, no websockets) serving `app` as `uvicorn_command` does."""
+    command = [sys.executable, "-m", "granian", "--interface", "asgi", "--loop", "uvloop", "--no-ws"]
+    command += ["--host", HOST, "--port", str(port), "--workers", str(workers), "--log-level", "warning"]
+    return [*command, *(["--factory"] if factory else []), app]
+
+
+def server_command(server: Server, app: str, port: int, workers: int = 1, factory: bool = False) -> list[str]:
+    return (uvicorn_command if server == "uvicorn" else granian_command)(app, port, workers, factory)
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process under it, read from /proc (Linux)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # it ended while we looked
+            continue
+        # The command name, in parentheses, may hold spaces: the parent's id follows its last ")".
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        parents.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo += parents.get(found[-1], [])
+    return found
+
+
+def served_by(pid: int) -> Server:
+    """The server a running `poison serve` (process `pid`) serves on: granian when its
+    compiled module is loaded in that process or one under it, else uvicorn. Read from the
+    processes rather than told, so that the bare route is served as `serve` is, whatever
+    `serve` runs on today."""
+    for process in descendants(pid):
+        try:
+            maps = Path(f"/proc/{process}/maps").read_text()
+        except OSError:
+            continue
+        if "/granian/" in maps:
+            return "granian"
+    return "uvicorn"
 
 
 def stop(process: subprocess.Popen[bytes], patience: float = 15.0) -> None:
@@ -252,6 +312,9 @@ def stop(process: subprocess.Popen[bytes], patience: float = 15.0) -> None:
         process.wait(patience)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.wait()
+    if process.stderr is not None:
+        process.stderr.close()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -303,15 +366,194 @@ async def phase(runner: Client, clients: int) -> tuple[Tally, float]:
     return tally, time.perf_counter() - started
 
 
-def server_command(args: argparse.Namespace, port: int, data: str, report: str | None) -> list[str]:
-    """`poison serve` on `port`, its store in `data`; with a report path, under the probes."""
-    serve = ["serve", "--port", str(port), "--workers", str(args.workers), "--data-dir", data]
+#: What a target serves: whole games (`/v1/games`, ready at `/health`) or the bare route.
+Kind = Literal["game", "bare"]
+GAME: Kind = "game"
+BARE: Kind = "bare"
+READY = {GAME: "/health", BARE: "/bare"}
+
+
+@dataclass
+class Target:
+    """One server a run measures: its name in the report, what it serves, how it starts."""
+
+    name: str
+    kind: Kind
+    command: list[str]
+    port: int
+    cwd: str | None = None
+    env: dict[str, str] | None = None
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self, patience: float = 60.0) -> None:
+        self.process = start(self.command, self.port, READY[self.kind], patience, cwd=self.cwd, env=self.env)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@dataclass
+class Measured:
+    """What one target did at one client count, over every round."""
+
+    tally: Tally = field(default_factory=Tally)
+    seconds: float = 0.0
+    owed: int = 0  # the moves its clients were to make (games only)
+
+    @property
+    def requests_per_s(self) -> float:
+        return len(self.tally.latencies) / self.seconds if self.seconds else 0.0
+
+    def latency(self, q: float) -> float:
+        return percentile(self.tally.latencies, q)
+
+    def problems(self, name: str) -> list[str]:
+        """What went wrong: failed requests (a client stops at its first), moves not made."""
+        found = [f"{name}: {error}" for error in self.tally.errors[:5]]
+        if len(self.tally.errors) > 5:
+            found.append(f"{name}: {len(self.tally.errors) - 5} more errors")
+        if self.tally.moves != self.owed:
+            found.append(f"{name}: {self.tally.moves:,} of the {self.owed:,} moves were made")
+        if not self.tally.latencies:
+            found.append(f"{name}: no request was answered")
+        return found
+
+
+def measure(targets: list[Target], clients: int, moves: int, rounds: int) -> dict[str, Measured]:
+    """Every target at `clients` clients: each warmed up untimed, then `rounds` rounds in
+    which each has its turn, `moves` moves a client in all for the games (the same random
+    moves for every game target) and twice as many requests a round for the bare ones; the
+    order turns by one each round, so that no target always follows the same one."""
+    results = {target.name: Measured() for target in targets}
+    for target in targets:
+        warm = players(target.port, 25, seed=-10_000) if target.kind == GAME else bare_clients(target.port, 50)
+        run(phase(warm, clients))
+    each = max(1, moves // rounds)
+    for round_ in range(rounds):
+        turn = round_ % len(targets)
+        said = []
+        for target in targets[turn:] + targets[:turn]:
+            work = (
+                players(target.port, each, seed=round_ * 1000)
+                if target.kind == GAME
+                else bare_clients(target.port, 2 * each)
+            )
+            tally, seconds = run(phase(work, clients))
+            measured = results[target.name]
+            measured.tally.absorb(tally)
+            measured.seconds += seconds
+            measured.owed += clients * each if target.kind == GAME else 0
+            said.append(
+                f"{target.name} {len(tally.latencies) / seconds:,.0f}/s p99 {percentile(tally.latencies, 0.99):.2f} ms "
+                f"(clients' CPU {tally.cpu / seconds:.0%})"
+            )
+        print(f"{clients} clients, round {round_ + 1}: " + "; ".join(said), flush=True)
+    return results
+
+
+def console() -> Console:
+    """Wide enough that a table's rows stay whole when the output is not a terminal."""
+    return Console(width=max(Console().width, 150))
+
+
+def figures_table(title: str, results: dict[int, dict[str, Measured]]) -> Table:
+    """Requests/s and latencies of every target at every client count."""
+    table = Table(title=title)
+    for column in ("clients", "server", "requests/s", "p50", "p99", "p99.9", "errors"):
+        table.add_column(column, justify="left" if column == "server" else "right")
+    for clients, measured in results.items():
+        for name, m in measured.items():
+            table.add_row(
+                str(clients),
+                name,
+                f"{m.requests_per_s:,.0f}",
+                f"{m.latency(0.5):.2f} ms",
+                f"{m.latency(0.99):.2f} ms",
+                f"{m.latency(0.999):.2f} ms",
+                f"{len(m.tally.errors)}",
+            )
+    return table
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A requirement, what this run measured against it, and whether that meets it."""
+
+    asked: str
+    measured: str
+    met: bool
+
+
+def at_least(what: str, of: str, value: float, bar: float) -> Bar:
+    """`what` at least `bar` times `of`; `value` is the measured ratio."""
+    return Bar(f"{what} ≥ {bar:g}× {of}", f"{value:.3f}×", value >= bar)
+
+
+def at_most(what: str, of: str, value: float, bar: float) -> Bar:
+    """`what` at most `bar` times `of`; `value` is the measured ratio."""
+    return Bar(f"{what} ≤ {bar:g}× {of}", f"{value:.3f}×", value <= bar)
+
+
+def bars_table(bars: list[Bar]) -> Table:
+    table = Table(title="the bars, measured in this run")
+    for column in ("bar", "measured", ""):
+        table.add_column(column, justify="left" if column == "bar" else "right")
+    for bar in bars:
+        table.add_row(bar.asked, bar.measured, "PASS" if bar.met else "[red]FAIL[/red]")
+    return table
+
+
+def build_of(python: str, cwd: str) -> str:
+    """Where the `service` package a build's interpreter imports (run in `cwd`) lives, and
+    the commit of its checkout when it is one: said in the report, so that a comparison
+    shows what it compared."""
+    found = subprocess.run(
+        [python, "-c", "import service; print(service.__path__[0])"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if found.returncode != 0:
+        raise SystemExit(f"{python} cannot import the service: {found.stderr.strip()[-500:]}")
+    where = found.stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", where, "log", "-1", "--format=%h %cs"], capture_output=True, text=True, timeout=60
+    )
+    return f"{where} (commit {commit.stdout.strip()})" if commit.returncode == 0 else where
+
+
+def other_build(path: str, data: str) -> tuple[str, str]:
+    """The interpreter of the build `--against` names and the directory to run it in: a
+    checkout's own .venv in the checkout (so that `-m service.cli` is its service, not this
+    one's), or an installed build's interpreter in the run's temporary directory."""
+    given = Path(path)
+    if given.is_dir():
+        python = given / ".venv" / "bin" / "python"
+        if not python.exists():
+            raise SystemExit(f"--against {path}: a checkout needs its own .venv ({python} not found; make setup there)")
+        return str(python), str(given.resolve())
+    if given.is_file() and os.access(given, os.X_OK):
+        return str(given), data
+    raise SystemExit(f"--against {path}: neither a checkout with a .venv nor a Python interpreter")
+
+
+#: This checkout, where this build's `poison serve` runs.
+HERE = str(Path(__file__).resolve().parents[1])
+
+
+def serve_command(python: str, port: int, workers: int, data: str, report: str | None = None) -> list[str]:
+    """`poison serve` of the build of `python` on `port`, its store in `data`; with a report
+    path, under the probes (this build only)."""
+    serve = ["serve", "--port", str(port), "--workers", str(workers), "--data-dir", data]
     if report is not None:
-        return [sys.executable, "-m", "benchmarks.probes", report, *serve]
-    return [sys.executable, "-m", "service.cli", *serve]
+        return [python, "-m", "benchmarks.probes", report, *serve]
+    return [python, "-m", "service.cli", *serve]
 
 
-def print_probes(report: dict[str, Any], seconds: float) -> None:
+def print_probes(report: dict[str, Any]) -> None:
     """What the probes saw inside the worker (benchmarks/probes.py), over its whole run."""
     print(f"inside the worker ({report['loop']}; probes on: their own cost is in these figures):")
     served = sum(len(times) for times in report["app"].values())
@@ -336,39 +578,61 @@ def print_probes(report: dict[str, Any], seconds: float) -> None:
     )
 
 
-def closed_loop(
-    clients: int, game_per_s: float, game: list[float], bare_per_s: float, bare: list[float], p99_bar: float | None
-) -> str:
-    """Little's law for this run's closed loop: `clients` each with one request in flight
-    and no pause between, so the mean latency is clients / throughput (the game's measured
-    mean beside it). The mean is below the p99 unless the slowest 1% are extreme, so a p99
-    of at most `p99_bar` ms needs at least clients / p99_bar requests/s: that throughput, as
-    a ratio to this run's bare endpoint, and the bare endpoint's own p99 beside the bar."""
-    said = (
-        f"closed loop, {clients} clients: mean latency = clients / throughput = "
-        f"{clients / game_per_s * 1000:.2f} ms (game, measured {statistics.fmean(game) * 1000:.2f} ms)"
-    )
-    if p99_bar is None:
-        return said
-    needed = clients / (p99_bar / 1000)
-    # A tail as long as the bare endpoint's (its p99 over its mean) asks for more: the
-    # mean must then sit that much below the bar.
-    tail = percentile(bare, 0.99) / 1000 / statistics.fmean(bare)
-    return (
-        f"{said}; p99 ≤ {p99_bar:g} ms needs ≥ {needed:,.0f} requests/s, {needed / bare_per_s:.2f}× this run's "
-        f"bare endpoint ({bare_per_s:,.0f}/s), whose own p99 is {percentile(bare, 0.99):.2f} ms; "
-        f"with its tail (p99 {tail:.2f}× the mean), ≥ {needed * tail:,.0f}/s, {needed * tail / bare_per_s:.2f}×"
-    )
+#: The names of the load's targets in its report.
+THIS, OTHER = "poison serve", "poison serve, other build"
+
+
+def bare_name(server: str) -> str:
+    return f"bare route ({server})"
+
+
+def load_bars(args: argparse.Namespace, results: dict[int, dict[str, Measured]], server: str) -> list[Bar]:
+    """The load's bars over this run's figures (the module's docstring lists them)."""
+    bars = []
+    for clients, measured in results.items():
+        game, bare = measured[THIS], measured[bare_name(server)]
+        ratio = game.requests_per_s / bare.requests_per_s
+        bars.append(at_least("game requests/s", f"the bare route's ({server}), {clients} clients", ratio, args.bar))
+    most = max(results)
+    game, bare = results[most][THIS], results[most][bare_name(server)]
+    tail = game.latency(0.99) / bare.latency(0.99)
+    bars.append(at_most("game p99", f"the bare route's ({server}), {most} clients", tail, args.p99_factor))
+    if args.against is not None:
+        other = results[most][OTHER]
+        rate = game.requests_per_s / other.requests_per_s
+        bars.append(at_least("game requests/s", f"the other build's, {most} clients", rate, args.rate_factor))
+        tail = game.latency(0.99) / other.latency(0.99)
+        bars.append(at_most("game p99", f"the other build's, {most} clients", tail, args.tail_factor))
+    return bars
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=1, help="as `poison serve` defaults to")
-    parser.add_argument("--clients", type=int, default=16, help="concurrent games (and bare clients)")
+    parser.add_argument(
+        "--clients", type=int, nargs="+", default=[16], help="concurrent games (and bare clients), each count in turn"
+    )
     parser.add_argument("--moves", type=int, default=1000, help="moves per client, over all rounds")
-    parser.add_argument("--rounds", type=int, default=4, help="alternations of game and bare traffic")
-    parser.add_argument("--bar", type=float, default=0.5, help="least ratio (game over bare requests/s)")
-    parser.add_argument("--p99-bar", type=float, help="most game p99 latency, in ms (default: not checked)")
+    parser.add_argument("--rounds", type=int, default=4, help="turns of every server")
+    parser.add_argument(
+        "--server",
+        choices=("auto", *SERVERS),
+        default="auto",
+        help="the bare route's server (auto: the one the running `poison serve` is on)",
+    )
+    parser.add_argument(
+        "--against", metavar="PATH", help="another build: a checkout with its own .venv, or a Python interpreter"
+    )
+    parser.add_argument("--bar", type=float, default=0.5, help="least game/bare requests/s, at every client count")
+    parser.add_argument(
+        "--p99-factor", type=float, default=2.5, help="most game p99 over the bare route's, at the most clients"
+    )
+    parser.add_argument(
+        "--rate-factor", type=float, default=1.0, help="least requests/s over the other build's, at the most clients"
+    )
+    parser.add_argument(
+        "--tail-factor", type=float, default=1.0, help="most p99 over the other build's, at the most clients"
+    )
     parser.add_argument(
         "--redis-url",
         help="a store of your own (e.g. one without fsync, to see what fsync costs); default: the embedded one",
@@ -387,12 +651,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--probe watches one worker: --workers 1")
     if args.cluster and args.redis_url is not None:
         parser.error("--cluster starts a store of its own: leave out --redis-url")
-    game_port, bare_port = free_port(), free_port()
-    games, baseline = Tally(), Tally()
-    game_seconds = bare_seconds = 0.0
+    if args.against is not None and (args.cluster or args.redis_url is not None):
+        parser.error(
+            "--against compares two builds each on its own embedded store: leave out --redis-url and --cluster"
+        )
+    if min(args.clients) < 1 or args.moves < 1 or args.rounds < 1 or args.workers < 1:
+        parser.error("--clients, --moves, --rounds and --workers must be at least 1")
+    out = console()
     # The cluster (with --cluster) is stopped last, whatever fails after it started.
     with tempfile.TemporaryDirectory(prefix="poison-load-") as data, contextlib.ExitStack() as cleanup:
         report = os.path.join(data, "probes.json") if args.probe else None
+        # Found before anything starts, so that a wrong PATH costs no servers.
+        other = other_build(args.against, data) if args.against is not None else None
         env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
         os.environ.clear()
         os.environ.update(env)
@@ -403,76 +673,74 @@ def main(argv: list[str] | None = None) -> int:
             print(f"store: a local cluster of {len(cluster.nodes)} nodes, given {redacted(args.redis_url)}")
         if args.redis_url is not None:  # in the environment, not the arguments, which `ps` shows
             os.environ["POISON_REDIS_URL"] = args.redis_url
-        game = start(server_command(args, game_port, os.path.join(data, "store"), report), game_port, "/health")
-        bare = start(uvicorn_command("benchmarks.bare:app", bare_port, args.workers), bare_port, "/bare")
-        try:
-            # Warm up both (connections, first games, code paths) untimed, then alternate
-            # game and bare traffic so that a noisy moment of this shared machine falls on
-            # both alike; `ratio` is over all rounds.
-            run(phase(players(game_port, 25, seed=-10_000), args.clients))
-            run(phase(bare_clients(bare_port, 50), args.clients))
-            moves_each = args.moves // args.rounds
-            for round_ in range(args.rounds):
-                played, seconds = run(phase(players(game_port, moves_each, seed=round_ * 1000), args.clients))
-                requests_each = max(1, len(played.latencies) // args.clients)
-                hit, bare_round_seconds = run(phase(bare_clients(bare_port, requests_each), args.clients))
-                print(
-                    f"round {round_ + 1}: game {len(played.latencies) / seconds:,.0f} requests/s, "
-                    f"bare {len(hit.latencies) / bare_round_seconds:,.0f}/s, "
-                    f"ratio {len(played.latencies) / seconds / (len(hit.latencies) / bare_round_seconds):.3f}; "
-                    f"game p99 {percentile(played.latencies, 0.99):.2f} ms; "
-                    f"clients' CPU {played.cpu / seconds:.0%} of a core (game), "
-                    f"{hit.cpu / bare_round_seconds:.0%} (bare)"
+        port = free_port()
+        command = serve_command(sys.executable, port, args.workers, os.path.join(data, "store"), report)
+        this = Target(THIS, GAME, command, port, cwd=HERE)
+        targets = [this]
+        cleanup.callback(this.stop)
+        this.start()
+        assert this.process is not None
+        serving = served_by(this.process.pid)
+        server: Server = serving if args.server == "auto" else args.server
+        print(f"this build: {build_of(sys.executable, HERE)}; `poison serve` on {serving}, the bare route on {server}")
+        port = free_port()
+        targets.append(
+            Target(
+                bare_name(server),
+                BARE,
+                server_command(server, "benchmarks.bare:app", port, args.workers),
+                port,
+                cwd=HERE,
+            )
+        )
+        if other is not None:
+            python, cwd = other
+            print(f"the other build: {build_of(python, cwd)}")
+            port = free_port()
+            # Its own environment: nothing of this checkout on its path.
+            other_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+            targets.append(
+                Target(
+                    OTHER,
+                    GAME,
+                    serve_command(python, port, args.workers, os.path.join(data, "other-store")),
+                    port,
+                    cwd=cwd,
+                    env=other_env,
                 )
-                games.absorb(played)
-                baseline.absorb(hit)
-                game_seconds += seconds
-                bare_seconds += bare_round_seconds
-        finally:
-            stop(game)
-            stop(bare)
+            )
+        for target in targets[1:]:
+            cleanup.callback(target.stop)
+            target.start()
+        results = {clients: measure(targets, clients, args.moves, args.rounds) for clients in args.clients}
+        for target in targets:
+            target.stop()
         probed = json.loads(Path(report).read_text()) if report is not None and os.path.exists(report) else None
-    errors = len(games.errors) + len(baseline.errors)
-    requests_per_s = len(games.latencies) / game_seconds
-    bare_per_s = len(baseline.latencies) / bare_seconds
-    ratio = requests_per_s / bare_per_s
-    print(
-        f"workers={args.workers} clients={args.clients} moves={games.moves} requests={len(games.latencies)} "
-        f"in {game_seconds:.1f} s; bare: {len(baseline.latencies)} requests in {bare_seconds:.1f} s "
-        f"({bare_per_s:,.0f}/s)"
+    out.print(
+        figures_table(f"game traffic and the bare route, {args.workers} worker(s), {args.rounds} rounds", results)
     )
-    print(f"game latency: {spread(games.latencies)}")
-    print(f"bare latency: {spread(baseline.latencies)}")
-    print(closed_loop(args.clients, requests_per_s, games.latencies, bare_per_s, baseline.latencies, args.p99_bar))
-    print(
-        f"clients' CPU: {games.cpu / game_seconds:.0%} of a core in the game rounds, "
-        f"{baseline.cpu / bare_seconds:.0%} in the bare rounds"
-    )
+    problems = [
+        problem for measured in results.values() for name, m in measured.items() for problem in m.problems(name)
+    ]
     if args.probe:
         if probed is None:
-            print("error: the probes wrote no report")
-            errors += 1
+            problems.append("the probes wrote no report")
         else:
-            print_probes(probed, game_seconds)
-    for error in (games.errors + baseline.errors)[:5]:
-        print(f"error: {error}")
-    # A client stops at the first answer it did not expect, so every move must have been made.
-    owed = args.clients * moves_each * args.rounds
-    if games.moves != owed:
-        print(f"error: {games.moves:,} of the {owed:,} moves were made")
-    p50, p99 = percentile(games.latencies, 0.5), percentile(games.latencies, 0.99)
-    failed = errors > 0 or games.moves != owed
-    if ratio < args.bar:
-        print(f"below the bar: ratio {ratio:.3f} < {args.bar}")
-        failed = True
-    if args.p99_bar is not None and p99 > args.p99_bar:
-        print(f"above the bar: game p99 {p99:.2f} ms > {args.p99_bar} ms")
-        failed = True
-    print(
-        f"moves_per_s={games.moves / game_seconds:.1f} requests_per_s={requests_per_s:.1f} "
-        f"p50_ms={p50:.2f} p99_ms={p99:.2f} errors={errors} ratio={ratio:.3f}"
-    )
-    return 1 if failed else 0
+            print_probes(probed)
+    bars = load_bars(args, results, server)
+    bars.append(Bar("no request failed, every move owed was made", f"{len(problems)} problems", not problems))
+    out.print(bars_table(bars))
+    for problem in problems[:10]:
+        print(f"error: {problem}")
+    for clients, measured in results.items():
+        game, bare = measured[THIS], measured[bare_name(server)]
+        print(
+            f"clients={clients} moves_per_s={game.tally.moves / game.seconds:.1f} "
+            f"requests_per_s={game.requests_per_s:.1f} p50_ms={game.latency(0.5):.2f} "
+            f"p99_ms={game.latency(0.99):.2f} errors={len(game.tally.errors)} "
+            f"ratio={game.requests_per_s / bare.requests_per_s:.3f}"
+        )
+    return 0 if all(bar.met for bar in bars) else 1
 
 
 if __name__ == "__main__":

@@ -158,12 +158,12 @@ async def store_latency(*command: str) -> Any:
 
 def time_store() -> None:
     """Each store command's round trip, appends (the move's script) apart from reads."""
-    from events.store import EventStore
+    from events.calls import StoreCalls
 
-    execute, script = EventStore._execute, EventStore._script
+    execute, script = StoreCalls.execute, StoreCalls.script
 
     @wraps(execute)
-    async def timed_execute(self: EventStore, *command: Any, repeatable: bool = False) -> Any:
+    async def timed_execute(self: StoreCalls, *command: Any, repeatable: bool = False) -> Any:
         started = time.perf_counter()
         try:
             return await execute(self, *command, repeatable=repeatable)
@@ -171,15 +171,15 @@ def time_store() -> None:
             PROBES.store.setdefault(str(command[0]).lower(), []).append(time.perf_counter() - started)
 
     @wraps(script)
-    async def timed_script(self: EventStore, sha: Any, keys: list[str], args: list[Any], **options: Any) -> Any:
+    async def timed_script(self: StoreCalls, sha: Any, keys: list[str], args: list[Any], **options: Any) -> Any:
         started = time.perf_counter()
         try:
             return await script(self, sha, keys, args, **options)
         finally:
             PROBES.store.setdefault("script (append)", []).append(time.perf_counter() - started)
 
-    store: Any = EventStore  # its methods replaced by their timed selves
-    store._execute, store._script = timed_execute, timed_script
+    calls: Any = StoreCalls  # every part's calls replaced by their timed selves
+    calls.execute, calls.script = timed_execute, timed_script
 
 
 def install() -> None:
@@ -202,6 +202,12 @@ def main(argv: list[str]) -> int:
 
     return poison(argv[1:])
 
+
+if __name__ == "__mp_main__" and REPORT_VARIABLE in os.environ:
+    # A worker the server spawned (granian spawns its workers; multiprocessing runs the
+    # parent's main module again in each under this name): the probes again, in the process
+    # that serves. A worker forked, or one served in the parent's process, has them already.
+    install()
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -1,12 +1,16 @@
 """Ratios of a benchmark run: how many times faster the core is than the reference.
 
-Usage: python -m benchmarks.ratios RESULT.json [--bar 50]
+Usage: python -m benchmarks.ratios RESULT.json [--bar 50] [--store-bar 2]
 
 Reads the JSON that `pytest benchmarks --benchmark-json=RESULT.json` wrote, prints each
 group's core and reference medians, their ratio and the rate (games/s, moves/s), and exits
 non-zero when a barred group (Poison's `simulate` and `replay`, the pot game's
-`pot-simulate` and `pot-replay`) is below the bar or was not measured. Medians, not means:
-on a shared, noisy machine the median resists the stray slow round.
+`pot-simulate` and `pot-replay`) is below the bar or was not measured. It also holds the
+store's append to its floor measured in the same run (group `store`, issue 28): an fsynced
+append of one move's events at most `--store-bar` (2) times one fsynced SET of those bytes
+over a bare socket, printed with the two medians and PASS or FAIL; a run without the group
+fails it as not measured. Medians, not means: on a shared, noisy machine the median resists
+the stray slow round.
 """
 
 from __future__ import annotations
@@ -29,6 +33,21 @@ WORK = {
     "pot-replay": (1, "games/s"),  # one recorded four-player game a call (about 50 moves)
 }
 BARRED = ("simulate", "replay", "pot-simulate", "pot-replay")
+#: The store's barred pair, as benchmarks/test_store.py names its cases: an append and its floor.
+STORE_GROUP, APPEND, FLOOR = "store", "append_one_move", "an_fsynced_write_through_a_bare_socket"
+
+
+def store_bar(groups: dict[str, dict[str, float]], bar: float) -> tuple[str, bool]:
+    """The store's bar over a run's medians: what it measured, and whether that meets it."""
+    cases = groups.get(STORE_GROUP, {})
+    if APPEND not in cases or FLOOR not in cases:
+        return f"{STORE_GROUP}: the append or the bare-socket SET was not measured", False
+    append, floor = cases[APPEND], cases[FLOOR]
+    said = (
+        f"an fsynced append {append * 1e3:.3f} ms ≤ {bar:g}× the fsynced bare-socket SET "
+        f"{floor * 1e3:.3f} ms: {append / floor:.3f}×"
+    )
+    return said, append / floor <= bar
 
 
 def medians(path: Path) -> dict[str, dict[str, float]]:
@@ -44,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("result", type=Path)
     parser.add_argument("--bar", type=float, default=50.0, help="least core/reference ratio")
+    parser.add_argument(
+        "--store-bar", type=float, default=2.0, help="most fsynced append over the fsynced bare-socket SET"
+    )
     args = parser.parse_args(argv)
     groups = medians(args.result)
     table = Table(title=f"core vs reference ({platform.machine()}, Python {platform.python_version()})")
@@ -82,10 +104,17 @@ def main(argv: list[str] | None = None) -> int:
         for group, case, median in others:
             plain.add_row(group, case, f"{median * 1e6:,.1f} µs", f"{1 / median:,.0f}")
         console.print(plain)
+    store, met = store_bar(groups, args.store_bar)
+    if met:
+        console.print(f"PASS {store}")
+    else:
+        failed.append(store)
     for failure in failed:
         console.print(f"[red]FAIL[/red] {failure}")
     if not failed:
-        console.print(f"every barred group is at least {args.bar:g}× faster in the core")
+        console.print(
+            f"every barred group is at least {args.bar:g}× faster in the core; the store's append within its bar"
+        )
     return 1 if failed else 0
 
 

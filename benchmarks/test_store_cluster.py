@@ -26,6 +26,7 @@ from benchmarks.test_store import has_finished_copy, six_round_game
 from events.cluster import LocalCluster
 from events.games import Games
 from events.pipelined import Replication
+from events.schema import CODEC
 from events.store import EventStore
 from tests.events.logs import game_log
 
@@ -44,7 +45,7 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
 
 def store_on(url: str, replication: Replication) -> EventStore:
     store = EventStore.from_url(url, namespace=f"bench-{uuid.uuid4().hex[:8]}")
-    store.wire.replication = replication  # read when it first connects, as events.connect sets it
+    store.recorder.wire.replication = replication  # read when it first connects, as events.connect sets it
     return store
 
 
@@ -56,7 +57,7 @@ def rounds_of_appends(url: str, replication: Replication) -> Generator[int, None
 
     async def game(game_id: str) -> int:
         for version in range(APPENDS):
-            appended = await store.append(game_id, [LOG[version]], version)
+            appended = await store.append(game_id, [LOG[version]], version, codec=CODEC)
             assert appended.first_version == version + 1
         return APPENDS
 
@@ -87,7 +88,7 @@ def measure_load(benchmark: BenchmarkFixture, url: str) -> None:
     loop = asyncio.new_event_loop()
     store = store_on(url, Replication.AUTO)
     try:
-        loop.run_until_complete(store.append("six", log, 0))
+        loop.run_until_complete(store.append("six", log, 0, codec=CODEC))
         assert has_finished_copy(loop, store, "six")  # what a cold load of it reads
 
         def load() -> Games:

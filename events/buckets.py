@@ -16,14 +16,32 @@ LIMIT_SCRIPT = Script.of(LIMIT)
 SPEND_SCRIPT = Script.of(SPEND)
 
 
+async def take(calls: StoreCalls, limits: Sequence[Limit], what: str) -> None:
+    """`Buckets.limit` on any part's calls (the recorder's too, for a client's bucket
+    outside a game's slot)."""
+    if not limits:
+        return
+    groups: dict[int | None, list[Limit]] = {}
+    clustered = len(limits) > 1 and await calls.clustered(limits[0].key)
+    for limit in limits:
+        groups.setdefault(slot_of(limit.key) if clustered else None, []).append(limit)
+    for group in groups.values():
+        keys = [limit.key for limit in group]
+        wait = await calls.script(LIMIT_SCRIPT, keys, limit_args(group))
+        if wait:
+            raise RateLimited(int(wait), what)
+
+
 class Buckets(StoreCalls):
+    """The rate-limit buckets' keys, and taking from them outside an append."""
+
     def limit_key(self, kind: str, who: str) -> str:
         """The rate-limit bucket of a client (`who`: its address) for `kind` of request."""
         return f"{self.namespace}:limits:{kind}:{who}"
 
     def seat_limit_key(self, game_id: str, seat: int, kind: str = "moves") -> str:
         """The rate-limit bucket of a seat of a game (kept with the game's keys)."""
-        return self._key(game_id, f"limits:{kind}:{seat}")
+        return self.key(game_id, f"limits:{kind}:{seat}")
 
     @counted
     async def limit(self, limits: Sequence[Limit], what: str = "requests") -> None:
@@ -31,17 +49,7 @@ class Buckets(StoreCalls):
         `what`) and take none: for a request checked before its work, or that appends
         nothing. On a cluster, buckets of different slots (a seat's and a client's) are
         taken one slot after another: one that refuses leaves those before it taken."""
-        if not limits:
-            return
-        groups: dict[int | None, list[Limit]] = {}
-        clustered = len(limits) > 1 and await self._clustered(limits[0].key)
-        for limit in limits:
-            groups.setdefault(slot_of(limit.key) if clustered else None, []).append(limit)
-        for group in groups.values():
-            keys = [limit.key for limit in group]
-            wait = await self._script(LIMIT_SCRIPT, keys, limit_args(group))
-            if wait:
-                raise RateLimited(int(wait), what)
+        await take(self, limits, what)
 
     @counted
     async def spend(self, budget: Limit, cost: int, *, settle: bool = False) -> int:
@@ -50,4 +58,4 @@ class Buckets(StoreCalls):
         whatever is left, for work already done."""
         rate = budget.rate
         args = [rate.rate, rate.burst, cost, 1 if settle else 0]
-        return int(await self._script(SPEND_SCRIPT, [budget.key], args))
+        return int(await self.script(SPEND_SCRIPT, [budget.key], args))

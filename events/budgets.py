@@ -15,8 +15,9 @@ import contextlib
 from collections.abc import Callable
 from types import TracebackType
 
+from events.buckets import Buckets
 from events.limits import Limit, Rate, RateLimited, RateLimits, RebuildBudgetSpent, SearchBudgetSpent
-from events.store import EventStore, StoreUnavailable
+from events.records import StoreUnavailable
 
 
 class Bill:
@@ -25,7 +26,7 @@ class Bill:
     settled when the request's work is over, however it ended."""
 
     def __init__(
-        self, store: EventStore, kind: str, rate: Rate | None, client: str | None, refusal: Callable[[int], RateLimited]
+        self, store: Buckets, kind: str, rate: Rate | None, client: str | None, refusal: Callable[[int], RateLimited]
     ) -> None:
         self._store = store
         # The bucket's key is made once work is billed: a move without a search bot makes none.
@@ -75,7 +76,7 @@ class Budgets:
     """The search and rebuild budgets of the clients of one store (`limits`: their rates;
     None: no budget of that kind)."""
 
-    def __init__(self, store: EventStore, limits: RateLimits) -> None:
+    def __init__(self, store: Buckets, limits: RateLimits) -> None:
         self._store = store
         self._limits = limits
 

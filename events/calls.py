@@ -1,9 +1,10 @@
 """How the event store's parts call the server: one pipelined connection per store, keys
 named under the store's namespace (a game's keys share its hash tag), scripts run by their
 SHA1, and every failure to reach or be served by the server raised as StoreUnavailable
-(counted once per store call). The recorder, the listing, the idempotency records, the seat
-tokens and the rate-limit buckets (events/recorder.py, listing.py, idempotency.py,
-tokens.py, buckets.py) all build on `StoreCalls`; events/store.py composes them.
+(counted once per store call). The Redis recorder, the listing, the idempotency records and
+the rate-limit buckets (events/recorder.py, listing.py, idempotency.py, buckets.py) each
+build on `StoreCalls`, sharing one connection; events/store.py composes them. The errors
+every recorder raises (StoreUnavailable, UnknownGame) are events/records.py's.
 
 Every call is bounded by a timeout; a server that is down or unreachable raises
 StoreUnavailable within about `timeout` seconds, never hangs.
@@ -13,8 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any, NamedTuple, ParamSpec, TypeVar
 
@@ -31,8 +31,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from events.metrics import STORE_ERRORS
 from events.pipelined import Argument, PipelinedConnection
+from events.records import GAME_ID, StoreUnavailable, UnknownGame, check_game_id
 
-GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: Replies that mean the server cannot take a request now: redis-py's exceptions for those
 #: it names (OOM, READONLY, MASTERDOWN and CLUSTERDOWN, TRYAGAIN), and the first word of
 #: those it leaves a plain ResponseError. (LOADING, NOAUTH and a full server are
@@ -54,20 +54,6 @@ class Script(NamedTuple):
     @classmethod
     def of(cls, source: str) -> Script:
         return cls(source, hashlib.sha1(source.encode()).hexdigest())
-
-
-class StoreUnavailable(Exception):
-    """The event store cannot be reached (down, unreachable, still loading, too slow)."""
-
-
-class UnknownGame(KeyError):
-    """No game has this id (or the id cannot be one)."""
-
-
-def check_game_id(game_id: str) -> str:
-    if not isinstance(game_id, str) or not GAME_ID.match(game_id):
-        raise UnknownGame(game_id)
-    return game_id
 
 
 def unavailable(error: Exception) -> StoreUnavailable | None:
@@ -93,7 +79,7 @@ def failed(error: Exception) -> Exception:
 _CALLING: ContextVar[bool] = ContextVar("poison_store_call", default=False)
 
 
-def counted(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+def counted(method: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
     """A store call whose StoreUnavailable is counted once in STORE_ERRORS, however many
     of its commands (a listing reads 17 indexes at once) or inner calls failed."""
 
@@ -124,7 +110,7 @@ class StoreCalls:
         self.namespace = namespace
         self._single = False  # known to be one server, not a cluster's node
 
-    async def _execute(self, *command: Argument, repeatable: bool = False) -> Any:
+    async def execute(self, *command: Argument, repeatable: bool = False) -> Any:
         """One command on the pipelined connection (its own deadline bounds the wait).
         `repeatable`: sending it twice does no harm (a read), so a dropped connection is
         retried once even after it was sent."""
@@ -133,20 +119,20 @@ class StoreCalls:
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
 
-    async def _script(self, script: Script, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
+    async def script(self, script: Script, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
         try:
             return await self.wire.script(script.sha, script.source, keys, args, repeatable=repeatable)
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
 
-    def _key(self, game_id: str, what: str) -> str:
-        return f"{self._game(game_id)}{what}"
+    def key(self, game_id: str, what: str) -> str:
+        return f"{self.prefix(game_id)}{what}"
 
-    def _game(self, game_id: str) -> str:
+    def prefix(self, game_id: str) -> str:
         """What every key of a game starts with (its id checked once: the append names six)."""
         return f"{self.namespace}:{{{check_game_id(game_id)}}}:"
 
-    async def _clustered(self, key: str) -> bool:
+    async def clustered(self, key: str) -> bool:
         """Whether the store is a Redis Cluster (asking the server once, when first used)."""
         if self.wire.cluster is not None:
             return True
@@ -157,3 +143,16 @@ class StoreCalls:
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
         return not self._single
+
+
+__all__ = [
+    "GAME_ID",
+    "Script",
+    "StoreCalls",
+    "StoreUnavailable",
+    "UnknownGame",
+    "check_game_id",
+    "counted",
+    "failed",
+    "unavailable",
+]

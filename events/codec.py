@@ -98,6 +98,15 @@ class MalformedEvent(ValueError):
     """Stored or submitted bytes that are no event of any known schema."""
 
 
+class InvalidLog(ValueError):
+    """A log that breaks the rules or is malformed; `at_version` is its first bad event."""
+
+    def __init__(self, at_version: int, reason: str) -> None:
+        super().__init__(f"event {at_version}: {reason}")
+        self.at_version = at_version
+        self.reason = reason
+
+
 def event_type(event: Event) -> str:
     return event.__struct_config__.tag  # type: ignore[return-value]
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from events.credentials import redacted
 from events.pipelined import Replication
+from events.recorder import RedisRecorder
 from events.server import EmbeddedServer
 from events.store import EventStore
 
@@ -60,8 +61,9 @@ async def connect(
         url = server.start()  # in this thread: the server dies with the thread that started it
     elif not url.startswith(SCHEMES):
         raise ValueError(f"POISON_REDIS_URL must start with redis://, rediss:// or unix://, not {redacted(url)!r}")
-    store = EventStore.from_url(url, namespace=namespace, timeout=timeout)
-    store.wire.replication = acknowledged  # read when it first connects
+    recorder = RedisRecorder.from_url(url, namespace=namespace, timeout=timeout)
+    recorder.wire.replication = acknowledged  # read when it first connects
+    store = EventStore.on_redis(recorder)
     try:
         yield store
     finally:

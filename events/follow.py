@@ -4,7 +4,8 @@ A live stream must not hold a store connection while it waits: a blocking read p
 used up redis-py's pool (100 connections) at about a hundred streams, and every other
 request of the worker then got 503. Here one task, the waiter, does one blocking XREAD for
 every followed game at once, on a connection of its own, and wakes every stream of a game
-whose log grew, handing them the new events it read (decoded once for all of them).
+whose log grew, handing them the new entries it read: raw, or mapped by the caller's `mapping`
+(the store's decoding into events, events/mapper.py), once for every stream of the game.
 
 A stream first reads what it missed itself (a plain XRANGE on the pipelined connection),
 then waits for the waiter. It never misses an event: the waiter reads each game's stream
@@ -30,14 +31,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from events.codec import Event
 from events.pipelined import Argument, PipelinedConnection
+from events.records import Entries, MapEntries, version_of
 from events.slots import slot_of
-
-if TYPE_CHECKING:
-    from events.store import EventStore
 
 log = logging.getLogger("poison.events")
 
@@ -46,24 +44,50 @@ COUNT = 500  # entries of one game one XREAD reads at most
 IDLE = 5.0  # seconds a stream waits for the waiter before reading the log itself
 
 
-class _Watch:
-    """One followed game: the version the waiter reads after, the events it read last
-    (decoded, in order, ending at `position`), and an event set when they change."""
+class Followed(Protocol):
+    """What a follower asks of its recorder (events/recorder.py's RedisRecorder)."""
 
-    __slots__ = ("changed", "group", "position", "recent", "users")
+    wire: PipelinedConnection
+
+    def key(self, game_id: str, what: str) -> str: ...
+
+    async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> Entries: ...
+
+    async def clustered(self, key: str) -> bool: ...
+
+
+class _Watch:
+    """One followed game: the version the waiter reads after, the entries it read last
+    (in order, ending at `position`, each with its version), what they were mapped into
+    (by mapping, made by the first stream that wanted it), and an event set when they
+    change."""
+
+    __slots__ = ("changed", "group", "mapped", "position", "recent", "users")
 
     def __init__(self, position: int, group: int | None) -> None:
         self.position = position
         self.group = group  # the waiter that reads it: its slot on a cluster, None on one server
-        self.recent: list[tuple[int, Event]] = []
+        self.recent: list[tuple[int, Any]] = []
+        self.mapped: dict[MapEntries, list[Any]] = {}
         self.changed = asyncio.Event()
         self.users = 0
 
-    def advance(self, position: int, recent: list[tuple[int, Event]]) -> None:
+    def advance(self, position: int, recent: list[tuple[int, Any]]) -> None:
         self.position = position
         self.recent = recent
+        self.mapped = {}
         changed, self.changed = self.changed, asyncio.Event()
         changed.set()
+
+    def since(self, after: int, mapping: MapEntries | None) -> list[Any]:
+        """What the waiter read last after version `after`, mapped (once for every stream
+        of the game: an unreadable entry raises here, to each stream that reaches it)."""
+        if mapping is None:
+            return [raw for version, raw in self.recent if version > after]
+        mapped = self.mapped.get(mapping)
+        if mapped is None:
+            mapped = self.mapped[mapping] = mapping([raw for _, raw in self.recent])
+        return [item for (version, _), item in zip(self.recent, mapped, strict=True) if version > after]
 
 
 class _Waiter:
@@ -85,9 +109,9 @@ class _Waiter:
 
 
 class Follower:
-    """Every live stream of one store and one event loop."""
+    """Every live stream of one recorder and one event loop."""
 
-    def __init__(self, store: EventStore, connection: PipelinedConnection, *, block_ms: int = BLOCK_MS) -> None:
+    def __init__(self, store: Followed, connection: PipelinedConnection, *, block_ms: int = BLOCK_MS) -> None:
         self.store = store
         self.connection = connection  # the waiters' own (a connection per node on a cluster): they block
         self.block_ms = block_ms
@@ -101,25 +125,30 @@ class Follower:
         return len(self._watches)
 
     async def follow(
-        self, game_id: str, after: int, *, idle: float = IDLE
-    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
-        """The game's events after version `after`, as they come: a batch at a time, in
-        order, for as long as the caller iterates (and closes it: `contextlib.aclosing`)."""
-        key = self.store._key(game_id, "events")
+        self, game_id: str, after: int, mapping: MapEntries | None = None, *, idle: float = IDLE
+    ) -> AsyncGenerator[list[Any], None]:
+        """The game's entries after version `after`, as they come (each batch made into
+        `mapping`'s items, if given): a batch at a time, in order, for as long as the
+        caller iterates (and closes it: `contextlib.aclosing`)."""
+        key = self.store.key(game_id, "events")
         watch = self._enter(key, after, await self._group_of(key))
         try:
             check = True  # read the log here: at first, and after an idle wait
             while True:
                 changed = watch.changed
                 recent = watch.recent
-                batch: list[tuple[int, Event]] = []
                 if watch.position > after and recent and recent[0][0] <= after + 1:
-                    batch = [item for item in recent if item[0] > after]  # what the waiter read
+                    last = recent[-1][0]
+                    batch = watch.since(after, mapping)  # what the waiter read
                 elif check or watch.position > after:
-                    batch = await self.store.read(game_id, after, limit=COUNT)
+                    raw = await self.store.read(game_id, after, limit=COUNT)
+                    last = version_of(raw[-1]) if raw else after
+                    batch = mapping(raw) if mapping is not None and raw else raw
+                else:
+                    batch, last = [], after
                 check = False
                 if batch:
-                    after = batch[-1][0]
+                    after = last
                     yield batch
                     continue
                 try:
@@ -147,7 +176,7 @@ class Follower:
         StoreUnavailable while the store cannot tell (a stream then fails as its first read
         would): filed under the single server's waiter, a cluster's stream would stay there,
         its XREAD naming keys of several slots."""
-        return slot_of(key) if await self.store._clustered(key) else None
+        return slot_of(key) if await self.store.clustered(key) else None
 
     async def _connect(self, group: int | None, key: str) -> PipelinedConnection:
         """A waiter's connection: the follower's own on one server, a new one to the
@@ -258,12 +287,8 @@ class Follower:
                 watch = self._watches.get(key.decode())
                 if watch is None or watch is not watches.get(key.decode()) or not entries:
                     continue
-                position = int(entries[-1][0].split(b"-")[1])
-                try:
-                    recent = self.store._decode(entries)
-                except Exception:  # an unreadable event: each stream reads it and is told why
-                    recent = []
-                watch.advance(position, recent)
+                recent = [(version_of(raw), raw) for raw in entries]  # a stream's ids are always 0-<version>
+                watch.advance(recent[-1][0], recent)
 
 
 __all__ = ["BLOCK_MS", "Follower"]

@@ -49,7 +49,7 @@ from events.pool import ClientGone, Gone, Pool
 from events.replay import InvalidLog, advance, rebuild, search_work
 from events.restore import restore
 from events.ruleset import EventRules
-from events.schema import Event, Player, Rules
+from events.schema import Event, Player
 from events.store import (
     CURSOR,
     Appended,
@@ -126,13 +126,21 @@ class Games:
         kept_refusals: int = KEPT_REFUSALS,
         rebuilds: Pool | None = None,
     ) -> None:
+        if store.listing is None or store.idempotency is None or store.buckets is None:
+            raise ValueError("the games need a store with a listing, idempotency records and rate-limit buckets")
+        # The store's parts, each held here for what it does: the log (`store`), the
+        # listing, the idempotency records, the seat tokens and the rate-limit buckets.
         self.store = store
+        self.listing = store.listing
+        self.idempotency = store.idempotency
+        self.tokens = store.tokens
+        self.buckets = store.buckets
         self.kept_refusals = kept_refusals
         self.cache_size = cache_size
         self.limits = limits or RateLimits()
         self.searches = searches or Searches()
         self.rebuilds = rebuilds or Pool(1, "rebuild")
-        self.budgets = Budgets(store, self.limits)
+        self.budgets = Budgets(self.buckets, self.limits)
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
         # Time-travel reads, by (game id, version): at most cache_size.
         self._travels: OrderedDict[tuple[str, int], LoggedGame] = OrderedDict()
@@ -152,21 +160,17 @@ class Games:
         created_ms: int,
         ruleset: str = DEFAULT_RULESET,
         options: Mapping[str, Any] | None = None,
-        rounds: int | None = None,
-        rules: Rules | None = None,
         client: str | None = None,
         gone: Gone | None = None,
     ) -> tuple[list[Event], LoggedGame]:
         """Write a new game's first events; raises core.RuleError for an unknown ruleset or
-        invalid options. Poison's options may be given as `rounds` and `rules` too.
+        invalid options.
         `client` (an address) is held to the limit on creating games, checked before the
         game is computed (bots may play it to its end): RateLimited when over it; and to its
         search budget when a search bot sits at the table (SearchBudgetSpent). ClientGone
         when `gone` returns while the game's searches wait their turn: nothing is written."""
         if self.limits.create is not None and client is not None:
-            await self.store.limit([Limit(self.store.limit_key("create", client), self.limits.create)], "new games")
-        if rounds is not None or rules is not None:  # Poison's options, as callers gave them before rulesets
-            options = {"rounds": rounds, "cauldrons": (rules or Rules()).cauldrons}
+            await self.buckets.limit([Limit(self.buckets.limit_key("create", client), self.limits.create)], "new games")
         searching = searches(players)
         async with self.budgets.search(client) as bill:
             if searching:
@@ -276,7 +280,7 @@ class Games:
         returns while they wait their turn."""
         limits = self._move_limits(game_id, seat, client)
         if idempotency is not None:
-            earlier = await self.store.recall(game_id, idempotency)
+            earlier = await self.idempotency.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
         async with self.budgets.search(client) as bill:
@@ -284,7 +288,7 @@ class Games:
                 return await self._play(game_id, seat, move, expected_version, idempotency, answer, limits, bill, gone)
             except (RuleError, VersionConflict):
                 if limits:  # not taken by an append: a refused move counts as much as another
-                    await self.store.limit(limits, "moves")
+                    await self.buckets.limit(limits, "moves")
                 raise
 
     def _move_limits(self, game_id: str, seat: int, client: str | None) -> list[Limit]:
@@ -300,9 +304,9 @@ class Games:
         bucket = self._buckets.get(whose)
         if bucket is None:
             if isinstance(whose, tuple):
-                key = self.store.seat_limit_key(*whose)
+                key = self.buckets.seat_limit_key(*whose)
             else:
-                key = self.store.limit_key("moves", whose)
+                key = self.buckets.limit_key("moves", whose)
             bucket = self._buckets[whose] = Limit(key, rate)
             if len(self._buckets) > 2 * self.cache_size:
                 self._buckets.pop(next(iter(self._buckets)))
@@ -428,7 +432,7 @@ class Games:
         the next game's token hashes from the finished game's, seat by seat. The bots'
         searches are billed to `client`, as a move's are."""
         if self.limits.seat_move is not None or (self.limits.move is not None and client is not None):
-            await self.store.limit(self._move_limits(game_id, seat, client), "requests")
+            await self.buckets.limit(self._move_limits(game_id, seat, client), "requests")
         async with self.budgets.search(client) as bill:
             return await self._rematch(game_id, next_id, seed, token_hashes, created_ms, bill, gone)
 
@@ -457,7 +461,7 @@ class Games:
                         events,
                         0,
                         summary={**summary_of(logged), "listed": listing_member(next_id, created_ms)},
-                        tokens=token_hashes(await self.store.token_hashes(game_id)),
+                        tokens=token_hashes(await self.tokens.token_hashes(game_id)),
                         codec=logged.rules.codec,
                     )
             events, after = rematch_created(finished, next_id)
@@ -489,7 +493,7 @@ class Games:
         as a move's. `holder`: the token hash `seat` must still have (read after the log,
         each time)."""
         if idempotency is not None:
-            earlier = await self.store.recall(game_id, idempotency)
+            earlier = await self.idempotency.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
         limits = self._move_limits(game_id, seat, client)
@@ -512,13 +516,13 @@ class Games:
         conflict: VersionConflict | None = None
         for _ in range(LOBBY_RETRIES):
             logged = await self.load(game_id)
-            if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
+            if holder is not None and (await self.tokens.token_hashes(game_id)).get(seat) != holder:
                 raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
                 events, after = await self._judged(bill, gone, logged, step, logged)
             except RuleError:
                 if limits:  # not taken by an append: a refused request counts as much as another
-                    await self.store.limit(limits, "requests")
+                    await self.buckets.limit(limits, "requests")
                 raise
             try:
                 recorded = await self._record(
@@ -604,7 +608,7 @@ class Games:
         have changed them."""
         hashes = self._tokens.get(game_id)
         if hashes is None:
-            hashes = await self.store.token_hashes(game_id)
+            hashes = await self.tokens.token_hashes(game_id)
             cached = self._cache.get(game_id)
             if hashes and cached is not None and not cached.waiting:
                 self._tokens[game_id] = hashes
@@ -612,14 +616,14 @@ class Games:
                     self._tokens.pop(next(iter(self._tokens)))
         return hashes
 
-    # -- the store, as the service reaches it (it never reaches `store` itself) ---------
+    # -- the store's parts, as the service reaches them (it never reaches them itself) --
 
     async def list_games(
         self, *, status: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> tuple[list[GameSummary], str | None]:
         """Games newest first, a page at a time, and the cursor of the next page (or None);
         ValueError for a cursor this listing never gave."""
-        return await self.store.list_games(status=status, limit=limit, cursor=cursor)
+        return await self.listing.list_games(status=status, limit=limit, cursor=cursor)
 
     async def version(self, game_id: str) -> int:
         """The game's version as the store has it now (0: no such game)."""
@@ -635,13 +639,13 @@ class Games:
 
     async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
         """What the first request with this idempotency key appended, if there was one."""
-        return await self.store.recall(game_id, idempotency)
+        return await self.idempotency.recall(game_id, idempotency)
 
     async def remember(self, game_id: str, idempotency: Idempotency) -> Appended:
         """Keep the answer to a request that appended nothing (a refused move) under its
         idempotency key, for its retries (the caller's last `kept_refusals` of the game are
         kept); returns what the key holds afterwards."""
-        return await self.store.remember(game_id, idempotency, kept=self.kept_refusals)
+        return await self.idempotency.remember(game_id, idempotency, kept=self.kept_refusals)
 
     async def ping(self) -> None:
         """Raises StoreUnavailable unless the store answers."""

@@ -1,8 +1,9 @@
 """Idempotency records: what a request sent with a client's idempotency key answered the
 first time, kept 25 hours among its game's keys, so that a retry gets the same answer and
 a different request under the same key is refused. The append script checks and writes
-them in its own step (events/recorder.py's APPEND); a request that appended nothing (a
-refused move) is remembered here, and a retry is recalled here before it is validated.
+them in its own step (events/recorder.py's APPEND; the records' types are events/records.py's);
+a request that appended nothing (a refused move) is remembered here, and a retry is recalled
+here before it is validated.
 
 A refusal costs the client nothing but a fresh key, so refusals are kept per caller (its
 scope) at most `kept` at once: the script that remembers one forgets the caller's oldest
@@ -12,12 +13,10 @@ beyond that, in the same step. Appended requests need no bound: a game's log bou
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import NamedTuple
 
-from core.errors import quoted
 from events.calls import Script, StoreCalls, counted
 from events.limits import KEPT_REFUSALS
+from events.records import Appended, Idempotency, reused
 
 IDEMPOTENCY_TTL = 25 * 3600  # the contract promises at least 24 h
 
@@ -40,36 +39,6 @@ return redis.call('HMGET', KEYS[1], 'f', 'r', 'v', 'n')
 REMEMBER_SCRIPT = Script.of(REMEMBER)
 
 
-class IdempotencyKeyReused(Exception):
-    """An idempotency key already used for a different request on this game."""
-
-
-class Idempotency(NamedTuple):
-    """A client's idempotency key, the fingerprint of its request, what the first
-    successful attempt answered (opaque to the store), and whose key it is: `scope` (a
-    seat, say) keeps one caller's keys apart from every other caller's of the game.
-    `unscoped`: whether a record from before keys had a scope may answer it (only where
-    its fingerprint names the caller: a move's names its seat, a join's names nobody)."""
-
-    key: str
-    fingerprint: str
-    result: bytes = b""
-    scope: str = ""
-    unscoped: bool = True
-
-
-@dataclass(frozen=True)
-class Appended:
-    version: int  # the game's version after the append
-    count: int  # how many events it appended
-    replayed: bool = False  # True: an idempotent retry, nothing was appended now
-    result: bytes = b""  # the result recorded with the idempotency key
-
-    @property
-    def first_version(self) -> int:
-        return self.version - self.count + 1
-
-
 def idempotency_record(idempotency: Idempotency | None, *, scoped: bool = True) -> str:
     """The name of an idempotency key's record among its game's keys."""
     return records_of(idempotency, scoped=scoped) + key_digest(idempotency)
@@ -87,15 +56,11 @@ def key_digest(idempotency: Idempotency | None) -> str:
     return hashlib.sha256(idempotency.key.encode()).hexdigest() if idempotency else "none"
 
 
-def reused(idempotency: Idempotency) -> IdempotencyKeyReused:
-    return IdempotencyKeyReused(f"idempotency key {quoted(idempotency.key)} was used for a different request")
-
-
 class IdempotencyRecords(StoreCalls):
     """Recalling and remembering the answers kept under idempotency keys."""
 
     def _idempotency_key(self, game_id: str, idempotency: Idempotency | None, *, scoped: bool = True) -> str:
-        return self._game(game_id) + idempotency_record(idempotency, scoped=scoped)
+        return self.prefix(game_id) + idempotency_record(idempotency, scoped=scoped)
 
     @counted
     async def recall(self, game_id: str, idempotency: Idempotency) -> Appended | None:
@@ -106,10 +71,10 @@ class IdempotencyRecords(StoreCalls):
         scope (kept 25 h): that record answers only the very same request (its fingerprint
         names the seat and the move), so it can never decide another caller's."""
         key = self._idempotency_key(game_id, idempotency)
-        fingerprint, result, version, count = await self._execute("HMGET", key, "f", "r", "v", "n", repeatable=True)
+        fingerprint, result, version, count = await self.execute("HMGET", key, "f", "r", "v", "n", repeatable=True)
         if fingerprint is None and idempotency.scope and idempotency.unscoped:
             legacy = self._idempotency_key(game_id, idempotency, scoped=False)
-            found = await self._execute("HMGET", legacy, "f", "r", "v", "n", repeatable=True)
+            found = await self.execute("HMGET", legacy, "f", "r", "v", "n", repeatable=True)
             if found[0] is not None and found[0].decode() == idempotency.fingerprint:
                 fingerprint, result, version, count = found
         if fingerprint is None:
@@ -125,12 +90,12 @@ class IdempotencyRecords(StoreCalls):
         caller's refusals beyond the last `kept` are forgotten in the same step. Returns
         what the key holds afterwards: this answer, or an earlier one."""
         key = self._idempotency_key(game_id, idempotency)
-        prefix = self._game(game_id) + records_of(idempotency)
+        prefix = self.prefix(game_id) + records_of(idempotency)
         # What the key holds is the script's answer, not a read after it: a burst of the
         # caller's refusals may have forgotten this one by then.
-        fingerprint, result, version, count = await self._script(
+        fingerprint, result, version, count = await self.script(
             REMEMBER_SCRIPT,
-            [key, self._key(game_id, "events"), self._key(game_id, f"refused:{idempotency.scope}")],
+            [key, self.key(game_id, "events"), self.key(game_id, f"refused:{idempotency.scope}")],
             [idempotency.fingerprint, idempotency.result, IDEMPOTENCY_TTL, kept, prefix, key_digest(idempotency)],
             repeatable=True,  # it writes only where nothing was written yet
         )

@@ -6,8 +6,7 @@ over the nodes), read together and merged. The append script tells what the list
 (the status before and after); the store then moves the game's entry between the status
 indexes in calls of their own, the new one first, and the listing, which reads each
 listed game's summary anyway, skips and repairs an entry its summary disagrees with, so a
-crash between the two never lists a game wrongly for long. Stores written before the
-status indexes (or the shards) are indexed by status once, when first listed by status.
+crash between the two never lists a game wrongly for long.
 """
 
 from __future__ import annotations
@@ -22,11 +21,10 @@ import msgspec
 
 from core.errors import quoted
 from core.rulesets import DEFAULT_RULESET
-from events.calls import Script, StoreCalls, StoreUnavailable, check_game_id, counted
+from events.calls import StoreCalls, StoreUnavailable, check_game_id, counted
 
 CURSOR = re.compile(r"^\d{13}:[A-Za-z0-9_-]{1,64}$")
 MAX_LISTING_BATCHES = 20  # index entries a listing call reads at most: 20 batches
-INDEXING_BATCH = 500  # games indexed by status at a time, when an older store is first listed
 NEWEST = 9_999_999_999_999  # index members sort by NEWEST - creation ms
 #: The listing's indexes are each cut in this many sorted sets of their own hash tag, so
 #: that on a Redis Cluster they spread over the nodes (one set would be one node's load)
@@ -35,21 +33,6 @@ SHARDS = 16
 SUMMARY_FIELDS = ("status", "players", "round", "rounds", "version", "ruleset", "listed")
 
 log = logging.getLogger(__name__)
-
-INDEX_STATUSES = """
--- KEYS: the summary of a game listed before the status indexes existed
--- ARGV: the game's listing member
--- Returns its status when it had no member yet (given it now), else nothing.
-local row = redis.call('HMGET', KEYS[1], 'status', 'listed')
-if row[1] and not row[2] then
-  redis.call('HSET', KEYS[1], 'listed', ARGV[1])
-  return row[1]
-end
-return false
-"""
-
-INDEX_STATUSES_SCRIPT = Script.of(INDEX_STATUSES)
-
 
 def shard_of(game_id: str) -> int:
     """Which of the listing's shards holds a game (the same in every index)."""
@@ -74,96 +57,34 @@ def listing_member(game_id: str, created_ms: int) -> str:
 class Listing(StoreCalls):
     """The listing's indexes: listing games, and keeping each game under its status."""
 
-    _statuses_indexed = False  # this store's older games are known to be indexed by status
-
-    def _index(self, shard: int | None, status: str | None = None) -> str:
-        """A shard of the listing's index of every game, or of a status's games; shard
-        None: the single index of stores written before the shards (still read)."""
+    def index(self, shard: int, status: str | None = None) -> str:
+        """A shard of the listing's index of every game, or of a status's games."""
         name = f"{self.namespace}:games" if status is None else f"{self.namespace}:games:status:{status}"
-        return name if shard is None else f"{name}:{{{shard}}}"
+        return f"{name}:{{{shard}}}"
 
-    def _indexes(self, status: str | None) -> list[str]:
-        """Every index a listing reads: the shards, then the index from before them."""
-        return [self._index(shard, status) for shard in range(SHARDS)] + [self._index(None, status)]
+    def indexes(self, status: str | None) -> list[str]:
+        """Every index a listing reads: the shards."""
+        return [self.index(shard, status) for shard in range(SHARDS)]
 
-    @counted
-    async def index_game(self, game_id: str, created_ms: int) -> None:
-        """List the game (newest first) on its own, as games were before the append listed
-        them (under their status) itself: a game indexed here but never appended is skipped
-        when listing."""
-        member = listing_member(game_id, created_ms)
-        await self._execute("ZADD", self._index(shard_of(game_id)), "NX", 0, member, repeatable=True)
-
-    @counted
-    async def index_statuses(self) -> None:
-        """Put every game listed before the status indexes existed into its status's index
-        (once per store: a marker key says it is done; doing it twice is harmless). A
-        script gives each game's summary its `listed` member (one game's keys: one slot),
-        then its entry enters its status's index: an append racing it either came first or
-        finds the member and moves the game itself, and an entry left under the status the
-        game had a moment before is repaired by the listing (see `_repair`)."""
-        if self._statuses_indexed:
-            return
-        marker = f"{self.namespace}:games:status-indexed"
-        if not await self._execute("EXISTS", marker, repeatable=True):
-            start = "-"
-            more = True
-            while more:
-                entries, more = await self._entries(self._indexes(None), start, INDEXING_BATCH)
-                if not entries:
-                    break
-                names = [member for member, _ in entries]
-                # One script per game (its summary is its slot's), all in one write.
-                found = await asyncio.gather(
-                    *(
-                        self._script(
-                            INDEX_STATUSES_SCRIPT,
-                            [self._key(name.split(":", 1)[1], "summary")],
-                            [name],
-                            repeatable=True,
-                        )
-                        for name in names
-                    )
-                )
-                await asyncio.gather(
-                    *(
-                        self._execute(
-                            "ZADD",
-                            self._index(shard_of(name.split(":", 1)[1]), status.decode()),
-                            0,
-                            name,
-                            repeatable=True,  # the same member again changes nothing
-                        )
-                        for name, status in zip(names, found, strict=True)
-                        if status is not None
-                    )
-                )
-                start = f"({names[-1]}"
-            await self._execute("SET", marker, 1, repeatable=True)
-        self._statuses_indexed = True
-
-    async def _list(self, game_id: str, member: str, left: str | None, status: str) -> None:
+    async def enter(self, game_id: str, member: str, left: str | None, status: str) -> None:
         """Put a game's entry in its `status`'s index (and the index of every game, when it
         is new: `left` None), then take it out of the index of the status it `left`. In
         that order, so that a crash between the two leaves the entry in both (the listing
         reads each summary, skips the stale one and repairs it), never in neither."""
         shard = shard_of(game_id)
-        adding = [self._execute("ZADD", self._index(shard, status), 0, member, repeatable=True)]
+        adding = [self.execute("ZADD", self.index(shard, status), 0, member, repeatable=True)]
         if left is None:
-            adding.append(self._execute("ZADD", self._index(shard), "NX", 0, member, repeatable=True))
+            adding.append(self.execute("ZADD", self.index(shard), "NX", 0, member, repeatable=True))
         await asyncio.gather(*adding)
         if left is not None:
-            await asyncio.gather(
-                self._execute("ZREM", self._index(shard, left), member, repeatable=True),
-                self._execute("ZREM", self._index(None, left), member, repeatable=True),  # a game listed before shards
-            )
+            await self.execute("ZREM", self.index(shard, left), member, repeatable=True)
 
-    async def _relist(self, game_id: str, member: str, left: str | None, status: str) -> None:
-        """`_list` after an append that changed the game's status. The append is done and
+    async def relist(self, game_id: str, member: str, left: str | None, status: str) -> None:
+        """`enter` after an append that changed the game's status. The append is done and
         must be answered as done: an index that cannot be written now is repaired by the
         next listing of the status it left (or, for a new game, was written with it)."""
         try:
-            await self._list(game_id, member, left, status)
+            await self.enter(game_id, member, left, status)
         except StoreUnavailable as error:
             log.warning("game %s is %s, but its listing still says %s: %s", game_id, status, left, error)
 
@@ -174,18 +95,16 @@ class Listing(StoreCalls):
         """Games newest first, `limit` at a time; the cursor of the next page, or None.
 
         With a status, the games come from that status's index, so every page but the last
-        is full. Without, from the index of every game: a game indexed but never written
-        (only possible for games indexed before the append listed them) is skipped, and a
-        listing that met many of them stops after a bounded scan with a cursor. A cursor is
+        is full. Without, from the index of every game: a game indexed but never written (a
+        creation refused, or whose append is on its way) is skipped, and a listing that met
+        many of them stops after a bounded scan with a cursor. A cursor is
         a game's entry in both indexes alike, so one cursor works with or without a status."""
         if cursor is not None and not CURSOR.match(cursor):
             raise ValueError(f"{quoted(cursor)} is not a cursor of this listing")
         found: list[tuple[str, GameSummary]] = []
         start = f"({cursor}" if cursor else "-"
-        if status is not None:
-            await self.index_statuses()
         batch = limit + 1 if status is not None else max(limit + 1, 100)
-        indexes = self._indexes(status)
+        indexes = self.indexes(status)
         repairs: list[tuple[str, str, str | None]] = []  # (entry, index it is wrongly in, its status)
         scanned = None
         for _ in range(MAX_LISTING_BATCHES):  # a sparse listing stops here and hands back a cursor
@@ -195,8 +114,8 @@ class Listing(StoreCalls):
                 break
             rows = await asyncio.gather(
                 *(
-                    self._execute(
-                        "HMGET", self._key(member.split(":", 1)[1], "summary"), *SUMMARY_FIELDS, repeatable=True
+                    self.execute(
+                        "HMGET", self.key(member.split(":", 1)[1], "summary"), *SUMMARY_FIELDS, repeatable=True
                     )
                     for member, _ in entries
                 )
@@ -242,7 +161,7 @@ class Listing(StoreCalls):
         `batch` of them, all at once: the first `batch` of the merge are the first of all."""
         answers = await asyncio.gather(
             *(
-                self._execute("ZRANGE", index, start, "+", "BYLEX", "LIMIT", 0, batch, repeatable=True)
+                self.execute("ZRANGE", index, start, "+", "BYLEX", "LIMIT", 0, batch, repeatable=True)
                 for index in indexes
             )
         )
@@ -251,8 +170,6 @@ class Listing(StoreCalls):
         )
         entries: list[tuple[str, str]] = []
         for member, index in merged:
-            if entries and entries[-1][0] == member:
-                continue  # in a shard and in the index from before them
             if len(entries) == batch:
                 return entries, True
             entries.append((member, index))
@@ -265,13 +182,13 @@ class Listing(StoreCalls):
         if not repairs:
             return
         adding = [
-            self._list(member.split(":", 1)[1], member, None, status)
+            self.enter(member.split(":", 1)[1], member, None, status)
             for member, _, status in repairs
             if status is not None
         ]
         done = await asyncio.gather(*adding, return_exceptions=True)
         if not any(isinstance(failed, BaseException) for failed in done):  # only once they are where they belong
-            leaving = [self._execute("ZREM", index, member, repeatable=True) for member, index, _ in repairs]
+            leaving = [self.execute("ZREM", index, member, repeatable=True) for member, index, _ in repairs]
             done = await asyncio.gather(*leaving, return_exceptions=True)
         for failed in done:
             if isinstance(failed, BaseException):

@@ -1,11 +1,10 @@
-"""The recorder: a game's raw records, one Redis Stream per game, appended atomically by
-one Lua script and read back in order.
+"""The Redis recorder: each game's raw stored events in one Redis Stream, appended
+atomically by one Lua script and read back in order (the contract: events/records.py).
 
 Stream entry ids are `0-<version>`: version n is the n-th event, so reading "after
 version n" is a plain XRANGE and the stream's length is the game's version. Appends run
-as one Lua script (APPEND, run by events/store.py's `EventStore.append`, which gives it
-the parts of the other modules): check the idempotency key (events/idempotency.py), take
-the seats' rate-limit tokens (events/limits.py; the client's too on one server), check the
+as one Lua script (APPEND): check the idempotency key (events/idempotency.py), take the
+seats' rate-limit tokens (events/limits.py; the client's too on one server), check the
 expected version, add every event of the move, update the summary and the seat tokens'
 hashes, write the finished copy when the game ends, record the idempotency result, or do
 nothing at all. Keys of one game share the hash tag `{game_id}`, so that on a Redis
@@ -13,25 +12,34 @@ Cluster a game lives in one slot and its append is one script there.
 
 A finished game's log is kept whole in one value too, its finished copy, written by the
 append that ends it, so that loading it reads one value instead of an entry per event; the
-stream stays the source of truth, read by everything else. The recorder hands raw entries
-to the rulesets' decoders through events/mapper.py; live streams wait in events/follow.py.
+stream stays the source of truth, read by everything else. Entries and copies leave as the
+server gives them (events/mapper.py decodes them, above); live streams wait in
+events/follow.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any
 
+from events.buckets import take
 from events.calls import Script, StoreCalls, counted
-from events.codec import Codec, Event, GameFinished, RematchCreated
-from events.limits import CHARGE_LUA
-from events.mapper import events_of, events_of_copy
-from events.pipelined import Argument
-from events.restore import finished_copy_header
-
-if TYPE_CHECKING:
-    from events.follow import Follower
+from events.follow import BLOCK_MS, Follower
+from events.idempotency import IDEMPOTENCY_TTL, idempotency_record
+from events.limits import CHARGE_LUA, Limit, RateLimited, limit_args
+from events.metrics import VERSION_CONFLICTS
+from events.pipelined import Argument, PipelinedConnection
+from events.records import (
+    Appended,
+    Entries,
+    FinishedCopy,
+    Idempotency,
+    MapEntries,
+    Moved,
+    StoredEvent,
+    VersionConflict,
+    reused,
+)
 
 APPEND = (
     CHARGE_LUA
@@ -113,71 +121,154 @@ return {'appended', version, before[1] or '', status or '', listed or ''}
 APPEND_SCRIPT = Script.of(APPEND)
 
 
-#: Events after which a game's log is kept whole in its finished copy too: its end, and
-#: the one event that may follow it.
-ENDING: frozenset[type[Event]] = frozenset((GameFinished, RematchCreated))
+class RedisRecorder(StoreCalls):
+    """Raw game logs in Redis, on one server or a cluster (events/records.py's Recorder).
+    Safe to share between the tasks of one event loop.
 
+    Every command goes through one pipelined connection (`wire`, one per node on a
+    cluster); the live streams' blocking read through another (`waiter`, see
+    events/follow.py)."""
 
-@cache
-def copy_args(codec: Codec) -> tuple[bytes | int, ...]:
-    """The append script's arguments for writing the finished copy of a game of `codec`'s
-    ruleset: the copy's header, then the stored forms the copy may hold (today's)."""
-    forms = [part for form in codec.stored_forms for part in form]
-    return (finished_copy_header(codec.ruleset), len(codec.stored_forms), *forms)
+    def __init__(
+        self,
+        wire: PipelinedConnection,
+        *,
+        namespace: str = "poison",
+        waiter: PipelinedConnection | None = None,
+    ) -> None:
+        super().__init__(wire, namespace=namespace)
+        self.follower = Follower(self, waiter) if waiter is not None else None
 
+    @classmethod
+    def from_url(cls, url: str, *, namespace: str = "poison", timeout: float = 2.0) -> RedisRecorder:
+        return cls(
+            PipelinedConnection(url, timeout=timeout),
+            namespace=namespace,
+            waiter=PipelinedConnection(url, timeout=timeout + BLOCK_MS / 1000),
+        )
 
-class VersionConflict(Exception):
-    """The game is not at the expected version: another append came first."""
-
-    def __init__(self, expected: int, current: int) -> None:
-        super().__init__(f"expected version {expected}, but the game is at version {current}")
-        self.expected = expected
-        self.current_version = current
-
-
-class Recorder(StoreCalls):
-    """Reading a game's raw records (and its version), following them live, and the
-    server's health."""
-
-    follower: Follower | None = None
+    async def close(self) -> None:
+        if self.follower is not None:
+            await self.follower.close()
+        await self.wire.close()
 
     @counted
-    async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
-        """The events after version `after`, in order, at most `limit` of them."""
-        key = self._key(game_id, "events")
-        command: tuple[Argument, ...] = ("XRANGE", key, f"(0-{after}", "+")
+    async def append(
+        self,
+        game_id: str,
+        records: Sequence[StoredEvent],
+        expected_version: int,
+        *,
+        idempotency: Idempotency | None = None,
+        summary: Mapping[str, str | int] | None = None,
+        tokens: Mapping[int, str] | None = None,
+        limits: Sequence[Limit] = (),
+        limited: str = "requests",
+        copy: FinishedCopy | None = None,
+    ) -> tuple[Appended, Moved | None]:
+        """The contract's append, as one EVALSHA in the game's slot. The rate-limit
+        buckets are taken after the idempotency check, before the version check (a
+        conflict has taken its token). On a cluster a bucket outside the game's slot (a
+        client's) is taken by a call just before the append, so a conflict or an
+        idempotent retry has taken that token too."""
+        if not records:
+            raise ValueError("an append holds at least one event")
+        game = self.prefix(game_id)
+        stream = game + "events"
+        # A seat's bucket is one of the game's keys; a client's is not: on a cluster it is
+        # taken first, in a call of its own (so a request refused after it has taken it).
+        buckets = list(limits)
+        if (
+            buckets
+            and not self._single  # known to be one server: every bucket goes in the script
+            and any(not limit.key.startswith(game) for limit in buckets)
+            and await self.clustered(stream)
+        ):
+            await take(self, [limit for limit in buckets if not limit.key.startswith(game)], limited)
+            buckets = [limit for limit in buckets if limit.key.startswith(game)]
+        args: list[Any] = [
+            expected_version,
+            idempotency.fingerprint if idempotency else "",
+            idempotency.result if idempotency else b"",
+            IDEMPOTENCY_TTL,
+            len(buckets),
+            *limit_args(buckets),
+            len(records),
+        ]
+        for record in records:
+            args.extend(record)
+        for pairs in (summary or {}, tokens or {}):
+            args.append(len(pairs))
+            for field, value in pairs.items():
+                args.extend((field, value))
+        if copy is None:
+            args.extend(("", 0))
+        else:
+            args.extend((copy.header, len(copy.forms), *(part for form in copy.forms for part in form)))
+        keys = [
+            stream,
+            game + "summary",
+            game + "tokens",
+            game + idempotency_record(idempotency),
+            game + "finished",
+            *(limit.key for limit in buckets),
+        ]
+        reply = await self.script(APPEND_SCRIPT, keys, args)
+        outcome = reply[0]
+        if outcome == b"limited":
+            raise RateLimited(int(reply[1]), limited)
+        if outcome == b"conflict":
+            VERSION_CONFLICTS.inc()
+            raise VersionConflict(expected_version, int(reply[1]))
+        if outcome == b"idempotent":
+            assert idempotency is not None
+            if reply[1].decode() != idempotency.fingerprint:
+                raise reused(idempotency)
+            return Appended(int(reply[3]), int(reply[4]), replayed=True, result=reply[2]), None
+        before, now, member = reply[2:5]
+        if not (now and member and now != before):
+            return Appended(int(reply[1]), len(records)), None
+        return Appended(int(reply[1]), len(records)), Moved(before.decode() or None, now.decode(), member.decode())
+
+    @counted
+    async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> Entries:
+        """The entries after version `after`, in order, at most `limit` of them."""
+        command: tuple[Argument, ...] = ("XRANGE", self.key(game_id, "events"), f"(0-{after}", "+")
         if limit is not None:
             command += ("COUNT", limit)
-        return self._decode(await self._execute(*command, repeatable=True))
+        entries: Entries = await self.execute(*command, repeatable=True)
+        return entries
 
     @counted
-    async def read_log(self, game_id: str) -> list[tuple[int, Event]]:
-        """A game's whole log, for rebuilding it: a finished game's from its finished copy
-        (one value, decoded in one call), any other's (or one whose copy does not decode)
-        from its stream, as `read` gives it."""
-        copy = await self._execute("GET", self._key(game_id, "finished"), repeatable=True)
+    async def read_log(self, game_id: str) -> bytes | Entries:
+        """A whole log: a finished game's copy (one value), any other's stream."""
+        copy = await self.execute("GET", self.key(game_id, "finished"), repeatable=True)
         if copy is not None:
-            events = events_of_copy(copy)
-            if events is not None:
-                return events
+            assert isinstance(copy, bytes)
+            return copy
         return await self.read(game_id)
 
-    @staticmethod
-    def _decode(entries: list[list[Any]]) -> list[tuple[int, Event]]:
-        """Raw entries to events, by their rulesets' decoders (events/mapper.py)."""
-        return events_of(entries)
+    @counted
+    async def row(self, game_id: str, which: str) -> dict[bytes, bytes]:
+        flat = await self.execute("HGETALL", self.key(game_id, which), repeatable=True)
+        return dict(zip(flat[::2], flat[1::2], strict=True))
 
-    def follow(self, game_id: str, after: int) -> AsyncGenerator[list[tuple[int, Event]], None]:
-        """The game's events after version `after`, batch by batch as they are appended,
-        for as long as the caller iterates; waiting costs no connection (events/follow.py)."""
+    def follow(self, game_id: str, after: int, mapping: MapEntries | None = None) -> AsyncGenerator[list[Any], None]:
+        """The entries after version `after`, batch by batch as they are appended, for as
+        long as the caller iterates; waiting costs no connection, and a batch read once for
+        every follower of a game is mapped once for all of them (events/follow.py)."""
         if self.follower is None:
             raise RuntimeError("this store was made without a connection for following games")
-        return self.follower.follow(game_id, after)
+        return self.follower.follow(game_id, after, mapping)
 
     @counted
     async def version(self, game_id: str) -> int:
-        return await self._execute("XLEN", self._key(game_id, "events"), repeatable=True)
+        version: int = await self.execute("XLEN", self.key(game_id, "events"), repeatable=True)
+        return version
 
     @counted
     async def ping(self) -> None:
-        await self._execute("PING", repeatable=True)
+        await self.execute("PING", repeatable=True)
+
+
+__all__ = ["APPEND", "APPEND_SCRIPT", "RedisRecorder"]

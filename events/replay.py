@@ -26,6 +26,7 @@ from events import commitment
 from events.codec import (
     Event,
     GameStarted,
+    InvalidLog,
     MalformedEvent,
     PublicEvent,
     RematchCreated,
@@ -38,15 +39,6 @@ from events.lobby import after_event, check_seating, lobby_of, rematched
 from events.play import LoggedGame, bot_choice, playouts_searched, search_budgets
 from events.ruleset import InvalidDeal
 from events.rulesets import codec_of_log, rules_of
-
-
-class InvalidLog(ValueError):
-    """A log that breaks the rules or is malformed; `at_version` is its first bad event."""
-
-    def __init__(self, at_version: int, reason: str) -> None:
-        super().__init__(f"event {at_version}: {reason}")
-        self.at_version = at_version
-        self.reason = reason
 
 
 def start(version: int, event: Event) -> LoggedGame:

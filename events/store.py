@@ -1,90 +1,100 @@
-"""The event store: the game logs in Redis, as one object composed of parts with one job
-each, all sharing one connection and one namespace (events/calls.py):
+"""The event store: the game logs, as one object composed of parts with one job each, each
+a member, none a base class:
 
-- events/recorder.py: the raw records, one Redis Stream per game, and the one Lua script
-  that appends a move (read, read_log, version, follow, ping); events/mapper.py hands the
-  raw entries to the rulesets' decoders;
-- events/idempotency.py: the answers kept under clients' idempotency keys (recall, remember);
-- events/listing.py: the listing's sharded indexes (list_games, read repair, indexing);
-- events/tokens.py: the seat tokens' hashes;
-- events/buckets.py: the rate-limit buckets' keys and calls.
+- `recorder`: the raw stored events (events/records.py's contract; events/recorder.py's
+  Redis Streams, or events/memory.py's in-memory recorder), below every game;
+- `listing`: the listing's sharded indexes (list_games, read repair), events/listing.py;
+- `idempotency`: the answers kept under clients' idempotency keys, events/idempotency.py;
+- `tokens`: the seat tokens' hashes, events/tokens.py;
+- `buckets`: the rate-limit buckets' keys and calls, events/buckets.py.
 
-`EventStore.append` is where they meet: each part gives the one append script its keys and
-arguments (one EVALSHA per move, atomic in the game's slot), then the listing moves the game
-between its status indexes. Outside events/, the store is reached only through the games
-layer (events/games.py).
+Its own methods are the log as the domain sees it: events of each game's ruleset in and
+out, through the mapper (events/mapper.py). `append` is where the parts meet: the mapper
+gives the recorder the stored forms, the recorder appends them with the idempotency
+record, the summary, the seat tokens and the buckets in one step (one EVALSHA per move on
+Redis), then the listing moves the game between its status indexes. A store that cannot be
+reached is counted where it is called, in the recorder (events.calls.counted), once per call.
+Outside events/, the store is reached only through the games layer (events/games.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from time import perf_counter
-from typing import Any
+from typing import Generic, TypeVar
 
 from events.buckets import Buckets
-from events.calls import StoreUnavailable, UnknownGame, counted, unavailable
+from events.calls import unavailable
 from events.codec import Codec, Event
-from events.follow import BLOCK_MS, Follower
-from events.idempotency import (
-    IDEMPOTENCY_TTL,
+from events.idempotency import IdempotencyRecords
+from events.limits import Limit
+from events.listing import CURSOR, GameSummary, Listing, listing_member, shard_of
+from events.mapper import copy_for, events_of, events_of_log, records_of
+from events.metrics import APPEND_SECONDS
+from events.recorder import RedisRecorder
+from events.records import (
     Appended,
     Idempotency,
     IdempotencyKeyReused,
-    IdempotencyRecords,
-    idempotency_record,
-    reused,
+    Recorder,
+    StoreUnavailable,
+    UnknownGame,
+    VersionConflict,
 )
-from events.limits import Limit, RateLimited, limit_args
-from events.listing import CURSOR, GameSummary, Listing, listing_member, shard_of
-from events.metrics import APPEND_SECONDS, VERSION_CONFLICTS
-from events.pipelined import PipelinedConnection
-from events.recorder import APPEND_SCRIPT, ENDING, Recorder, VersionConflict, copy_args
-from events.schema import CODEC as POISON_CODEC
 from events.tokens import SeatTokens
 
+AnyRecorder = TypeVar("AnyRecorder", bound=Recorder)
 
-class EventStore(Recorder, IdempotencyRecords, Listing, SeatTokens, Buckets):
-    """Game logs in Redis. Safe to share between the tasks of one event loop.
 
-    Every command goes through one pipelined connection (`wire`, one per node on a
-    cluster); the live streams' blocking read through another (`waiter`, see
-    events/follow.py)."""
+class EventStore(Generic[AnyRecorder]):
+    """Game logs and what is kept beside them. Safe to share between the tasks of one
+    event loop. `listing`, `idempotency` and `buckets` are None over a recorder that is
+    not Redis (the in-memory one keeps the logs alone)."""
 
     def __init__(
         self,
-        wire: PipelinedConnection,
+        recorder: AnyRecorder,
         *,
-        namespace: str = "poison",
-        waiter: PipelinedConnection | None = None,
+        listing: Listing | None = None,
+        idempotency: IdempotencyRecords | None = None,
+        buckets: Buckets | None = None,
     ) -> None:
-        super().__init__(wire, namespace=namespace)
-        self.follower = Follower(self, waiter) if waiter is not None else None
+        self.recorder = recorder
+        self.listing = listing
+        self.idempotency = idempotency
+        self.tokens = SeatTokens(recorder)
+        self.buckets = buckets
 
     @classmethod
-    def from_url(cls, url: str, *, namespace: str = "poison", timeout: float = 2.0) -> EventStore:
-        return cls(
-            PipelinedConnection(url, timeout=timeout),
-            namespace=namespace,
-            waiter=PipelinedConnection(url, timeout=timeout + BLOCK_MS / 1000),
+    def from_url(cls, url: str, *, namespace: str = "poison", timeout: float = 2.0) -> EventStore[RedisRecorder]:
+        """A store in Redis (one server or a cluster): every part over one connection."""
+        return cls.on_redis(RedisRecorder.from_url(url, namespace=namespace, timeout=timeout))
+
+    @classmethod
+    def on_redis(cls, recorder: RedisRecorder) -> EventStore[RedisRecorder]:
+        """A store whose parts share the Redis recorder's connection and namespace."""
+        wire, namespace = recorder.wire, recorder.namespace
+        return EventStore(
+            recorder,
+            listing=Listing(wire, namespace=namespace),
+            idempotency=IdempotencyRecords(wire, namespace=namespace),
+            buckets=Buckets(wire, namespace=namespace),
         )
 
     async def close(self) -> None:
-        if self.follower is not None:
-            await self.follower.close()
-        await self.wire.close()
+        await self.recorder.close()
 
-    @counted
     async def append(
         self,
         game_id: str,
         events: Sequence[Event],
         expected_version: int,
         *,
+        codec: Codec,
         idempotency: Idempotency | None = None,
         summary: Mapping[str, str | int] | None = None,
         tokens: Mapping[int, str] | None = None,
-        codec: Codec = POISON_CODEC,
         limits: Sequence[Limit] = (),
         limited: str = "requests",
     ) -> Appended:
@@ -97,89 +107,73 @@ class EventStore(Recorder, IdempotencyRecords, Listing, SeatTokens, Buckets):
         retry returns the first attempt's Appended with `replayed` set and appends nothing.
         `limits`: the rate-limit buckets this request takes from, in the same step (after
         the idempotency check, before the version check: a conflict has taken its token);
-        RateLimited (naming what is `limited`) when one is empty, and nothing is done. On a
-        cluster a bucket outside the game's slot (a client's) is taken by a call just
-        before the append, so a conflict or an idempotent retry has taken that token too.
-        """
+        RateLimited (naming what is `limited`) when one is empty, and nothing is done."""
         if not events:
-            raise ValueError("an append holds at least one event")
-        game = self._game(game_id)
-        stream = game + "events"
-        # A seat's bucket is one of the game's keys; a client's is not: on a cluster it is
-        # taken first, in a call of its own (so a request refused after it has taken it).
-        buckets = list(limits)
-        if (
-            buckets
-            and not self._single  # known to be one server: every bucket goes in the script
-            and any(not limit.key.startswith(game) for limit in buckets)
-            and await self._clustered(stream)
-        ):
-            await self.limit([limit for limit in buckets if not limit.key.startswith(game)], limited)
-            buckets = [limit for limit in buckets if limit.key.startswith(game)]
-        args: list[Any] = [
+            raise ValueError("an append holds at least one event")  # before the listing is touched
+        records = records_of(events, codec)
+        appending = self.recorder.append(
+            game_id,
+            records,
             expected_version,
-            idempotency.fingerprint if idempotency else "",
-            idempotency.result if idempotency else b"",
-            IDEMPOTENCY_TTL,
-            len(buckets),
-            *limit_args(buckets),
-            len(events),
-        ]
-        for event in events:
-            args.extend(codec.encode_stored(event))
-        for pairs in (summary or {}, tokens or {}):
-            args.append(len(pairs))
-            for field, value in pairs.items():
-                args.extend((field, value))
-        args.extend(copy_args(codec) if ENDING.intersection(map(type, events)) else ("", 0))
-        keys = [
-            stream,
-            game + "summary",
-            game + "tokens",
-            game + idempotency_record(idempotency),
-            game + "finished",
-            *(limit.key for limit in buckets),
-        ]
+            idempotency=idempotency,
+            summary=summary,
+            tokens=tokens,
+            limits=limits,
+            limited=limited,
+            copy=copy_for(events, codec),
+        )
         # A new game is indexed in the same write as its first append (an index entry
         # whose summary is missing or names another entry is skipped when listing), so
         # that no crash can leave a written game out of the listing.
         status, listed = (summary or {}).get("status"), (summary or {}).get("listed")
-        created = str(status) if expected_version == 0 and status and listed else None
+        created = str(status) if expected_version == 0 and status and listed and self.listing else None
         started = perf_counter()
         unindexed = False
         try:
-            if created is None:
-                reply = await self._script(APPEND_SCRIPT, keys, args)
+            if created is None or self.listing is None:
+                appended, moved = await appending
             else:
                 reply, indexed = await asyncio.gather(
-                    self._script(APPEND_SCRIPT, keys, args),
-                    self._list(game_id, str(listed), None, created),
-                    return_exceptions=True,
+                    appending, self.listing.enter(game_id, str(listed), None, created), return_exceptions=True
                 )
                 if isinstance(reply, BaseException):
                     raise reply
+                appended, moved = reply
                 unindexed = isinstance(indexed, BaseException)
         finally:
             APPEND_SECONDS.observe(perf_counter() - started)  # failed ones too: their wait is the store's
-        outcome = reply[0].decode()
-        if outcome == "limited":
-            raise RateLimited(int(reply[1]), limited)
-        if outcome == "conflict":
-            VERSION_CONFLICTS.inc()
-            raise VersionConflict(expected_version, int(reply[1]))
-        if outcome == "idempotent":
-            assert idempotency is not None
-            if reply[1].decode() != idempotency.fingerprint:
-                raise reused(idempotency)
-            return Appended(int(reply[3]), int(reply[4]), replayed=True, result=reply[2])
-        before, now, member = reply[2:5]
-        if now and member and now != before and (created is None or unindexed):  # once more, for a new game
-            await self._relist(game_id, member.decode(), before.decode() or None, now.decode())
-        return Appended(int(reply[1]), len(events))
+        if moved is not None and self.listing is not None and (created is None or unindexed):
+            # (for a new game, once more: its index write with the append failed)
+            await self.listing.relist(game_id, moved.member, moved.left, moved.status)
+        return appended
+
+    async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:
+        """The events after version `after`, in order, at most `limit` of them."""
+        return events_of(await self.recorder.read(game_id, after, limit))
+
+    async def read_log(self, game_id: str) -> list[tuple[int, Event]]:
+        """A game's whole log, for rebuilding it: a finished game's from its finished copy
+        (one value, decoded in one call) when the recorder keeps one, any other's (or one
+        whose copy does not decode) from its stream, as `read` gives it."""
+        events = events_of_log(await self.recorder.read_log(game_id))
+        return events if events is not None else await self.read(game_id)
+
+    def follow(self, game_id: str, after: int) -> AsyncGenerator[list[tuple[int, Event]], None]:
+        """The game's events after version `after`, batch by batch as they are appended,
+        for as long as the caller iterates (decoded once for every follower of the game
+        that shares a batch)."""
+        return self.recorder.follow(game_id, after, events_of)
+
+    async def version(self, game_id: str) -> int:
+        return await self.recorder.version(game_id)
+
+    async def ping(self) -> None:
+        await self.recorder.ping()
 
 
 __all__ = [
     "CURSOR",
+    "AnyRecorder",
     "Appended",
     "EventStore",
     "GameSummary",

@@ -1,15 +1,22 @@
 """Seat tokens as the store keeps them: each seat's token hashed (the store never sees a
-raw token), in one hash among its game's keys, written by the append that creates the
-game or seats a player (events/recorder.py's APPEND) and read here."""
+raw token), in the `tokens` row beside its game's log, written by the append that creates
+the game or seats a player (the recorder's append, events/records.py) and read here, from
+any recorder."""
 
 from __future__ import annotations
 
-from events.calls import StoreCalls, counted
+from events.calls import counted
+from events.records import Recorder
 
 
-class SeatTokens(StoreCalls):
+class SeatTokens:
+    """Reading the seats' token hashes of a game, from its recorder's `tokens` row."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
     @counted
     async def token_hashes(self, game_id: str) -> dict[int, str]:
         """Seat -> hash of its token (the store never sees a raw token)."""
-        flat = await self._execute("HGETALL", self._key(game_id, "tokens"), repeatable=True)
-        return {int(seat): digest.decode() for seat, digest in zip(flat[::2], flat[1::2], strict=True)}
+        row = await self.recorder.row(game_id, "tokens")
+        return {int(seat): digest.decode() for seat, digest in row.items()}

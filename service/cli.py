@@ -69,9 +69,23 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def play_here_or_on_a_server(args: argparse.Namespace) -> int:
+    """`poison play`: here, or on the server --server names (service.commands.remote, and
+    httpx with it, loaded only then)."""
+    if args.server is None:
+        return play.run(args)
+    from service.commands import remote
+
+    return remote.run(args)
+
+
+#: The commands run otherwise than by their module's `run`.
+RUNS: dict[str, Callable[[argparse.Namespace], int]] = {"play": play_here_or_on_a_server}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    run: Callable[[argparse.Namespace], int] = COMMANDS[args.command].run
+    run: Callable[[argparse.Namespace], int] = RUNS.get(args.command, COMMANDS[args.command].run)
     try:
         code = run(args)
         sys.stdout.flush()  # here, where a reader that has gone is caught, not at exit

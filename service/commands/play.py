@@ -490,13 +490,11 @@ def check_server_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """A game played here (a game on a server, --server, is service.commands.remote's: the
+    command line picks, so that this module never imports that one, which imports it)."""
     out = console(highlight=False)
     try:
         check_server_options(args)
-        if args.server is not None:
-            from service.commands import remote  # httpx is loaded only to play on a server
-
-            return remote.run(args, out)
         ruleset, options, bots, you = new_game(args)
         seed = args.seed if args.seed is not None else secrets.randbits(63)
         # The bots before your seat play as the game is made: a search among them may take a while.

@@ -33,8 +33,16 @@ from rich.text import Text
 from events.codec import Event, GameStarted, MalformedEvent, SeatJoined, SeatLeft
 from events.rulesets import rules_for
 from service.client import ApiProblem, Client, ClientError, Unreachable
-from service.commands import CommandError, fail, visible
-from service.commands.play import YOUR_NAME, Terminal, bot_name, new_game, patiently, starting
+from service.commands import CommandError, console, fail, visible
+from service.commands.play import (
+    YOUR_NAME,
+    Terminal,
+    bot_name,
+    check_server_options,
+    new_game,
+    patiently,
+    starting,
+)
 from service.commands.screens import Players, Screen, screen_for
 from service.commands.screens.lobby import OPEN, is_open, room, seat_names, told, waiting_games
 from service.commands.screens.seat import refusal
@@ -287,8 +295,13 @@ def again(out: Console) -> bool:
     return answer is not None and answer.lower() in {"y", "yes"}
 
 
-def run(args: argparse.Namespace, out: Console) -> int:
+def run(args: argparse.Namespace) -> int:
     """The game on the server --server names: created, joined, or the lobby's list."""
+    out = console(highlight=False)
+    try:
+        check_server_options(args)
+    except CommandError as error:
+        return fail("play", error, error.code)
     url = args.server if "://" in args.server else f"http://{args.server}"
     seat: RemoteSeat | None = None
     with Client(url) as client:

@@ -52,3 +52,25 @@ def test_a_blank_or_duplicate_seat_name_is_said_at_its_field_in_words_and_nothin
     create.click()
     page.locator("section.created").wait_for()
     assert sent_creations(watched) == 1
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_every_seat_row_of_the_lobby_lines_up_whoever_plays_the_seat(
+    open_page: Callable[..., Watched], phone: bool
+) -> None:
+    page = open_page(phone=phone).page
+    add = page.get_by_role("button", name="+ Add a seat")
+    add.click()
+    page.get_by_label("Seat 4: who plays").select_option(label="open: anyone may join")
+
+    def columns(selector: str) -> list[tuple[float, float]]:
+        boxes = page.locator(f".seat-row {selector}").evaluate_all(
+            "all => all.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.width]; })"
+        )
+        return [(round(left, 1), round(width, 1)) for left, width in boxes]
+
+    kinds = page.locator(".seat-row .seat-kind").evaluate_all("all => all.map(e => e.selectedOptions[0].text)")
+    assert len(set(kinds)) >= 3, f"the rows show people, bots and an open seat: {kinds}"
+    for selector in (".seat-name-input", ".seat-kind", ".remove-seat"):
+        shown = columns(selector)
+        assert len(set(shown)) == 1, f"{selector} sits and spans alike in every row: {shown}"

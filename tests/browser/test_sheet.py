@@ -3,12 +3,13 @@ of its own that the sheet explains, and the chart's names at the lines' ends fit
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
 
 from tests.browser.conftest import Watched
-from tests.browser.table import STEPS, create, finished_game, scores
+from tests.browser.table import STEPS, TABLE, create, exported, finished_game, scores
 
 pytestmark = pytest.mark.browser
 
@@ -106,3 +107,64 @@ def test_names_as_long_as_the_service_takes_never_make_the_page_scroll_sideways(
     page.wait_for_selector(f'{STEPS}[data-version="{last}"]')
     width = page.evaluate("window.innerWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_a_pot_games_sheet_shows_every_pot_in_the_page_and_breaks_no_heading(
+    open_page: Callable[..., Watched], served: str, phone: bool
+) -> None:
+    created = finished_game(served, "pot", 4)
+    pots = len(scores(served, created["game_id"])["pots"])
+    page = open_page(f"#/games/{created['game_id']}", phone=phone).page
+    page.wait_for_selector(f'{TABLE}[data-status="finished"]')
+    sheet = page.locator(".sheet.pots")
+    assert sheet.locator("tbody tr").count() == pots
+    inside, shown = sheet.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    assert inside <= shown + 1, f"the sheet scrolls inside the page: {inside} px in {shown} px"
+    lines = sheet.locator("thead th").evaluate_all(
+        """all => all.map(th => {
+            const range = document.createRange();
+            range.selectNodeContents(th);
+            return [th.textContent, new Set([...range.getClientRects()].map(box => Math.round(box.top))).size];
+        })"""
+    )
+    # A heading may wrap between its words, never inside one ("Toxici-ty").
+    assert all(count <= len(text.split()) for text, count in lines), f"a word of a heading broken: {lines}"
+
+
+def test_a_pile_that_grows_never_covers_the_words_beside_it(open_page: Callable[..., Watched], served: str) -> None:
+    created = finished_game(served, "poison", 4)
+    logged = [json.loads(line) for line in exported(served, created["game_id"]).splitlines() if line.strip()]
+    overflow = next(event for event in logged if event["type"] == "cauldron_overflowed")
+    version, seat = overflow["version"], overflow["data"]["seat"]
+    page = open_page(f"#/games/{created['game_id']}/steps?version={version}").page
+    page.wait_for_selector(f'{STEPS}[data-version="{version}"]')
+    page.emulate_media(reduced_motion="no-preference")  # the tests' pages ask for none
+    grown = page.locator(f'{STEPS} .seat[data-seat="{seat}"]')
+    overlaps = grown.evaluate(
+        """seat => {
+            const back = seat.querySelector('.pile.grew .card-back');
+            back.style.animation = 'none';  // restarted: it may be over by now
+            void back.offsetWidth;
+            back.style.animation = '';
+            const animation = back.getAnimations()[0];
+            animation.pause();
+            animation.currentTime = 0;  // its largest
+            const box = back.getBoundingClientRect();
+            const walker = document.createTreeWalker(seat, NodeFilter.SHOW_TEXT);
+            const hit = [];
+            for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+                if (back.contains(text) || !text.textContent.trim()) continue;
+                const range = document.createRange();  // its letters, not the spaces around them
+                range.setStart(text, text.textContent.length - text.textContent.trimStart().length);
+                range.setEnd(text, text.textContent.trimEnd().length);
+                for (const word of range.getClientRects()) {
+                    const apart = word.right <= box.left || word.left >= box.right
+                        || word.bottom <= box.top || word.top >= box.bottom;
+                    if (!apart) hit.push(text.textContent.trim());
+                }
+            }
+            return hit;
+        }"""
+    )
+    assert overlaps == [], f"the growing pile covers {overlaps}"

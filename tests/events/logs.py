@@ -48,4 +48,4 @@ async def play_to_the_end(games: Games, game_id: str, client: str | None = None)
 
 async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
     """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
-    await store.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))
+    await store.recorder.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))

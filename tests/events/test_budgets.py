@@ -20,37 +20,37 @@ SLOW = Rate(1 / 3600, 1000)
 
 
 async def test_a_budget_takes_work_that_fits_and_refuses_the_rest_taking_nothing(store: EventStore):
-    budget = Limit(store.limit_key("search", "a"), SLOW)
-    assert await store.spend(budget, 600) == 0
-    wait = await store.spend(budget, 600)  # 1,200 of 1,000: refused
+    budget = Limit(store.buckets.limit_key("search", "a"), SLOW)
+    assert await store.buckets.spend(budget, 600) == 0
+    wait = await store.buckets.spend(budget, 600)  # 1,200 of 1,000: refused
     assert wait > 0
-    assert await store.spend(budget, 400) == 0  # the refusal took nothing: 1,000 of 1,000
-    assert await store.spend(budget, 1) > 0
+    assert await store.buckets.spend(budget, 400) == 0  # the refusal took nothing: 1,000 of 1,000
+    assert await store.buckets.spend(budget, 1) > 0
 
 
 async def test_work_bigger_than_the_whole_budget_passes_only_when_the_budget_is_full(store: EventStore):
-    budget = Limit(store.limit_key("search", "b"), SLOW)
-    assert await store.spend(budget, 5000) == 0  # full: let through, the bucket far in debt
-    assert await store.spend(budget, 1) > 0
-    other = Limit(store.limit_key("search", "c"), SLOW)
-    assert await store.spend(other, 1) == 0
-    wait = await store.spend(other, 5000)  # not full: it waits until the one unit comes back
+    budget = Limit(store.buckets.limit_key("search", "b"), SLOW)
+    assert await store.buckets.spend(budget, 5000) == 0  # full: let through, the bucket far in debt
+    assert await store.buckets.spend(budget, 1) > 0
+    other = Limit(store.buckets.limit_key("search", "c"), SLOW)
+    assert await store.buckets.spend(other, 1) == 0
+    wait = await store.buckets.spend(other, 5000)  # not full: it waits until the one unit comes back
     assert 0 < wait <= 3_600_000
 
 
 async def test_settling_gives_back_what_was_not_spent_but_never_beyond_a_full_budget(store: EventStore):
-    budget = Limit(store.limit_key("search", "d"), SLOW)
-    assert await store.spend(budget, 1000) == 0
-    assert await store.spend(budget, -400, settle=True) == 0
-    assert await store.spend(budget, 400) == 0  # what was given back
-    assert await store.spend(budget, -5000, settle=True) == 0
-    assert await store.spend(budget, 1000) == 0  # full again, not more than full
-    assert await store.spend(budget, 1) > 0
-    assert await store.spend(budget, 300, settle=True) == 0  # settling is never refused
+    budget = Limit(store.buckets.limit_key("search", "d"), SLOW)
+    assert await store.buckets.spend(budget, 1000) == 0
+    assert await store.buckets.spend(budget, -400, settle=True) == 0
+    assert await store.buckets.spend(budget, 400) == 0  # what was given back
+    assert await store.buckets.spend(budget, -5000, settle=True) == 0
+    assert await store.buckets.spend(budget, 1000) == 0  # full again, not more than full
+    assert await store.buckets.spend(budget, 1) > 0
+    assert await store.buckets.spend(budget, 300, settle=True) == 0  # settling is never refused
 
 
 async def test_a_bill_is_refused_before_its_work_and_settled_at_what_it_spent(store: EventStore):
-    budgets = Budgets(store, RateLimits(search=SLOW))
+    budgets = Budgets(store.buckets, RateLimits(search=SLOW))
     async with budgets.search("e") as bill:
         await bill.open(300)
         bill.spent = 900

@@ -7,7 +7,7 @@ import pytest
 from core import IllegalMove
 from events.games import Games
 from events.replay import InvalidLog
-from events.schema import CardPlayed, GameCreated, Player, RoundStarted, Rules
+from events.schema import CODEC, CardPlayed, GameCreated, Player, RoundStarted
 from events.store import Idempotency, UnknownGame, VersionConflict
 from tests.events.logs import players
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 
 async def new(games, game_id="g", n=4, seed=41, rounds=2):
     return await games.create(
-        game_id, players(n), rounds=rounds, rules=Rules(), seed=seed, token_hashes={}, created_ms=1
+        game_id, players(n), options={"rounds": rounds}, seed=seed, token_hashes={}, created_ms=1
     )
 
 
@@ -86,7 +86,7 @@ async def test_bots_answer_a_move_in_the_same_append_and_a_bots_only_game_ends_a
         Player(seat=2, name="b2", bot="random"),
         players(4)[3],
     )
-    events, logged = await games.create("bots", seats, rounds=1, rules=Rules(), seed=3, token_hashes={}, created_ms=1)
+    events, logged = await games.create("bots", seats, options={"rounds": 1}, seed=3, token_hashes={}, created_ms=1)
     # Seat 1 (left of the dealer) and seat 2 are bots: they play at once, in the first append.
     assert [e.seat for e in events if isinstance(e, CardPlayed)] == [1, 2]
     assert logged.game.turn == 3
@@ -97,7 +97,7 @@ async def test_bots_answer_a_move_in_the_same_append_and_a_bots_only_game_ends_a
     assert logged.game.turn == 3
     robots = tuple(Player(seat=s, name=f"r{s}", bot="greedy") for s in range(3))
     events, finished = await games.create(
-        "robots", robots, rounds=2, rules=Rules(), seed=4, token_hashes={}, created_ms=2
+        "robots", robots, options={"rounds": 2}, seed=4, token_hashes={}, created_ms=2
     )
     assert finished.finished
     assert len(events) == finished.version == await store.version("robots")
@@ -124,7 +124,7 @@ async def test_a_log_tampered_in_the_store_is_refused_on_load_naming_the_event(s
     _, logged = await new(games, "t")
     seat, card, cauldron = first_move(logged)
     wrong = CardPlayed(round=1, seat=(seat + 1) % 4, card=card, cauldron=cauldron, total=1)
-    await store.append("t", [wrong], 2)
+    await store.append("t", [wrong], 2, codec=CODEC)
     with pytest.raises(InvalidLog) as refused:
         await Games(store).load("t")
     assert refused.value.at_version == 3

@@ -9,7 +9,6 @@ import pytest
 
 from core import RuleError
 from events.games import KEPT_REFUSALS, Games
-from events.schema import Rules
 from events.store import Idempotency
 from tests.events.logs import players
 
@@ -28,12 +27,12 @@ async def refuse(games: Games, logged, seat: int, card: str, key: str) -> bytes:
 
 async def test_two_thousand_refused_moves_under_fresh_keys_leave_at_most_the_bound_in_the_store(store, raw):
     games = Games(store)
-    _, logged = await games.create("g", players(3), rounds=1, rules=Rules(), seed=5, token_hashes={}, created_ms=1)
+    _, logged = await games.create("g", players(3), options={"rounds": 1}, seed=5, token_hashes={}, created_ms=1)
     idle = (logged.game.turn + 1) % 3
     card = logged.game.view(seat=idle).hand[0]
     for batch in range(0, 2000, 200):  # two hundred at once: their calls share the store's writes
         await asyncio.gather(*(refuse(games, logged, idle, card, f"fresh-{n}") for n in range(batch, batch + 200)))
-    kept = [key async for key in raw.scan_iter(match=f"{store.namespace}:*idempotency*", count=1000)]
+    kept = [key async for key in raw.scan_iter(match=f"{store.recorder.namespace}:*idempotency*", count=1000)]
     assert 0 < len(kept) <= KEPT_REFUSALS
     # A kept refusal is still answered from its record, a forgotten one judged again.
     again = Idempotency("fresh-1999", f"seat {idle} plays {card}", scope=f"seat{idle}")
@@ -43,11 +42,11 @@ async def test_two_thousand_refused_moves_under_fresh_keys_leave_at_most_the_bou
 
 async def test_each_seat_keeps_its_own_refusals_up_to_the_bound(store, raw):
     games = Games(store, kept_refusals=5)
-    _, logged = await games.create("g", players(3), rounds=1, rules=Rules(), seed=6, token_hashes={}, created_ms=1)
+    _, logged = await games.create("g", players(3), options={"rounds": 1}, seed=6, token_hashes={}, created_ms=1)
     idle = [seat for seat in range(3) if seat != logged.game.turn]
     for seat in idle:
         card = logged.game.view(seat=seat).hand[0]
         for n in range(8):
             await refuse(games, logged, seat, card, f"seat{seat}-{n}")
-    kept = [key.decode() async for key in raw.scan_iter(match=f"{store.namespace}:*idempotency*")]
+    kept = [key.decode() async for key in raw.scan_iter(match=f"{store.recorder.namespace}:*idempotency*")]
     assert sorted(key.rsplit(":", 2)[-2] for key in kept) == [f"seat{idle[0]}"] * 5 + [f"seat{idle[1]}"] * 5

@@ -29,7 +29,7 @@ async def test_a_leave_whose_seat_was_left_and_joined_again_meanwhile_leaves_nob
     with pytest.raises(SeatChanged):
         await one.leave("w", 1, token_hash="hash-bea")  # bea's stale leave: dee stays
     assert (await one.load("w")).players[1].name == "dee"
-    assert (await store.token_hashes("w"))[1] == "hash-dee"
+    assert (await store.tokens.token_hashes("w"))[1] == "hash-dee"
 
 
 async def test_a_waiting_games_tokens_are_read_afresh_by_every_process(store) -> None:

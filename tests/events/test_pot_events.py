@@ -210,7 +210,7 @@ async def test_pot_and_poison_games_with_one_game_id_read_back_as_their_own(redi
     poison_store = EventStore.from_url(redis_url, namespace=namespace + "-poison")
     try:
         await pot_store.append("g-same", POT_LOG, 0, summary={"status": "active"}, codec=CODEC)
-        await poison_store.append("g-same", POISON_LOG, 0, summary={"status": "finished"})
+        await poison_store.append("g-same", POISON_LOG, 0, summary={"status": "finished"}, codec=poison_schema.CODEC)
         pot_read = await pot_store.read("g-same")
         poison_read = await poison_store.read("g-same")
     finally:

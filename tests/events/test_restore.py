@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.codec import Player, RematchCreated
+from events.mapper import decode_entries, events_of
 from events.play import LoggedGame, create_game, play_move
 from events.replay import InvalidLog, rebuild
-from events.restore import _batched, decode_entries, restore
+from events.restore import _batched, restore
 from events.rulesets import EVENT_RULES
 from events.schema import CardPlayed
-from events.store import EventStore
 from tests.events.logs import game_log, numbered
 
 RULESETS = tuple(EVENT_RULES)
@@ -149,7 +149,7 @@ def test_todays_entries_decode_in_one_pass_as_the_store_decodes_them_one_by_one(
 
 def one_by_one(entries: list[list[Any]]) -> Any:
     try:
-        return EventStore._decode(entries)
+        return events_of(entries)
     except InvalidLog as refused:
         return refused.at_version, refused.reason
 

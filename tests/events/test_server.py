@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from events.schema import CODEC
 from events.server import EmbeddedServer, ServerNotFound, find_server_binary, free_port
 from events.store import EventStore, StoreUnavailable
 from tests.events.logs import game_log, numbered
@@ -43,7 +44,7 @@ async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_dat
     server, store = own
     version = 0
     for event in LOG:
-        version = (await store.append("g", [event], version)).version
+        version = (await store.append("g", [event], version, codec=CODEC)).version
     server.kill()  # no shutdown, no final flush
     server.start()  # same port, same data directory
     assert await store.read("g") == numbered(LOG)
@@ -52,21 +53,21 @@ async def test_acknowledged_appends_survive_kill_9_and_a_restart_on_the_same_dat
 @pytest.mark.faults
 async def test_a_dead_server_is_store_unavailable_within_the_timeout_and_then_recovers(own):
     server, store = own
-    await store.append("g", LOG[:2], 0)
+    await store.append("g", LOG[:2], 0, codec=CODEC)
     server.kill()
-    for call in (store.read("g"), store.append("g", LOG[2:3], 2), store.ping()):
+    for call in (store.read("g"), store.append("g", LOG[2:3], 2, codec=CODEC), store.ping()):
         started = time.monotonic()
         with pytest.raises(StoreUnavailable):
             await asyncio.wait_for(call, 30)  # a hang fails as a TimeoutError
         assert time.monotonic() - started < TIMEOUT + SLACK
     server.start()
-    assert (await store.append("g", LOG[2:3], 2)).version == 3  # the same store object
+    assert (await store.append("g", LOG[2:3], 2, codec=CODEC)).version == 3  # the same store object
 
 
 @pytest.mark.faults
 async def test_a_frozen_server_is_store_unavailable_not_a_hang(own):
     server, store = own
-    await store.append("g", LOG[:2], 0)
+    await store.append("g", LOG[:2], 0, codec=CODEC)
     os.kill(server.process.pid, signal.SIGSTOP)
     started = time.monotonic()
     with pytest.raises(StoreUnavailable):
@@ -149,7 +150,7 @@ def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):
 )
 async def test_a_server_that_cannot_take_an_append_is_store_unavailable_and_reads_go_on(own, setting, reply):
     server, store = own
-    await store.append("g", LOG[:2], 0)
+    await store.append("g", LOG[:2], 0, codec=CODEC)
     with redis.Redis.from_url(server.url) as admin:
         for name, value in setting.items():
             if name == "replicaof":
@@ -157,7 +158,7 @@ async def test_a_server_that_cannot_take_an_append_is_store_unavailable_and_read
             else:
                 admin.config_set(name, value)
     with pytest.raises(StoreUnavailable, match=reply):
-        await store.append("g", LOG[2:3], 2)
+        await store.append("g", LOG[2:3], 2, codec=CODEC)
     assert await store.read("g") == numbered(LOG[:2])
 
 

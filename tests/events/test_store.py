@@ -17,12 +17,14 @@ from prometheus_client import REGISTRY
 from events.games import Games
 from events.limits import Limit, Rate
 from events.replay import InvalidLog
-from events.schema import CardPlayed, RoundScored, Rules
+from events.schema import CODEC, CardPlayed, RoundScored
 from events.server import free_port
 from events.store import (
     EventStore,
     StoreUnavailable,
     VersionConflict,
+    listing_member,
+    shard_of,
 )
 from tests.events.logs import game_log, players, xadd
 
@@ -41,7 +43,7 @@ def _append_once(url: str, namespace: str, barrier) -> str:
         try:
             await store.ping()
             await asyncio.to_thread(barrier.wait)
-            await store.append("race", [CARD], 2)
+            await store.append("race", [CARD], 2, codec=CODEC)
             return "won"
         except VersionConflict:
             return "lost"
@@ -60,7 +62,7 @@ def _race(pool, barrier, redis_url, namespace):
 
 async def _prepare_race(url, namespace):
     store = EventStore.from_url(url, namespace=namespace)
-    await store.append("race", LOG[:2], 0)
+    await store.append("race", LOG[:2], 0, codec=CODEC)
     await store.close()
 
 
@@ -94,8 +96,8 @@ def test_fifty_processes_appending_at_one_version_leave_exactly_one_winner(redis
 
 
 async def test_an_unreadable_stored_event_is_named_by_its_version(store):
-    await store.append("bad", LOG[:2], 0)
-    await xadd(store, store._key("bad", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, "0-3")
+    await store.append("bad", LOG[:2], 0, codec=CODEC)
+    await xadd(store, store.recorder.key("bad", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, "0-3")
     with pytest.raises(InvalidLog) as refused:
         await store.read("bad")
     assert refused.value.at_version == 3
@@ -107,19 +109,19 @@ async def test_an_unreadable_stored_event_is_named_by_its_version(store):
     ids=["no data", "a schema that is no number", "no type"],
 )
 async def test_a_stored_event_missing_its_fields_is_named_by_its_version(store, fields):
-    await store.append("holey", LOG[:2], 0)
-    await xadd(store, store._key("holey", "events"), fields, "0-3")
+    await store.append("holey", LOG[:2], 0, codec=CODEC)
+    await xadd(store, store.recorder.key("holey", "events"), fields, "0-3")
     with pytest.raises(InvalidLog) as refused:
         await store.read("holey")
     assert refused.value.at_version == 3
 
 
 async def test_an_older_stored_event_is_upcast_when_read(store):
-    await store.append("old", LOG[:2], 0)
+    await store.append("old", LOG[:2], 0, codec=CODEC)
     v1 = msgspec.msgpack.encode(
         {"round": 1, "scores": [0, 0, 0, 0], "taken": [[0, 0, 0, 0]] * 4, "discarded": [[], [], [], []]}
     )
-    await xadd(store, store._key("old", "events"), {"t": "round_scored", "s": 1, "d": v1}, "0-3")
+    await xadd(store, store.recorder.key("old", "events"), {"t": "round_scored", "s": 1, "d": v1}, "0-3")
     ((_, event),) = await store.read("old", after=2)
     assert isinstance(event, RoundScored)
     assert event.taken[0].red == 0
@@ -129,15 +131,17 @@ async def test_a_sparse_listing_stops_after_a_bounded_scan_and_hands_back_a_curs
     import events.listing
 
     monkeypatch.setattr(events.listing, "MAX_LISTING_BATCHES", 1)
-    await Games(store).create("real", players(3), rounds=1, rules=Rules(), seed=1, token_hashes={}, created_ms=1)
+    await Games(store).create("real", players(3), options={"rounds": 1}, seed=1, token_hashes={}, created_ms=1)
     for number in range(150):  # newer games whose first append never happened: skipped
-        await store.index_game(f"orphan{number}", 1000 + number)
-    page, cursor = await store.list_games(limit=10)
+        game_id = f"orphan{number}"
+        index = store.listing.index(shard_of(game_id))
+        await store.recorder.wire.execute("ZADD", index, 0, listing_member(game_id, 1000 + number))
+    page, cursor = await store.listing.list_games(limit=10)
     assert page == []
     assert cursor is not None
     seen = []
     while cursor is not None:
-        page, cursor = await store.list_games(limit=10, cursor=cursor)
+        page, cursor = await store.listing.list_games(limit=10, cursor=cursor)
         seen += [summary.game_id for summary in page]
     assert seen == ["real"]
 
@@ -147,9 +151,11 @@ async def test_every_kind_of_store_call_that_cannot_reach_the_store_is_counted_a
     counted = REGISTRY.get_sample_value("poison_store_errors_total") or 0.0
     calls = [
         down.version("g"),
-        down.append("g", LOG[:2], 0),
-        down.list_games(),
-        down.limit([Limit(down.limit_key("moves", "10.0.0.9"), Rate(1, 1))]),
+        down.append("g", LOG[:2], 0, codec=CODEC),
+        down.listing.list_games(),
+        down.buckets.limit([Limit(down.buckets.limit_key("moves", "10.0.0.9"), Rate(1, 1))]),
+        down.tokens.token_hashes("g"),
+        down.read_log("g"),
     ]
     try:
         for call in calls:
@@ -158,3 +164,12 @@ async def test_every_kind_of_store_call_that_cannot_reach_the_store_is_counted_a
     finally:
         await down.close()
     assert REGISTRY.get_sample_value("poison_store_errors_total") == counted + len(calls)
+
+
+async def test_an_append_of_no_events_is_refused_before_it_lists_the_game(store):
+    listed = {"status": "active", "listed": listing_member("none", 5)}
+    with pytest.raises(ValueError, match="at least one event"):
+        await store.append("none", [], 0, codec=CODEC, summary=listed)
+    index = store.listing.index(shard_of("none"))
+    assert await store.recorder.wire.execute("ZRANGE", index, 0, -1) == []
+    assert await store.version("none") == 0

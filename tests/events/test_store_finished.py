@@ -16,8 +16,9 @@ import msgspec
 import pytest
 
 from events.codec import Codec, Event, RematchCreated
+from events.mapper import decode_finished
 from events.replay import InvalidLog, rebuild, start
-from events.restore import decode_finished, restore
+from events.restore import restore
 from events.schema import CODEC, CardPlayed, RoundScored
 from events.store import EventStore, Idempotency
 from tests.events.logs import game_log, xadd
@@ -45,7 +46,7 @@ async def append_in_moves(store: EventStore, game_id: str, events: list[tuple[in
 
 
 async def copy_of(store: EventStore, game_id: str) -> bytes | None:
-    copy: bytes | None = await store.wire.execute("GET", store._key(game_id, "finished"))
+    copy: bytes | None = await store.recorder.wire.execute("GET", store.recorder.key(game_id, "finished"))
     return copy
 
 
@@ -71,24 +72,24 @@ async def test_a_game_not_finished_has_no_copy_and_loads_from_its_stream(store):
 
 
 async def test_the_rematch_after_the_end_is_in_the_copy_too(store):
-    await store.append("done", WHOLE, 0)
+    await store.append("done", WHOLE, 0, codec=CODEC)
     after = RematchCreated(game_id="next")
-    await store.append("done", [after], len(WHOLE))
+    await store.append("done", [after], len(WHOLE), codec=CODEC)
     assert await store.read_log("done") == list(enumerate([*WHOLE, after], 1))
     assert decode_finished(await copy_of(store, "done")) == await store.read("done")
 
 
 async def test_any_other_append_after_the_end_removes_the_copy_and_loads_read_the_stream(store):
-    await store.append("more", WHOLE, 0)
+    await store.append("more", WHOLE, 0, codec=CODEC)
     card = CardPlayed(round=1, seat=1, card="R1", cauldron=0, total=1)
-    await store.append("more", [card], len(WHOLE))
+    await store.append("more", [card], len(WHOLE), codec=CODEC)
     assert await copy_of(store, "more") is None
     assert await store.read_log("more") == list(enumerate([*WHOLE, card], 1))
 
 
 async def test_a_game_finished_before_copies_existed_loads_from_its_stream(store):
-    await store.append("older", WHOLE, 0)
-    await store.wire.execute("DEL", store._key("older", "finished"))
+    await store.append("older", WHOLE, 0, codec=CODEC)
+    await store.recorder.wire.execute("DEL", store.recorder.key("older", "finished"))
     loaded = restore(await store.read_log("older"))
     assert loaded.finished
     assert loaded.version == len(WHOLE)
@@ -101,16 +102,16 @@ async def test_a_game_finished_before_copies_existed_loads_from_its_stream(store
     ids=["no msgpack", "an event missing its fields", "an unknown ruleset"],
 )
 async def test_a_copy_that_does_not_decode_is_passed_over_for_the_stream(store, copy):
-    await store.append("spoilt", WHOLE, 0)
-    await store.wire.execute("SET", store._key("spoilt", "finished"), copy)
+    await store.append("spoilt", WHOLE, 0, codec=CODEC)
+    await store.recorder.wire.execute("SET", store.recorder.key("spoilt", "finished"), copy)
     assert decode_finished(copy) is None
     assert await store.read_log("spoilt") == list(enumerate(WHOLE, 1))
 
 
 async def test_a_spoilt_copy_over_a_spoilt_stream_is_refused_at_the_bad_events_version(store):
-    await store.append("both", WHOLE, 0)
-    await store.wire.execute("SET", store._key("both", "finished"), b"\xc1")
-    await xadd(store, store._key("both", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, "0-9999")
+    await store.append("both", WHOLE, 0, codec=CODEC)
+    await store.recorder.wire.execute("SET", store.recorder.key("both", "finished"), b"\xc1")
+    await xadd(store, store.recorder.key("both", "events"), {"t": "card_played", "s": 1, "d": b"\xc1"}, "0-9999")
     with pytest.raises(InvalidLog) as refused:
         await store.read_log("both")
     assert refused.value.at_version == 9999
@@ -119,26 +120,26 @@ async def test_a_spoilt_copy_over_a_spoilt_stream_is_refused_at_the_bad_events_v
 async def test_a_stream_with_an_entry_of_an_older_form_gets_no_copy_and_still_loads(store):
     # round_scored written as schema 1 (taken counts as lists), as the first drafts did.
     scored = next(version for version, event in enumerate(WHOLE, 1) if isinstance(event, RoundScored))
-    await store.append("aged", WHOLE[: scored - 1], 0)
+    await store.append("aged", WHOLE[: scored - 1], 0, codec=CODEC)
     old: dict[str, Any] = msgspec.to_builtins(WHOLE[scored - 1])
     old["taken"] = [[t["red"], t["blue"], t["purple"], t["poison"]] for t in old["taken"]]
     del old["type"]
     await xadd(
         store,
-        store._key("aged", "events"),
+        store.recorder.key("aged", "events"),
         {"t": "round_scored", "s": 1, "d": msgspec.msgpack.encode(old)},
         f"0-{scored}",
     )
-    await store.append("aged", WHOLE[scored:], scored)
+    await store.append("aged", WHOLE[scored:], scored, codec=CODEC)
     assert await copy_of(store, "aged") is None
     assert await store.read_log("aged") == list(enumerate(WHOLE, 1))
 
 
 async def test_an_idempotent_retry_of_the_last_move_keeps_the_copy_as_it_was(store):
     key = Idempotency("last", "fingerprint")
-    await store.append("retry", WHOLE[:-3], 0)
-    first = await store.append("retry", WHOLE[-3:], len(WHOLE) - 3, idempotency=key)
-    again = await store.append("retry", WHOLE[-3:], len(WHOLE) - 3, idempotency=key)
+    await store.append("retry", WHOLE[:-3], 0, codec=CODEC)
+    first = await store.append("retry", WHOLE[-3:], len(WHOLE) - 3, idempotency=key, codec=CODEC)
+    again = await store.append("retry", WHOLE[-3:], len(WHOLE) - 3, idempotency=key, codec=CODEC)
     assert again.replayed
     assert again.version == first.version == len(WHOLE)
     assert await store.read_log("retry") == await store.read("retry") == list(enumerate(WHOLE, 1))

@@ -85,14 +85,14 @@ def test_replay_reads_a_stored_game(redis_url, namespace):
     import asyncio
 
     from events.games import Games
-    from events.schema import Player, Rules
+    from events.schema import Player
     from events.store import EventStore
 
     async def store_one():
         store = EventStore.from_url(redis_url, namespace=namespace)
         seats = tuple(Player(seat=s, name=f"bot{s}", bot="greedy") for s in range(3))
         _, logged = await Games(store).create(
-            "stored", seats, rounds=1, rules=Rules(), seed=2, token_hashes={}, created_ms=1
+            "stored", seats, options={"rounds": 1}, seed=2, token_hashes={}, created_ms=1
         )
         await store.close()
         return logged
