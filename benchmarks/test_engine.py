@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from core import engine, reference
+from core.poison import engine, reference
 from core.results import Played
 from tests.core.recorded import record_game
 

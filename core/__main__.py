@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core import derive_seed, engine
+from core import derive_seed
 from core.errors import SEED_LIMIT, RuleError
-from core.reference import Random
+from core.poison import engine
+from core.poison.reference import Random
 from core.results import CauldronRule
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from core import engine, reference
 from core import errors as errors
+from core.poison import engine, reference
 from core.pot import engine as pot_engine
 from core.pot import reference as pot_reference
 

@@ -1,6 +1,6 @@
 # splitmix64 (Steele, Lea and Flood), the one random number generator of every ruleset.
 #
-# Small, fast and easy to write again in plain Python (core/reference.py's `Random` and
+# Small, fast and easy to write again in plain Python (core/poison/reference.py's `Random` and
 # `stream_seed`), so that a seed deals and plays the same game in a compiled core and in
 # its reference. Inline C only: a module that cimports these compiles its own copy, and no
 # Python object is ever touched.

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 from typing_extensions import disjoint_base
 
-from core.engine import THREAD_BOUNDS as THREAD_BOUNDS
+from core.poison.engine import THREAD_BOUNDS as THREAD_BOUNDS
 from core.results import (
     Bot,
     EngineBot,
@@ -192,7 +192,7 @@ def simulate(
     dealt from the seed `stream_seed(seed, g)` and its bots draw from
     `stream_seed(game seed, 0)`; the highest total wins (a shared win counts for each).
     The same arguments give the same result here and in core.pot.reference. `threads` (1 to
-    64, core.engine.THREAD_BOUNDS) plays the games on that many threads at once, without
+    64, core.poison.engine.THREAD_BOUNDS) plays the games on that many threads at once, without
     the GIL: the figures are the same for any number of threads; anything else raises
     `invalid_threads`. An `mcts` seat searches `playouts` playouts a move (one number for
     every seat, or one per seat; None: DEFAULT_PLAYOUTS), its seeds drawn from its game's

@@ -32,7 +32,7 @@ from core.splitmix cimport stream_seed
 import threading
 
 from core import errors
-from core.engine import THREAD_BOUNDS
+from core.poison.engine import THREAD_BOUNDS
 from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Searched, Simulation
 
 #: Card codes by kind (kind k is toxicity k): the canonical order of hands and legal moves.

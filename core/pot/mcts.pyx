@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The pot game's `mcts` bot: information-set Monte Carlo tree search in C, without the GIL.
 
-Laid out as Poison's (core/mcts.pyx), over the same tree (core/search.pxd). Each playout
+Laid out as Poison's (core/poison/mcts.pyx), over the same tree (core/search.pxd). Each playout
 shuffles the cards the seat has not seen into the other hands (each of the size everyone
 sees) and the draw pile (its order is nobody's to know), walks the tree, plays on to the
 end of the game with the greedy bot (one move in ROLLOUT_RANDOM_IN random) and scores it:

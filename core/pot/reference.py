@@ -4,7 +4,7 @@ This is the oracle: the tests play the compiled engine (core.pot.engine) and thi
 side by side and demand the same legal moves, pots, hands, scores and errors after every
 move, and the benchmarks measure the engine against it. It is deliberately simple and
 slow; it must never import the compiled engine, or it would prove nothing. Its random
-numbers are Poison's reference splitmix64 (`core.reference.Random`, `stream_seed`), so a
+numbers are Poison's reference splitmix64 (`core.poison.reference.Random`, `stream_seed`), so a
 seed deals the same deck and the random bot makes the same choices in both.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TypeGuard, cast
 
 from core import errors
-from core.reference import Random, stream_seed
+from core.poison.reference import Random, stream_seed
 from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation, Status
 
 # ---- the cards and the numbers of the game ------------------------------------------------

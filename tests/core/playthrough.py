@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from core import engine, reference
+from core.poison import engine, reference
 from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"

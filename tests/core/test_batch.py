@@ -2,8 +2,8 @@
 
 import pytest
 
-from core import engine, reference
 from core.errors import SEED_LIMIT, RuleError
+from core.poison import engine, reference
 from tests.core.recorded import record_game
 
 

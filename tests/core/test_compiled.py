@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import core
-from core import engine
+from core.poison import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_rule_functions_touch_no_python_object(tmp_path):
     # Cython's annotation scores every line by its Python interaction; only the module's
     # first line (its initialisation) may score.
-    source = ROOT / "core" / "rules.pyx"
+    source = ROOT / "core" / "poison" / "rules.pyx"
     subprocess.run(
         [
             sys.executable,
@@ -40,9 +40,9 @@ def test_the_rule_functions_touch_no_python_object(tmp_path):
 
 def test_the_engine_is_an_extension_module_with_a_stub():
     assert Path(engine.__file__).suffix in {".so", ".pyd"}
-    assert (ROOT / "core" / "engine.pyi").exists()
-    assert (ROOT / "core" / "py.typed").exists()
-    stubbed = set(re.findall(r"^(?:def|class) (\w+)", (ROOT / "core" / "engine.pyi").read_text(), re.M))
+    assert (ROOT / "core" / "poison" / "engine.pyi").exists()
+    assert (ROOT / "core" / "poison" / "py.typed").exists()
+    stubbed = set(re.findall(r"^(?:def|class) (\w+)", (ROOT / "core" / "poison" / "engine.pyi").read_text(), re.M))
     assert stubbed == {"Game", "derive_seed", "seeded_deal", "score_round", "replay", "simulate"}
     assert stubbed <= set(core.__all__)
 

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from core import reference
 from core.errors import SEED_LIMIT, RuleError
+from core.poison import reference
 from core.rulesets import bot_seed
 from tests.core.scripted import rigged_deal
 

@@ -13,8 +13,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import engine, reference
 from core.errors import SEED_LIMIT, RuleError
+from core.poison import engine, reference
 from tests.examples import examples
 
 JUNK_CARDS = ["R3", "G1", "", "r1", None, 4]

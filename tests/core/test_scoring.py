@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from core import reference
 from core.errors import RuleError
+from core.poison import reference
 from core.results import Taken
 
 

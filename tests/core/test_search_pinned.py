@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from core import engine
+from core.poison import engine
 from core.pot import engine as pot
 
 # (game, players, deal seed, greedy moves played first, search seed) -> (move, visits).

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from core.reference import OVERFLOW_LIMIT, value_of
+from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import RULESETS
 from events.codec import Player
 from events.play import LoggedGame, create_game, play_move

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from core import Game
-from core.reference import OVERFLOW_LIMIT, value_of
+from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import POISON
 from events.codec import Event
 from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted

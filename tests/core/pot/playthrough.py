@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from core.poison.reference import Random, stream_seed
 from core.pot import engine
-from core.reference import Random, stream_seed
 from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"

@@ -4,7 +4,7 @@ by hand. Two players unless said: seat 0 plays first, then 1, 0, 1, …"""
 import pytest
 
 from core.errors import RuleError
-from core.reference import Random, stream_seed
+from core.poison.reference import Random, stream_seed
 from core.results import PotPlayed, PotResult
 from tests.core.pot.scripted import first_open_move, play_on, scripted_deal
 

@@ -3,7 +3,7 @@
 
 Every function here is `noexcept nogil` and touches no Python object: a broken rule shows
 up as an error code, never as an exception. The order in which `check_move` tests things is
-part of the contract (the first failing check names the error) and `core/reference.py`
+part of the contract (the first failing check names the error) and `core/poison/reference.py`
 follows the same order.
 """
 

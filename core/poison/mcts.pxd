@@ -1,4 +1,4 @@
-# Poison's search bot, `mcts` (core/mcts.pyx): information-set Monte Carlo tree search.
+# Poison's search bot, `mcts` (core/poison/mcts.pyx): information-set Monte Carlo tree search.
 #
 # The search sees a `SeatView`, built by `observe` from the game and holding only what the
 # seat to move may know: its own hand, everything public (cauldrons, pile sizes and the
@@ -8,7 +8,7 @@
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
-from core.rules cimport N_KINDS, N_POLICIES, GameState
+from core.poison.rules cimport N_KINDS, N_POLICIES, GameState
 from core.search cimport Budget
 
 cdef enum:

@@ -16,11 +16,11 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from core.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
-from core.mcts cimport POLICY_MCTS, SeatView, observe, play_out_searching
-from core.mcts cimport search as search_view
+from core.poison.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
+from core.poison.mcts cimport POLICY_MCTS, SeatView, observe, play_out_searching
+from core.poison.mcts cimport search as search_view
 from core.search cimport ERR_NO_MEMORY, Budget
-from core.rules cimport (
+from core.poison.rules cimport (
     CAULDRONS_DYNAMIC, CAULDRONS_FIXED, DEAL_SIZE, DECK_SIZE, ERR_AWAITING_DEAL,
     ERR_CARD_NOT_IN_HAND, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_ILLEGAL_CAULDRON,
     ERR_INVALID_DEAL, ERR_NOT_AWAITING_DEAL, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
@@ -50,7 +50,7 @@ CAULDRON_RULES = ("dynamic", "fixed")
 #: The bots both implementations play, the plain reference too (index = policy code in
 #: rules.pxd).
 BOTS = ("random", "greedy")
-#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/mcts.pyx), whose
+#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/poison/mcts.pyx), whose
 #: policy code follows theirs. The reference does not play `mcts`, so BOTS leaves it out;
 #: wherever a seat may be a bot's (the service, `poison play`), these are offered.
 ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
@@ -60,7 +60,7 @@ DEFAULT_PLAYOUTS = MCTS_PLAYOUTS
 PLAYOUT_BOUNDS = errors.PLAYOUT_BOUNDS
 MILLISECOND_BOUNDS = errors.MILLISECOND_BOUNDS
 STATUSES = ("dealing", "active", "finished")
-#: The fewest and the most players, and rounds, as the rules declare them (core/rules.pxd).
+#: The fewest and the most players, and rounds, as the rules declare them (core/poison/rules.pxd).
 PLAYER_BOUNDS = (MIN_PLAYERS, MAX_PLAYERS)
 ROUND_BOUNDS = (MIN_ROUNDS, MAX_ROUNDS)
 
@@ -354,7 +354,7 @@ cdef tuple moves_at(const GameState* state):
 
 
 cdef class Game:
-    """One game of Poison, in C. See core/engine.pyi for the documented interface."""
+    """One game of Poison, in C. See core/poison/engine.pyi for the documented interface."""
 
     cdef GameState state
     cdef list pending_deals
@@ -669,7 +669,7 @@ def score_round(taken):
 
 
 def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals=()):
-    """Replay a recorded game in one C loop; see core/engine.pyi."""
+    """Replay a recorded game in one C loop; see core/poison/engine.pyi."""
     cdef Game game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     cdef int n = game.state.n_players
     cdef Py_ssize_t n_moves, n_deals, i, waiting
@@ -821,7 +821,7 @@ cdef int parse_threads(object threads) except -1:
 
 def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None, first=0, threads=1,
              playouts=None):
-    """Play `games` complete games of bot moves in C; see core/engine.pyi."""
+    """Play `games` complete games of bot moves in C; see core/poison/engine.pyi."""
     cdef int n = parse_players(players)
     cdef int n_rounds = parse_rounds(rounds, n)
     cdef int rule = parse_rule(cauldrons)

@@ -16,7 +16,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from core.rules cimport (
+from core.poison.rules cimport (
     DECK_SIZE, MAX_HANDS, MAX_LEGAL_MOVES, MAX_PLAYERS, N_KINDS, OK, PHASE_PLAY, POLICY_GREEDY,
     POLICY_RANDOM, ERR_GAME_FINISHED, GameState, Outcome, apply_move, choose_move, hands_dealt,
     kind_copies, legal_moves,

@@ -1,4 +1,4 @@
-"""The compiled rules of Poison (core/engine.pyx over core/rules.pyx): the documented API.
+"""The compiled rules of Poison (core/poison/engine.pyx over core/poison/rules.pyx): the documented API.
 
 A game is created from its number of players, its options, and either a `seed` (every
 round is then dealt from it, reproducibly) or explicit `deals` (recorded hands; rounds
@@ -52,7 +52,7 @@ CARD_CODES: tuple[str, ...]
 CAULDRON_RULES: tuple[CauldronRule, ...]
 #: The bots both implementations play, the plain reference too.
 BOTS: tuple[Bot, ...]
-#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/mcts.pyx).
+#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/poison/mcts.pyx).
 ENGINE_BOTS: tuple[EngineBot, ...]
 #: The playouts of one `mcts` decision when none are given.
 DEFAULT_PLAYOUTS: int
@@ -152,7 +152,7 @@ class Game:
         given to a bot that does not search), `game_finished` or `awaiting_deal`."""
     def search(self, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None) -> Searched[Move]:
         """The `mcts` bot's information-set Monte Carlo tree search for the seat to move,
-        from what that seat may see alone (core/mcts.pyx): `playouts` (PLAYOUT_BOUNDS,
+        from what that seat may see alone (core/poison/mcts.pyx): `playouts` (PLAYOUT_BOUNDS,
         default DEFAULT_PLAYOUTS), stopping sooner when `milliseconds` (MILLISECOND_BOUNDS)
         run out. The same position, seed and playouts (without milliseconds) always give
         the same result. It runs without the GIL on a copy of the seat's view, so another
@@ -175,7 +175,7 @@ class Game:
 
 def derive_seed(seed: int, stream: int) -> int:
     """An independent seed for one use of `seed`: round r is dealt from `derive_seed(seed, r)`,
-    a random bot draws from `derive_seed(seed, 0)` (splitmix64, as core.reference)."""
+    a random bot draws from `derive_seed(seed, 0)` (splitmix64, as core.poison.reference)."""
 
 def seeded_deal(seed: int, players: int, round: int) -> Deal:
     """The deal a game with this seed uses for `round` (from 1)."""
@@ -218,10 +218,10 @@ def simulate(
     every seat `random`, choosing uniformly among its legal moves; they share one random
     stream). Game g (numbered from `first`) is dealt from the seed `stream_seed(seed, g)`,
     so a long run can be split into chunks that add up to exactly the same figures; the
-    same arguments give the same result here and in core.reference. `threads` (1 to 64,
+    same arguments give the same result here and in core.poison.reference. `threads` (1 to 64,
     THREAD_BOUNDS) plays the games on that many threads at once, without the GIL, each
     a contiguous run of game numbers: the figures are the same for any number of threads;
     anything else raises `invalid_threads`. An `mcts` seat searches `playouts` playouts a
     move (one number for every seat, or one per seat; None: DEFAULT_PLAYOUTS), its seeds
-    drawn from its game's stream; anything else raises `invalid_budget`. (core.reference
+    drawn from its game's stream; anything else raises `invalid_budget`. (core.poison.reference
     has no `mcts`.)"""

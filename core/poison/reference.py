@@ -1,6 +1,6 @@
 """The rules of Poison in plain Python, written to be read next to rules.md.
 
-This is the oracle: the tests play the compiled engine (core.engine) and this module side
+This is the oracle: the tests play the compiled engine (core.poison.engine) and this module side
 by side and demand the same legal moves, cauldrons, piles, scores and errors after every
 move, and the benchmarks measure the engine against it. It is deliberately simple and
 slow; it must never import the compiled engine, or it would prove nothing.
@@ -268,7 +268,7 @@ def check_draw(seed: object) -> int:
 
 
 class Game:
-    """One game of Poison; the same interface as core.engine.Game."""
+    """One game of Poison; the same interface as core.poison.engine.Game."""
 
     def __init__(
         self,

@@ -10,7 +10,7 @@
 #
 # Everything here is C: one struct holds the whole game, the rule functions take a pointer
 # to it, never touch a Python object and report what went wrong with an error code.
-# `core/engine.pyx` is the only Python face of these functions.
+# `core/poison/engine.pyx` is the only Python face of these functions.
 
 from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint32_t, uint64_t
 
