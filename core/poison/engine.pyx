@@ -16,17 +16,17 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from core.poison.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
-from core.poison.mcts cimport POLICY_MCTS, SeatView, observe, play_out_searching
-from core.poison.mcts cimport search as search_view
-from core.search cimport ERR_NO_MEMORY, Budget
+from core.poison.mcts cimport SeatView, observe, search_rules
+from core.search cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
+from core.search cimport ERR_NO_MEMORY, Budget, play_out_searching
+from core.search cimport search as search_view
 from core.poison.rules cimport (
     CAULDRONS_DYNAMIC, CAULDRONS_FIXED, DEAL_SIZE, DECK_SIZE, ERR_AWAITING_DEAL,
     ERR_CARD_NOT_IN_HAND, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_ILLEGAL_CAULDRON,
     ERR_INVALID_DEAL, ERR_NOT_AWAITING_DEAL, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
     ERR_UNKNOWN_CARD, MAX_CAULDRON_CARDS, MAX_HANDS, MAX_LEGAL_MOVES, MAX_PLAYERS, MAX_ROUNDS,
     MIN_PLAYERS, MIN_ROUNDS, N_CAULDRONS, N_COLOURS, N_KINDS, N_SUITS, NO_COLOUR, OK,
-    PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_GREEDY, POLICY_RANDOM, GameState, Outcome,
+    PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_GREEDY, POLICY_MCTS, POLICY_RANDOM, GameState, Outcome,
     check_move, choose_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed,
     hands_dealt, kind_colour, kind_copies, kind_from_chars, legal_moves, play_move, play_out,
     replay_moves, round_dealer, score_taken, stream_seed,
@@ -50,7 +50,7 @@ CAULDRON_RULES = ("dynamic", "fixed")
 #: The bots both implementations play, the plain reference too (index = policy code in
 #: rules.pxd).
 BOTS = ("random", "greedy")
-#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/poison/mcts.pyx), whose
+#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/search.pyx), whose
 #: policy code follows theirs. The reference does not play `mcts`, so BOTS leaves it out;
 #: wherever a seat may be a bot's (the service, `poison play`), these are offered.
 ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
@@ -548,7 +548,7 @@ cdef class Game:
             raise errors.awaiting_deal(self.state.round + 1)
         observe(&self.state, &view)
         with nogil:
-            error = search_view(&view, rng, &budget, &kind, &cauldron, visits, &done)
+            error = search_view(search_rules(), &view, rng, &budget, &kind, &cauldron, visits, &done)
         if error == ERR_NO_MEMORY:
             raise MemoryError("no memory for the search tree")
         if error != OK:     # the phase says there is a move: a bug of ours
@@ -773,7 +773,7 @@ cdef void play_games(int n, int n_rounds, int rule, uint64_t master, int64_t sta
         game_seed(&state, game_seed_value)
         rng = stream_seed(game_seed_value, 0)
         if searching:
-            mine.moves += play_out_searching(&state, seats, budgets, &rng)
+            mine.moves += play_out_searching(search_rules(), &state, seats, budgets, &rng)
         else:
             mine.moves += play_out(&state, seats, &rng)
         if searching and state.phase != PHASE_OVER:

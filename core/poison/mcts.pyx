@@ -1,38 +1,31 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Poison's `mcts` bot: information-set Monte Carlo tree search in C, without the GIL.
+"""Poison's table for the `mcts` bot (core/search.pyx): its view of a seat and its deals.
 
 Each playout deals the cards the seat has not seen at random among the hands it has not
 seen (the set-aside hand of a three-player round is one of them), so every deal it searches
-is one the seat cannot tell from the real one. It walks the tree (core/search.pxd), plays
-the rest of the round with the greedy bot (one move in ROLLOUT_RANDOM_IN random, so that no
-deal is read as if everyone were certain to play greedily), and scores the round's end:
-half for winning as the totals then stand, half for the margin over the other seats' mean.
-The playout stops at the end of the round, because the next round's deal is unknown to
-everyone. The move chosen is the one tried most often at the root; the same view, seed and
-playout budget always choose the same move.
+is one the seat cannot tell from the real one. The playout stops at the end of the round
+(a new deal is awaited), because the next round's deal is unknown to everyone; the lowest
+total wins.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from core.poison.rules cimport (
-    DECK_SIZE, MAX_HANDS, MAX_LEGAL_MOVES, MAX_PLAYERS, N_KINDS, OK, PHASE_PLAY, POLICY_GREEDY,
-    POLICY_RANDOM, ERR_GAME_FINISHED, GameState, Outcome, apply_move, choose_move, hands_dealt,
-    kind_copies, legal_moves,
+    DECK_SIZE, ERR_GAME_FINISHED, MAX_HANDS, N_KINDS, OK, PHASE_PLAY, POLICY_GREEDY, POLICY_MCTS, POLICY_RANDOM,
+    GameState, Outcome, apply_move, choose_move, hands_dealt, kind_copies, legal_moves,
 )
-from core.search cimport (
-    ERR_NO_MEMORY, MARGIN_SCALE, MAX_MOVE_CODES, NO_NODE, ROLLOUT_RANDOM_IN, Budget, Node, add_child, clipped,
-    mark_available, node_init, now_ms, select_child,
-)
-from core.splitmix cimport next_random, random_below
-
-# A move's code in the tree: its kind and cauldron in one byte.
-cdef inline int move_code(int kind, int cauldron) noexcept nogil:
-    return kind * 4 + cauldron
+from core.search cimport ChooseMove, LegalMoves, dealt_into_hands, field_at, shuffled_pool
 
 
-cdef void observe(const GameState* game, SeatView* view) noexcept nogil:
+
+cdef const SearchRules* search_rules() noexcept nogil:
+    return &RULES
+
+
+cdef void observe(const void* state, void* seat_view) noexcept nogil:
+    cdef const GameState* game = <const GameState*>state
+    cdef SeatView* view = <SeatView*>seat_view
     cdef int hand, kind
     cdef int seat = game.turn
     memcpy(&view.public, game, sizeof(GameState))
@@ -41,191 +34,33 @@ cdef void observe(const GameState* game, SeatView* view) noexcept nogil:
     for hand in range(MAX_HANDS):
         if hand != seat:
             memset(view.public.hand[hand], 0, N_KINDS)
-    view.seat = <uint8_t>seat
     for kind in range(N_KINDS):
         # Not in its hand and never face up this round: in a hand it has not seen.
         view.unseen[kind] = <uint8_t>(kind_copies(kind) - game.hand[seat][kind] - game.played[kind])
 
 
-cdef void determinize(const SeatView* view, uint64_t* rng, GameState* deal) noexcept nogil:
+cdef void determinize(const void* seat_view, uint64_t* rng, void* state) noexcept nogil:
     """A deal the seat cannot tell from the real one: its unseen cards shuffled into the
     hands it has not seen, each of the size everyone can see."""
+    cdef const SeatView* view = <const SeatView*>seat_view
+    cdef GameState* deal = <GameState*>state
     cdef uint8_t pool[DECK_SIZE]
-    cdef int n = 0
-    cdef int kind, copy, i, j, hand, size
-    cdef uint8_t swap
+    cdef int n
     memcpy(deal, &view.public, sizeof(GameState))
-    for kind in range(N_KINDS):
-        for copy in range(view.unseen[kind]):
-            pool[n] = <uint8_t>kind
-            n += 1
-    for i in range(n - 1, 0, -1):
-        j = random_below(rng, <uint32_t>(i + 1))
-        swap = pool[i]
-        pool[i] = pool[j]
-        pool[j] = swap
-    i = 0
-    for hand in range(hands_dealt(deal.n_players)):
-        if hand == view.seat:
-            continue
-        for size in range(deal.hand_size[hand]):
-            if i < n:
-                deal.hand[hand][pool[i]] += 1
-                i += 1
+    n = shuffled_pool(view.unseen, N_KINDS, rng, pool)
+    dealt_into_hands(pool, n, &deal.hand[0][0], N_KINDS, deal.hand_size, hands_dealt(deal.n_players), deal.turn)
 
 
-cdef void roll_out(GameState* game, uint64_t* rng) noexcept nogil:
-    cdef Outcome outcome
-    cdef uint8_t kind, cauldron
-    cdef int policy
-    while game.phase == PHASE_PLAY:
-        policy = POLICY_RANDOM if random_below(rng, <uint32_t>ROLLOUT_RANDOM_IN) == 0 else POLICY_GREEDY
-        if choose_move(game, policy, rng, &kind, &cauldron) != OK:
-            break
-        apply_move(game, game.turn, kind, cauldron, &outcome)
-
-
-cdef void rewards(const GameState* game, double* reward) noexcept nogil:
-    """Each seat's reward in [0, 1] as the totals stand: half for the lowest total (shared
-    on a tie), half for its margin under the other seats' mean."""
-    cdef int s
-    cdef int n = game.n_players
-    cdef int best = game.total[0]
-    cdef int winners = 0
-    cdef double whole = 0.0
-    cdef double others
-    for s in range(n):
-        whole += game.total[s]
-        if game.total[s] < best:
-            best = game.total[s]
-    for s in range(n):
-        winners += game.total[s] == best
-    for s in range(n):
-        others = (whole - game.total[s]) / (n - 1)
-        reward[s] = 0.5 * clipped(0.5 + (others - game.total[s]) / (2.0 * MARGIN_SCALE))
-        if game.total[s] == best:
-            reward[s] += 0.5 / winners
-
-
-cdef int search(const SeatView* view, uint64_t seed, const Budget* budget, uint8_t* kind, uint8_t* cauldron,
-                uint32_t* root_visits, int64_t* done) noexcept nogil:
-    """Search from `view` and write the move chosen; `root_visits` (if not NULL) gets the
-    playouts of each legal move in canonical order, `done` the playouts made."""
-    cdef GameState deal
-    cdef Outcome outcome
-    cdef uint8_t kinds[MAX_LEGAL_MOVES]
-    cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
-    cdef uint8_t root_kinds[MAX_LEGAL_MOVES]
-    cdef uint8_t root_cauldrons[MAX_LEGAL_MOVES]
-    cdef uint8_t legal[MAX_MOVE_CODES]
-    cdef uint8_t has_child[MAX_MOVE_CODES]
-    cdef uint8_t untried[MAX_LEGAL_MOVES]
-    cdef int32_t path[DECK_SIZE + 2]
-    cdef double reward[MAX_PLAYERS]
-    cdef uint64_t rng = seed
-    cdef Node* nodes
-    cdef int32_t n_nodes, node, child
-    cdef int64_t playout
-    cdef int64_t started = now_ms() if budget.milliseconds > 0 else 0
-    cdef int n_root, n, i, n_untried, depth, d, code, best
-    cdef uint32_t most
-    done[0] = 0
-    n_root = legal_moves(&view.public, root_kinds, root_cauldrons)
-    if n_root == 0:
-        return ERR_GAME_FINISHED
-    if root_visits != NULL:
-        memset(root_visits, 0, n_root * sizeof(uint32_t))
-    if n_root == 1:                 # a forced move needs no search
-        kind[0] = root_kinds[0]
-        cauldron[0] = root_cauldrons[0]
-        return OK
-    nodes = <Node*>malloc((budget.playouts + 1) * sizeof(Node))
-    if nodes == NULL:
-        return ERR_NO_MEMORY
-    node_init(&nodes[0], 0, view.seat)
-    n_nodes = 1
-    for playout in range(budget.playouts):
-        if budget.milliseconds > 0 and playout % 16 == 15 and now_ms() - started >= budget.milliseconds:
-            break
-        determinize(view, &rng, &deal)
-        node = 0
-        depth = 0
-        path[0] = 0
-        # Down the tree among the moves this deal allows, until a move is tried for the first time.
-        while deal.phase == PHASE_PLAY:
-            n = legal_moves(&deal, kinds, cauldrons)
-            memset(legal, 0, sizeof(legal))
-            memset(has_child, 0, sizeof(has_child))
-            for i in range(n):
-                legal[move_code(kinds[i], cauldrons[i])] = 1
-            mark_available(nodes, node, legal, has_child)
-            n_untried = 0
-            for i in range(n):
-                if not has_child[move_code(kinds[i], cauldrons[i])]:
-                    untried[n_untried] = <uint8_t>i
-                    n_untried += 1
-            if n_untried > 0:
-                i = untried[random_below(&rng, <uint32_t>n_untried)]
-                child = add_child(nodes, &n_nodes, node, move_code(kinds[i], cauldrons[i]), deal.turn)
-                nodes[child].available = 1
-                apply_move(&deal, deal.turn, kinds[i], cauldrons[i], &outcome)
-                depth += 1
-                path[depth] = child
-                break
-            child = select_child(nodes, node, legal)
-            apply_move(&deal, deal.turn, nodes[child].move >> 2, nodes[child].move & 3, &outcome)
-            depth += 1
-            path[depth] = child
-            node = child
-        roll_out(&deal, &rng)
-        rewards(&deal, reward)
-        nodes[0].visits += 1
-        for d in range(1, depth + 1):
-            nodes[path[d]].visits += 1
-            nodes[path[d]].reward += reward[nodes[path[d]].mover]
-        done[0] += 1
-    # The move tried most often, the first in canonical order on a tie.
-    best = 0
-    most = 0
-    for i in range(n_root):
-        code = move_code(root_kinds[i], root_cauldrons[i])
-        child = nodes[0].first_child
-        while child != NO_NODE and nodes[child].move != code:
-            child = nodes[child].next_sibling
-        if child != NO_NODE:
-            if root_visits != NULL:
-                root_visits[i] = nodes[child].visits
-            if nodes[child].visits > most:
-                most = nodes[child].visits
-                best = i
-    free(nodes)
-    kind[0] = root_kinds[best]
-    cauldron[0] = root_cauldrons[best]
+cdef int apply(void* game, int seat, int kind, int cauldron, void* outcome) noexcept nogil:
+    # The rules' unchecked move: the search plays only the moves legal_moves listed.
+    apply_move(<GameState*>game, seat, kind, cauldron, <Outcome*>outcome)
     return OK
 
 
-cdef int64_t play_out_searching(GameState* game, const uint8_t* policies, const int64_t* playouts,
-                                uint64_t* rng) noexcept nogil:
-    """play_out (rules.pyx) with seats that search: each `mcts` seat searches from its own
-    view with `playouts[seat]` playouts and a seed drawn from `rng`. Stops at the game's end,
-    a deal it must wait for, or a tree it could not allocate."""
-    cdef SeatView view
-    cdef Budget budget
-    cdef Outcome outcome
-    cdef uint8_t kind, cauldron
-    cdef int64_t moves = 0
-    cdef int64_t done
-    cdef int error
-    budget.milliseconds = 0
-    while game.phase == PHASE_PLAY:
-        if policies[game.turn] == POLICY_MCTS:
-            observe(game, &view)
-            budget.playouts = playouts[game.turn]
-            error = search(&view, next_random(rng), &budget, &kind, &cauldron, NULL, &done)
-        else:
-            error = choose_move(game, policies[game.turn], rng, &kind, &cauldron)
-        if error != OK:
-            break
-        apply_move(game, game.turn, kind, cauldron, &outcome)
-        moves += 1
-    return moves
+cdef GameState probe         # a state only to say where its fields lie
+cdef SearchRules RULES = SearchRules(
+    sizeof(GameState), sizeof(SeatView), sizeof(Outcome), field_at(&probe, &probe.phase),
+    field_at(&probe, &probe.turn), field_at(&probe, &probe.n_players), field_at(&probe, &probe.total[0]),
+    PHASE_PLAY, True, 2, OK, ERR_GAME_FINISHED, POLICY_MCTS, POLICY_RANDOM, POLICY_GREEDY,  # 2: cauldrons 0-2
+    <LegalMoves>legal_moves, apply, <ChooseMove>choose_move, observe, determinize,
+)

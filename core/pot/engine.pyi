@@ -55,7 +55,7 @@ from core.results import (
 CARD_CODES: tuple[str, ...]
 #: The bots both implementations play, the plain reference too.
 BOTS: tuple[Bot, ...]
-#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/pot/mcts.pyx).
+#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/search.pyx).
 ENGINE_BOTS: tuple[EngineBot, ...]
 #: The playouts of one `mcts` decision when none are given.
 DEFAULT_PLAYOUTS: int

@@ -15,15 +15,15 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from core.pot cimport rules
-from core.pot.mcts cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
-from core.pot.mcts cimport POLICY_MCTS, SeatView, observe, play_out_searching
-from core.pot.mcts cimport search as search_view
-from core.search cimport ERR_NO_MEMORY, Budget
+from core.pot.mcts cimport SeatView, observe, search_rules
+from core.search cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
+from core.search cimport ERR_NO_MEMORY, Budget, play_out_searching
+from core.search cimport search as search_view
 from core.pot.rules cimport (
     COPIES, ERR_AWAITING_DEAL, ERR_CARD_NOT_IN_HAND, ERR_CLOSE_ENDGAME, ERR_CLOSE_EXPLODES,
     ERR_GAME_FINISHED, ERR_INVALID_MOVE, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
     ERR_UNKNOWN_CARD, MAX_LEGAL_MOVES, N_TOXICITIES, NO_CARD, OK, PHASE_DEAL, PHASE_OVER,
-    PHASE_PLAY, POLICY_RANDOM, POT_CLOSED, Outcome, PotRecord, PotState, check_move,
+    PHASE_PLAY, POLICY_MCTS, POLICY_RANDOM, POT_CLOSED, Outcome, PotRecord, PotState, check_move,
     choose_move, deal_from_seed, endgame, game_deal, game_init, game_seed, kind_from_chars,
     legal_moves, pile_size, play_move, play_out, replay_moves,
 )
@@ -40,7 +40,7 @@ CARD_CODES = tuple([f"T{kind}" for kind in range(N_TOXICITIES)])
 #: The bots both implementations play, the plain reference too (index = policy code in
 #: rules.pxd).
 BOTS = ("random", "greedy")
-#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/pot/mcts.pyx),
+#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/search.pyx),
 #: whose policy code follows theirs. The reference does not play `mcts`, so BOTS leaves it out;
 #: wherever a seat may be a bot's (the service, `poison play`), these are offered.
 ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
@@ -471,7 +471,7 @@ cdef class Game:
             raise errors.pot_awaiting_deal()
         observe(&self.state, &view)
         with nogil:
-            error = search_view(&view, rng, &budget, &kind, &close, visits, &done)
+            error = search_view(search_rules(), &view, rng, &budget, &kind, &close, visits, &done)
         if error == ERR_NO_MEMORY:
             raise MemoryError("no memory for the search tree")
         if error != OK:     # the phase says there is a move: a bug of ours
@@ -635,7 +635,7 @@ cdef void play_games(int n, uint64_t master, int64_t start, int64_t count,
         game_seed(&state, game_seed_value)
         rng = stream_seed(game_seed_value, 0)
         if searching:
-            mine.moves += play_out_searching(&state, seats, budgets, &rng)
+            mine.moves += play_out_searching(search_rules(), &state, seats, budgets, &rng)
         else:
             mine.moves += play_out(&state, seats, &rng)
         if searching and state.phase != PHASE_OVER:

@@ -49,6 +49,7 @@ cdef enum:
     POLICY_RANDOM = 0        # a uniformly random legal move
     POLICY_GREEDY = 1        # see greedy_key
     N_POLICIES = 2
+    POLICY_MCTS = 2          # the search bot (core/search.pyx), after the rules' own two
 
 # Error codes of the rule functions; engine.pyx maps each to a Python exception.
 cdef enum:
