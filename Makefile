@@ -57,7 +57,7 @@ lint: setup
 ## cache in .mypy_cache), then the stubs of the compiled modules against those modules
 typecheck: setup
 	$(BIN)/python -m mypy
-	$(BIN)/python -m mypy.stubtest core.search core.poison.engine core.poison.rules core.poison.mcts \
+	$(BIN)/python -m mypy.stubtest core.search core.face core.poison.engine core.poison.rules core.poison.mcts \
 		core.pot.engine core.pot.rules core.pot.mcts \
 		--allowlist .ci/stubtest-allowlist.txt
 

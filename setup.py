@@ -25,10 +25,10 @@ else:
     # Cython's generated helpers trip -Wunused-function; everything else fails the build.
     COMPILE_ARGS = ["-O3", "-Wall", "-Wno-unused-function", "-Werror"]
 
-#: Every compiled module: the search every game's bot runs, then each game's rules, search
-#: table and face (core/<game>/).
+#: Every compiled module: the search every game's bot runs and the machinery every game's
+#: face shares, then each game's rules, search table and face (core/<game>/).
 MODULES = (
-    "core.search",
+    "core.search", "core.face",
     "core.poison.rules", "core.poison.mcts", "core.poison.engine",
     "core.pot.rules", "core.pot.mcts", "core.pot.engine",
 )

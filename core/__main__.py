@@ -34,7 +34,7 @@ def report(game: engine.Game) -> str:
         "",
         "round  dealer  " + "  ".join(f"{'seat ' + str(s):>22}" for s in seats),
     ]
-    for result in game.round_results():
+    for result in game.results():
         cells = []
         for seat in seats:
             red, blue, purple, poison = result.taken[seat]

@@ -13,31 +13,30 @@ the rules becomes an exception, never a read past the end of a list. Facts the r
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int16_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from core.poison.mcts cimport SeatView, observe, search_rules
-from core.search cimport DEFAULT_PLAYOUTS as MCTS_PLAYOUTS
-from core.search cimport ERR_NO_MEMORY, Budget, play_out_searching
-from core.search cimport search as search_view
+from core.face cimport (
+    CheckMove, CompiledGame, EngineRules, Facts, KindFromChars, PlayMove, PlayOut, cards_of, game_facts, is_int,
+    parse_card, parse_draw, parse_seed, read_moves, replay_refusal, replayed, simulate_games,
+)
+from core.poison.mcts cimport search_rules
 from core.poison.rules cimport (
     CAULDRONS_DYNAMIC, CAULDRONS_FIXED, DEAL_SIZE, DECK_SIZE, ERR_AWAITING_DEAL,
     ERR_CARD_NOT_IN_HAND, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_ILLEGAL_CAULDRON,
     ERR_INVALID_DEAL, ERR_NOT_AWAITING_DEAL, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
-    ERR_UNKNOWN_CARD, MAX_CAULDRON_CARDS, MAX_HANDS, MAX_LEGAL_MOVES, MAX_PLAYERS, MAX_ROUNDS,
-    MIN_PLAYERS, MIN_ROUNDS, N_CAULDRONS, N_COLOURS, N_KINDS, N_SUITS, NO_COLOUR, OK,
-    PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POISON, POISON_KIND, POLICY_GREEDY, POLICY_MCTS, POLICY_RANDOM, GameState, Outcome,
-    check_move, choose_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed,
-    hands_dealt, kind_colour, kind_copies, kind_from_chars, legal_moves, play_move, play_out,
-    replay_moves, round_dealer, score_taken, stream_seed,
+    ERR_UNKNOWN_CARD, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, MIN_ROUNDS, N_CAULDRONS, N_COLOURS,
+    N_KINDS, N_SUITS, NO_COLOUR, OK, PHASE_DEAL, PHASE_OVER, PHASE_PLAY, GameState, Outcome,
+    check_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed, hands_dealt,
+    kind_colour, kind_copies, kind_from_chars, play_move, play_out, replay_moves, round_dealer,
+    score_taken, stream_seed,
 )
-
-import threading
+from core.search cimport MAX_SEARCH_MOVES
 
 from core import errors
-from core.results import (
-    COLOURS, Cauldron, Deal, Move, Played, Replayed, RoundResult, Searched, Simulation, Taken, View,
-)
+from core.face import BOTS, DEFAULT_PLAYOUTS, ENGINE_BOTS, MILLISECOND_BOUNDS, PLAYOUT_BOUNDS, STATUSES, THREAD_BOUNDS
+from core.results import COLOURS, Cauldron, Deal, Move, Played, RoundResult, Taken, View
+
 
 # Card codes by kind: the canonical order of hands, legal moves and decks everywhere.
 CARD_CODES = (
@@ -47,59 +46,21 @@ CARD_CODES = (
     "G4",
 )
 CAULDRON_RULES = ("dynamic", "fixed")
-#: The bots both implementations play, the plain reference too (index = policy code in
-#: rules.pxd).
-BOTS = ("random", "greedy")
-#: Every bot `Game.choose` and `simulate` play: those and the search bot (core/search.pyx), whose
-#: policy code follows theirs. The reference does not play `mcts`, so BOTS leaves it out;
-#: wherever a seat may be a bot's (the service, `poison play`), these are offered.
-ENGINE_BOTS = BOTS + (errors.SEARCH_BOT,)
-#: The playouts of one `mcts` decision when none are given.
-DEFAULT_PLAYOUTS = MCTS_PLAYOUTS
-#: The fewest and the most playouts, and milliseconds, of one decision (core.errors').
-PLAYOUT_BOUNDS = errors.PLAYOUT_BOUNDS
-MILLISECOND_BOUNDS = errors.MILLISECOND_BOUNDS
-STATUSES = ("dealing", "active", "finished")
 #: The fewest and the most players, and rounds, as the rules declare them (core/poison/rules.pxd).
 PLAYER_BOUNDS = (MIN_PLAYERS, MAX_PLAYERS)
 ROUND_BOUNDS = (MIN_ROUNDS, MAX_ROUNDS)
 
 cdef tuple CODES = CARD_CODES
 cdef tuple COLOUR_NAMES = COLOURS
-# Every move there is (a card kind into a cauldron), each made once: a Move is immutable, so
-# legal_moves hands out these instead of making a named tuple per move (its __new__ is
-# Python, and making them was a read's largest single part in the service; figures:
-# docs/performance.md).
-cdef tuple EVERY_MOVE = tuple([Move(code, cauldron) for code in CARD_CODES for cauldron in range(N_CAULDRONS)])
-# The bounds are core.errors' (one declaration for every layer), bound here once.
-cdef object SEED_LIMIT = errors.SEED_LIMIT
-cdef object DRAW_LIMIT = errors.DRAW_LIMIT
+# Every move there is (a card kind into a cauldron), each made once, at its code in the
+# search's tables (kind << 2 | cauldron; core/poison/mcts.pyx): a Move is immutable, so
+# legal_moves hands out these instead of making a named tuple per move.
+cdef tuple EVERY_MOVE = tuple([
+    Move(code, cauldron) if cauldron < N_CAULDRONS else None for code in CARD_CODES for cauldron in range(4)
+])
 
 
 # ---- arguments ------------------------------------------------------------------------
-
-cdef inline bint is_int(object value):
-    # The exact type first: it is what every caller passes, and the cheapest test.
-    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
-
-
-cdef int parse_card(object card) except -2:
-    """The kind of a card code, or -1 when it is none."""
-    cdef str code
-    if type(card) is not str:
-        return -1
-    code = <str>card
-    if len(code) != 2:
-        return -1
-    return kind_from_chars(code[0], code[1])
-
-
-cdef int card_kind(object card) except -1:
-    cdef int kind = parse_card(card)
-    if kind < 0:
-        raise errors.unknown_card(card, CARD_CODES)
-    return kind
-
 
 cdef int parse_players(object players) except -1:
     if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -125,60 +86,8 @@ cdef int parse_rule(object cauldrons) except -1:
     )
 
 
-cdef uint64_t parse_seed(object seed) except? 0:
-    """A game's seed, or a simulation's."""
-    if not is_int(seed) or not 0 <= seed <= SEED_LIMIT:
-        raise errors.invalid_seed(seed)
-    return seed
-
-
-cdef uint64_t parse_draw(object seed) except? 0:
-    """What a bot draws from, or what derive_seed derives from: any 64-bit state."""
-    if not is_int(seed) or not 0 <= seed <= DRAW_LIMIT:
-        raise errors.invalid_draw(seed)
-    return seed
-
-
 cdef str hand_owner(int seat, int players):
     return f"seat {seat}" if seat < players else "the set-aside hand"
-
-
-cdef int parse_bot(object bot) except -1:
-    if type(bot) is str and bot in ENGINE_BOTS:
-        return ENGINE_BOTS.index(bot)
-    raise errors.unknown_bot(bot, ENGINE_BOTS)
-
-
-cdef int64_t parse_playouts(object playouts) except -1:
-    if playouts is None:
-        return DEFAULT_PLAYOUTS
-    if not is_int(playouts) or not PLAYOUT_BOUNDS[0] <= playouts <= PLAYOUT_BOUNDS[1]:
-        raise errors.invalid_playouts(playouts)
-    return playouts
-
-
-cdef int64_t parse_milliseconds(object milliseconds) except -1:
-    """0 for none: the playouts alone bound the search."""
-    if milliseconds is None:
-        return 0
-    if not is_int(milliseconds) or not MILLISECOND_BOUNDS[0] <= milliseconds <= MILLISECOND_BOUNDS[1]:
-        raise errors.invalid_milliseconds(milliseconds)
-    return milliseconds
-
-
-cdef int parse_budgets(object playouts, int players, int64_t* budgets) except -1:
-    """Each seat's playouts for `simulate`: one number (or None, the default) for every seat,
-    or one per seat."""
-    cdef int s
-    if playouts is None or is_int(playouts):
-        for s in range(players):
-            budgets[s] = parse_playouts(playouts)
-        return 0
-    if not isinstance(playouts, (list, tuple)) or len(playouts) != players:
-        raise errors.playouts_per_seat(players)
-    for s in range(players):
-        budgets[s] = parse_playouts(playouts[s])
-    return 0
 
 
 cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t* deal):
@@ -208,7 +117,7 @@ cdef parse_deal(int players, int dealer, object hands, object set_aside, uint8_t
                 f"dealer's left), not {len(hand)}",
             )
         for card in hand:
-            kind = parse_card(card)
+            kind = parse_card(&ENGINE, card)
             if kind < 0:
                 raise errors.rule_error(
                     "unknown_card",
@@ -251,7 +160,7 @@ cdef bint encode_deal(int players, object deal, uint8_t* out):
         if not isinstance(hand, (list, tuple)) or len(hand) > DECK_SIZE:
             return False
         for card in hand:
-            kind = parse_card(card)
+            kind = parse_card(&ENGINE, card)
             if kind < 0:
                 return False
             out[seat * N_KINDS + kind] += 1
@@ -270,94 +179,65 @@ cdef object deal_error(int players, int dealer, object deal):
     return None
 
 
-cdef tuple cards_of(const uint8_t* counts):
-    """Card codes, in canonical order, of a row of counts per kind."""
-    cdef list cards = []
-    cdef int kind, copy
-    for kind in range(N_KINDS):
-        for copy in range(counts[kind]):
-            cards.append(CODES[kind])
-    return tuple(cards)
+cdef int parse_cauldron(object cauldron) noexcept:
+    """The cauldron as the rules take it; -1 for anything out of range, which they report
+    with its error code (so the order of checks stays theirs)."""
+    return cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
 
 
-cdef int move_codes(object seat, object card, object cauldron, int* s, int* kind, int* c) except -1:
-    """A move's arguments as the rule functions take them; -1 for anything out of range,
-    which they report with its error code (so the order of checks stays theirs)."""
-    s[0] = seat if is_int(seat) and -1 <= seat <= MAX_PLAYERS else -1
-    kind[0] = parse_card(card)
-    c[0] = cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
-    return 0
-
-
-cdef raise_move_error(const GameState* state, int error, object seat, object card, object cauldron):
+cdef object move_error(const GameState* state, int error, object seat, object card, object cauldron):
+    """The error of a move the rules refused with `error`."""
     cdef int c
     if error == ERR_SEAT_OUT_OF_RANGE:
-        raise errors.seat_out_of_range(seat, state.n_players)
+        return errors.seat_out_of_range(seat, state.n_players)
     if error == ERR_UNKNOWN_CARD:
-        raise errors.unknown_card(card, CARD_CODES)
+        return errors.unknown_card(card, CARD_CODES)
     if error == ERR_CAULDRON_OUT_OF_RANGE:
-        raise errors.cauldron_out_of_range(cauldron)
+        return errors.cauldron_out_of_range(cauldron)
     if error == ERR_GAME_FINISHED:
-        raise errors.game_finished()
+        return errors.game_finished()
     if error == ERR_AWAITING_DEAL:
-        raise errors.awaiting_deal(state.round + 1)
+        return errors.awaiting_deal(state.round + 1)
     if error == ERR_NOT_YOUR_TURN:
-        raise errors.not_your_turn(seat, state.turn)
+        return errors.not_your_turn(seat, state.turn)
     if error == ERR_CARD_NOT_IN_HAND:
-        raise errors.card_not_in_hand(seat, card)
+        return errors.card_not_in_hand(seat, card)
     if error == ERR_ILLEGAL_CAULDRON:
         colours = tuple([
             None if state.cauldron_colour[c] == NO_COLOUR else COLOUR_NAMES[state.cauldron_colour[c]]
             for c in range(N_CAULDRONS)
         ])
-        colour = COLOUR_NAMES[kind_colour(parse_card(card))]
-        raise errors.illegal_cauldron(card, cauldron, colour, colours, state.cauldron_rule == CAULDRONS_FIXED)
-    raise errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
-
-
-cdef object parse_move(object move, int players, Py_ssize_t index, uint8_t* out):
-    """Encode a recorded (seat, card, cauldron) triple into `out`, or return the error
-    that playing it would raise whatever the game's state (None when it is well-formed)."""
-    cdef int kind
-    cdef tuple triple
-    if type(move) is tuple and len(<tuple>move) == 3:
-        triple = <tuple>move
-        seat, card, cauldron = triple[0], triple[1], triple[2]
-    elif isinstance(move, (tuple, list)) and len(move) == 3:
-        seat, card, cauldron = move
-    else:
-        return errors.rule_error(
-            "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {errors.quoted(move)}"
-        )
-    if not is_int(seat) or not 0 <= seat < players:
-        return errors.seat_out_of_range(seat, players)
-    kind = parse_card(card)
-    if kind < 0:
-        return errors.unknown_card(card, CARD_CODES)
-    if not is_int(cauldron) or not 0 <= cauldron < N_CAULDRONS:
-        return errors.cauldron_out_of_range(cauldron)
-    out[0] = <uint8_t>seat
-    out[1] = <uint8_t>kind
-    out[2] = <uint8_t>cauldron
-    return None
+        colour = COLOUR_NAMES[kind_colour(parse_card(&ENGINE, card))]
+        return errors.illegal_cauldron(card, cauldron, colour, colours, state.cauldron_rule == CAULDRONS_FIXED)
+    return errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
 
 
 # ---- the game -------------------------------------------------------------------------
 
-cdef tuple moves_at(const GameState* state):
-    """Every legal move at `state`, in canonical order."""
-    cdef uint8_t kinds[MAX_LEGAL_MOVES]
-    cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
-    cdef int n = legal_moves(state, kinds, cauldrons)
-    cdef int i
-    return tuple([EVERY_MOVE[kinds[i] * N_CAULDRONS + cauldrons[i]] for i in range(n)])
+cdef void start(void* game, int players, const int* options, uint64_t seed) noexcept nogil:
+    # A seeded game for simulate: options are its rounds and cauldron rule.
+    game_init(<GameState*>game, players, options[0], options[1])
+    game_seed(<GameState*>game, seed)
 
 
-cdef class Game:
+cdef EngineRules ENGINE = EngineRules(
+    search_rules(), PHASE_OVER, <KindFromChars>kind_from_chars, parse_cauldron, <CheckMove>check_move,
+    <PlayMove>play_move, start, <PlayOut>play_out,
+)
+cdef Facts FACTS = game_facts(
+    &ENGINE, CODES, EVERY_MOVE, "(seat, card, cauldron)", errors.unknown_card, errors.cauldron_out_of_range
+)
+
+
+cdef class Game(CompiledGame):
     """One game of Poison, in C. See core/poison/engine.pyi for the documented interface."""
 
     cdef GameState state
     cdef list pending_deals
+
+    def __cinit__(self):
+        self.at = &self.state
+        self.facts = FACTS
 
     def __init__(self, players, *, rounds=None, cauldrons="dynamic", seed=None, deals=None):
         cdef int n = parse_players(players)
@@ -397,10 +277,6 @@ cdef class Game:
     # -- options and public state ------------------------------------------------------
 
     @property
-    def players(self):
-        return self.state.n_players
-
-    @property
     def rounds(self):
         return self.state.n_rounds
 
@@ -413,20 +289,12 @@ cdef class Game:
         return self.state.seed if self.state.seeded else None
 
     @property
-    def status(self):
-        return STATUSES[self.state.phase]
-
-    @property
     def round(self):
         return self.state.round + 1
 
     @property
     def dealer(self):
         return self.state.dealer
-
-    @property
-    def turn(self):
-        return self.state.turn if self.state.phase == PHASE_PLAY else None
 
     @property
     def cauldrons(self):
@@ -453,57 +321,42 @@ cdef class Game:
             for s in range(self.state.n_players)
         ])
 
-    @property
-    def totals(self):
-        return tuple([self.state.total[s] for s in range(self.state.n_players)])
-
-    @property
-    def winners(self):
-        cdef int s
-        if self.state.phase != PHASE_OVER:
-            return ()
-        best = min(self.totals)
-        return tuple([s for s in range(self.state.n_players) if self.state.total[s] == best])
-
     # -- hidden information: callers decide who may see it -----------------------------
 
+    cdef tuple _hand(self, int seat):
+        return cards_of(CODES, self.state.hand[seat], N_KINDS)
+
     def hand(self, seat):
-        return cards_of(self.state.hand[self._seat(seat)])
+        return self._hand(self._seat(seat))
 
     def set_aside(self):
         if self.state.n_players != 3:
             return ()
-        return cards_of(self.state.hand[3])
+        return cards_of(CODES, self.state.hand[3], N_KINDS)
 
     def taken(self, seat):
         cdef int s = self._seat(seat)
         return Taken(self.state.taken[s][0], self.state.taken[s][1],
                      self.state.taken[s][2], self.state.taken[s][3])
 
-    cdef int _seat(self, object seat) except -1:
-        if not is_int(seat) or not 0 <= seat < self.state.n_players:
-            raise errors.seat_out_of_range(seat, self.state.n_players)
-        return seat
-
     # -- moves -------------------------------------------------------------------------
 
-    def legal_moves(self):
-        return moves_at(&self.state)
+    cdef object _phase_error(self, int wanted):
+        if self.state.phase == PHASE_OVER:
+            return errors.game_finished()
+        if wanted == PHASE_PLAY:
+            return errors.awaiting_deal(self.state.round + 1)
+        return errors.not_awaiting_deal(self.state.round + 1)
+
+    cdef object _move_error(self, int error, object seat, object card, object second):
+        return move_error(&self.state, error, seat, card, second)
 
     def check(self, seat, card, cauldron):
-        cdef int s, kind, c
-        move_codes(seat, card, cauldron, &s, &kind, &c)
-        cdef int error = check_move(&self.state, s, kind, c)
-        if error != OK:
-            raise_move_error(&self.state, error, seat, card, cauldron)
+        self._check(seat, card, cauldron)
 
     def play(self, seat, card, cauldron):
         cdef Outcome outcome
-        cdef int s, kind, c
-        move_codes(seat, card, cauldron, &s, &kind, &c)
-        cdef int error = play_move(&self.state, s, kind, c, &outcome)
-        if error != OK:
-            raise_move_error(&self.state, error, seat, card, cauldron)
+        self._play(seat, card, cauldron, &outcome)
         if outcome.round_over and self.pending_deals:
             self._deal_pending()
         return Played(
@@ -512,67 +365,16 @@ cdef class Game:
             bool(outcome.round_over), bool(outcome.game_over),
         )
 
-    def choose(self, bot, seed=0, *, playouts=None, milliseconds=None):
-        """The move `bot` plays for the seat to move (`seed` drives the random bot and the
-        search; `playouts` and `milliseconds` are the search's budget)."""
-        cdef int policy = parse_bot(bot)
-        cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
-        cdef uint8_t kind, cauldron
-        if policy == POLICY_MCTS:
-            return self.search(seed, playouts=playouts, milliseconds=milliseconds).move
-        if playouts is not None or milliseconds is not None:
-            raise errors.budget_without_search(bot)
-        if self.state.phase == PHASE_OVER:
-            raise errors.game_finished()
-        if self.state.phase != PHASE_PLAY:
-            raise errors.awaiting_deal(self.state.round + 1)
-        if choose_move(&self.state, policy, &rng, &kind, &cauldron) != OK:  # the phase says not: a bug of ours
-            raise errors.rule_error("invalid_move", "the rules found no move to choose")
-        return Move(CODES[kind], cauldron)
-
-    def search(self, seed=0, *, playouts=None, milliseconds=None):
-        """The `mcts` bot's search for the seat to move, from that seat's view alone, run
-        without the GIL on a copy of the view (the game may change meanwhile)."""
-        cdef SeatView view
-        cdef Budget budget
-        cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
-        cdef uint32_t visits[MAX_LEGAL_MOVES]
-        cdef uint8_t kind, cauldron
-        cdef int64_t done = 0
-        cdef int error
-        budget.playouts = parse_playouts(playouts)
-        budget.milliseconds = parse_milliseconds(milliseconds)
-        if self.state.phase == PHASE_OVER:
-            raise errors.game_finished()
-        if self.state.phase != PHASE_PLAY:
-            raise errors.awaiting_deal(self.state.round + 1)
-        observe(&self.state, &view)
-        with nogil:
-            error = search_view(search_rules(), &view, rng, &budget, &kind, &cauldron, visits, &done)
-        if error == ERR_NO_MEMORY:
-            raise MemoryError("no memory for the search tree")
-        if error != OK:     # the phase says there is a move: a bug of ours
-            raise errors.rule_error("invalid_move", "the search found no move to choose")
-        # The moves of the position searched, read from the view: another thread may have
-        # played on in the game itself while the search ran without the GIL.
-        moves = moves_at(&view.public)
-        return Searched(
-            Move(CODES[kind], cauldron), done, moves, tuple([visits[i] for i in range(len(moves))])
-        )
-
     def deal(self, hands, set_aside=()):
         cdef uint8_t deal[DEAL_SIZE]
-        if self.state.phase == PHASE_OVER:
-            raise errors.game_finished()
-        if self.state.phase != PHASE_DEAL:
-            raise errors.not_awaiting_deal(self.state.round + 1)
+        self._expect(PHASE_DEAL)
         parse_deal(self.state.n_players, self.state.dealer, hands, set_aside, deal)
         if game_deal(&self.state, deal) != OK:   # parse_deal checked all; this is a backstop
             raise errors.rule_error("invalid_deal", "the engine refused the deal")
 
     # -- results -----------------------------------------------------------------------
 
-    def round_results(self):
+    def results(self):
         cdef int r, s, colour
         cdef int n = self.state.n_players
         results = []
@@ -589,19 +391,12 @@ cdef class Game:
         return tuple(results)
 
     def view(self, seat=None):
-        cdef int s = -1
-        if seat is not None:
-            s = self._seat(seat)
-        hand = None
-        moves = None
-        if s >= 0:
-            hand = cards_of(self.state.hand[s])
-            moves = self.legal_moves() if self.state.phase == PHASE_PLAY and self.state.turn == s else ()
+        seen, hand, moves = self._seen(seat)
         return View(
             self.status, self.round, self.state.n_rounds, self.state.dealer, self.turn,
             self.cauldrons, self.hand_sizes, self.pile_sizes,
-            tuple([result.scores for result in self.round_results()]),
-            self.totals, self.winners, None if s < 0 else s, hand, moves,
+            tuple([result.scores for result in self.results()]),
+            self.totals, self.winners, seen, hand, moves,
         )
 
     def copy(self):
@@ -609,9 +404,6 @@ cdef class Game:
         memcpy(&twin.state, &self.state, sizeof(GameState))
         twin.pending_deals = list(self.pending_deals)
         return twin
-
-    def __copy__(self):
-        return self.copy()
 
     def __repr__(self):
         return (f"<Game {self.state.n_players} players, round {self.round}/{self.state.n_rounds}, "
@@ -637,8 +429,8 @@ def seeded_deal(seed, players, round):
     game_init(&scratch, n, MAX_ROUNDS, CAULDRONS_DYNAMIC)
     deal_from_seed(s, round - 1, n, round_dealer(&scratch, round - 1), deal)
     return Deal(
-        tuple([cards_of(&deal[seat * N_KINDS]) for seat in range(n)]),
-        cards_of(&deal[n * N_KINDS]) if n == 3 else (),
+        tuple([cards_of(CODES, &deal[seat * N_KINDS], N_KINDS) for seat in range(n)]),
+        cards_of(CODES, &deal[n * N_KINDS], N_KINDS) if n == 3 else (),
     )
 
 
@@ -672,7 +464,7 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
     """Replay a recorded game in one C loop; see core/poison/engine.pyi."""
     cdef Game game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     cdef int n = game.state.n_players
-    cdef Py_ssize_t n_moves, n_deals, i, waiting
+    cdef Py_ssize_t n_deals, i, waiting
     cdef int64_t usable, applied
     cdef int error = OK
     cdef uint8_t* move_bytes = NULL
@@ -683,19 +475,12 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
         raise errors.rule_error("invalid_deal", "give a seed or explicit deals, not both")
     if not isinstance(moves, (list, tuple)) or not isinstance(deals, (list, tuple)):
         raise errors.rule_error("invalid_move", "moves and deals must be lists")
-    n_moves = len(moves)
     n_deals = min(len(deals), game.state.n_rounds)
     try:
-        move_bytes = <uint8_t*>PyMem_Malloc(3 * n_moves + 1)
+        stop = read_moves(FACTS, moves, n, &move_bytes, &usable)
         deal_bytes = <uint8_t*>PyMem_Malloc(DEAL_SIZE * n_deals + 1)
-        if move_bytes == NULL or deal_bytes == NULL:
+        if deal_bytes == NULL:
             raise MemoryError()
-        usable = n_moves
-        for i in range(n_moves):
-            stop = parse_move(moves[i], n, i, move_bytes + 3 * i)
-            if stop is not None:
-                usable = i
-                break
         # Deals are read here, checked by the rules as their rounds start (against the dealer
         # the game state names then); the C loop stops before the first unreadable one.
         for i in range(n_deals):
@@ -720,169 +505,17 @@ def replay(players, moves, *, rounds=None, cauldrons="dynamic", seed=None, deals
             refused = deal_error(n, game.state.dealer, deals[waiting])
         if refused is None:
             refused = errors.rule_error("invalid_deal", f"the rules refused the deal of round {waiting + 1}")
-        return Replayed(game, applied, refused)
+        return replayed(game, applied, refused)
     if error != OK:
-        if applied >= usable:
-            refused = errors.rule_error(
-                "invalid_move", f"the rules stopped the replay at move {applied} (error {error})"
-            )
-            return Replayed(game, applied, refused)
-        move = moves[applied]
-        try:
-            raise_move_error(&game.state, error, move[0], move[1], move[2])
-        except errors.RuleError as raised:
-            return Replayed(game, applied, raised)
-    return Replayed(game, applied, stop)
-
-
-#: The fewest and the most threads one `simulate` call plays its games on (core.errors').
-THREAD_BOUNDS = errors.THREAD_BOUNDS
-
-
-cdef struct Tally:
-    # One share's figures: summed over shares, they are the whole run's (integer sums,
-    # so the order the shares finish in does not matter).
-    int64_t moves
-    int64_t wins[MAX_PLAYERS]
-    int64_t score_sum[MAX_PLAYERS]
-    int64_t score_squares[MAX_PLAYERS]
-    int64_t unfinished        # games a search stopped, its tree not allocated: none counted
-
-
-cdef void play_games(int n, int n_rounds, int rule, uint64_t master, int64_t start, int64_t count,
-                     const uint8_t* policies, const int64_t* budgets, Tally* tally) noexcept nogil:
-    """Play games start .. start + count - 1 of a simulation and add them to `tally`. Each
-    game draws only from its own stream, so any split of the games gives the same sums.
-    The tally is kept on this thread's stack and added once at the end: the shares of
-    one call lie side by side in memory, and a tally written every game next to another
-    thread's policies would bounce their cache line between the cores."""
-    cdef Tally mine
-    cdef uint8_t seats[MAX_PLAYERS]
-    cdef GameState state
-    cdef int64_t g
-    cdef uint64_t game_seed_value, rng
-    cdef int s, best
-    cdef bint searching = False
-    memset(&mine, 0, sizeof(Tally))
-    memcpy(seats, policies, sizeof(seats))
-    for s in range(n):
-        searching = searching or seats[s] == POLICY_MCTS
-    for g in range(start, start + count):
-        game_init(&state, n, n_rounds, rule)
-        game_seed_value = stream_seed(master, <uint64_t>g)
-        game_seed(&state, game_seed_value)
-        rng = stream_seed(game_seed_value, 0)
-        if searching:
-            mine.moves += play_out_searching(search_rules(), &state, seats, budgets, &rng)
-        else:
-            mine.moves += play_out(&state, seats, &rng)
-        if searching and state.phase != PHASE_OVER:
-            # Only a search short of memory stops a seeded game early: its totals are no result.
-            mine.unfinished += 1
-            break
-        best = state.total[0]
-        for s in range(n):
-            if state.total[s] < best:
-                best = state.total[s]
-        for s in range(n):
-            mine.wins[s] += state.total[s] == best
-            mine.score_sum[s] += state.total[s]
-            mine.score_squares[s] += state.total[s] * state.total[s]
-    tally.moves += mine.moves
-    tally.unfinished += mine.unfinished
-    for s in range(n):
-        tally.wins[s] += mine.wins[s]
-        tally.score_sum[s] += mine.score_sum[s]
-        tally.score_squares[s] += mine.score_squares[s]
-
-
-cdef class _Share:
-    """The games one thread of a `simulate` call plays, and their tally."""
-
-    cdef int n, n_rounds, rule
-    cdef uint64_t master
-    cdef int64_t start, count
-    cdef uint8_t policies[MAX_PLAYERS]
-    cdef int64_t budgets[MAX_PLAYERS]
-    cdef Tally tally
-
-    def run(self):
-        # The whole share runs without the GIL: the threads of one call play at once.
-        with nogil:
-            play_games(self.n, self.n_rounds, self.rule, self.master, self.start, self.count,
-                       self.policies, self.budgets, &self.tally)
-
-
-cdef int parse_threads(object threads) except -1:
-    if not is_int(threads) or not THREAD_BOUNDS[0] <= threads <= THREAD_BOUNDS[1]:
-        raise errors.invalid_threads(threads)
-    return threads
+        return replay_refusal(game, moves, applied, usable, error)
+    return replayed(game, applied, stop)
 
 
 def simulate(players, games, *, seed=0, rounds=None, cauldrons="dynamic", bots=None, first=0, threads=1,
              playouts=None):
     """Play `games` complete games of bot moves in C; see core/poison/engine.pyi."""
+    cdef int options[2]
     cdef int n = parse_players(players)
-    cdef int n_rounds = parse_rounds(rounds, n)
-    cdef int rule = parse_rule(cauldrons)
-    cdef uint64_t master = parse_seed(seed)
-    cdef int64_t n_games, start
-    cdef uint8_t policies[MAX_PLAYERS]
-    cdef int64_t budgets[MAX_PLAYERS]
-    cdef Tally total
-    cdef _Share share
-    cdef list shares
-    cdef int s, t, n_threads
-    if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
-        raise errors.invalid_games(games)
-    if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
-        raise errors.invalid_first(first)
-    n_threads = parse_threads(threads)
-    n_games = games
-    start = first
-    memset(policies, POLICY_RANDOM, sizeof(policies))
-    if bots is not None:
-        if not isinstance(bots, (list, tuple)) or len(bots) != n:
-            raise errors.bots_per_seat(n)
-        for s in range(n):
-            policies[s] = parse_bot(bots[s])
-    parse_budgets(playouts, n, budgets)
-    shares = []
-    for t in range(n_threads):
-        # Contiguous runs of game numbers, as even as whole games allow.
-        share = _Share()
-        share.n, share.n_rounds, share.rule, share.master = n, n_rounds, rule, master
-        share.start = start + n_games * t // n_threads
-        share.count = start + n_games * (t + 1) // n_threads - share.start
-        memcpy(share.policies, policies, sizeof(policies))
-        memcpy(share.budgets, budgets, sizeof(budgets))
-        memset(&share.tally, 0, sizeof(Tally))
-        shares.append(share)
-    run_shares(shares)
-    memset(&total, 0, sizeof(Tally))
-    for share in shares:
-        total.moves += share.tally.moves
-        total.unfinished += share.tally.unfinished
-        for s in range(n):
-            total.wins[s] += share.tally.wins[s]
-            total.score_sum[s] += share.tally.score_sum[s]
-            total.score_squares[s] += share.tally.score_squares[s]
-    if total.unfinished:
-        raise MemoryError("no memory for a search tree: the games could not be played out")
-    return Simulation(
-        n_games, total.moves,
-        tuple([total.wins[s] for s in range(n)]),
-        tuple([total.score_sum[s] for s in range(n)]),
-        tuple([total.score_squares[s] for s in range(n)]),
-    )
-
-
-cdef run_shares(list shares):
-    """Run every share, each but the first on a thread of its own and the first on the
-    caller's, and wait for all of them."""
-    helpers = [threading.Thread(target=share.run, name="poison-simulate") for share in shares[1:]]
-    for helper in helpers:
-        helper.start()
-    shares[0].run()
-    for helper in helpers:
-        helper.join()
+    options[0] = parse_rounds(rounds, n)
+    options[1] = parse_rule(cauldrons)
+    return simulate_games(FACTS, n, options, games, seed, bots, first, threads, playouts)

@@ -313,7 +313,7 @@ class Game:
         self.aside: list[str] = []
         self.piles: list[list[str]] = [[] for _ in range(players)]
         self.pots = self._new_cauldrons()
-        self.results: list[RoundResult] = []
+        self.sheet: list[RoundResult] = []
         self._start_round()
 
     def _new_cauldrons(self) -> list[Pot]:
@@ -348,7 +348,7 @@ class Game:
 
     @property
     def totals(self) -> tuple[int, ...]:
-        return tuple(sum(result.scores[seat] for result in self.results) for seat in range(self.players))
+        return tuple(sum(result.scores[seat] for result in self.sheet) for seat in range(self.players))
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -372,8 +372,8 @@ class Game:
             raise errors.seat_out_of_range(seat, self.players)
         return seat
 
-    def round_results(self) -> tuple[RoundResult, ...]:
-        return tuple(self.results)
+    def results(self) -> tuple[RoundResult, ...]:
+        return tuple(self.sheet)
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -506,7 +506,7 @@ class Game:
     def _end_round(self) -> None:
         taken = tuple(self.taken(seat) for seat in range(self.players))
         scores, discarded = score_round(taken)
-        self.results.append(RoundResult(self.round, self.dealer, taken, discarded, scores))
+        self.sheet.append(RoundResult(self.round, self.dealer, taken, discarded, scores))
         # Whatever is left in the cauldrons scores for nobody and leaves with the round.
         self.hands = [[] for _ in range(self.players)]
         self.aside = []
@@ -534,7 +534,7 @@ class Game:
             cauldrons=self.cauldrons,
             hand_sizes=self.hand_sizes,
             taken=self.pile_sizes,
-            scores=tuple(result.scores for result in self.results),
+            scores=tuple(result.scores for result in self.sheet),
             totals=self.totals,
             winners=self.winners,
             seat=seat,
@@ -549,7 +549,7 @@ class Game:
         twin.aside = list(self.aside)
         twin.piles = [list(pile) for pile in self.piles]
         twin.pots = [Pot(pot.fixed_colour, list(pot.cards)) for pot in self.pots]
-        twin.results = list(self.results)
+        twin.sheet = list(self.sheet)
         twin.pending_deals = list(self.pending_deals)
         return twin
 

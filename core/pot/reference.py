@@ -26,8 +26,7 @@ DECK_SIZE = 56
 HAND_SIZE = 4
 EXPLODE_LIMIT = 14  # a pot whose toxicity exceeds this explodes
 CLOSING_POINT = 1
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
+PLAYER_BOUNDS = (2, 6)
 
 #: Every card code in the canonical order of hands, legal moves and the unshuffled deck.
 CARD_CODES = tuple(f"T{toxicity}" for toxicity in range(N_TOXICITIES))
@@ -66,7 +65,7 @@ def closing_points(cards: int, toxicity: int) -> int:
 
 
 def check_players(players: object) -> int:
-    if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    if not is_int(players) or not PLAYER_BOUNDS[0] <= players <= PLAYER_BOUNDS[1]:
         raise errors.invalid_pot_players(players)
     return players
 
@@ -177,7 +176,7 @@ class Game:
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.pot_cards: list[str] = []
         self.pile: list[str] = []  # top first
-        self.results: list[PotResult] = []
+        self.sheet: list[PotResult] = []
         self.scores = [0] * players
         if seed is not None:
             self.deal(*_deal_from(seed, players))
@@ -236,8 +235,8 @@ class Game:
             raise errors.seat_out_of_range(seat, self.players)
         return seat
 
-    def pot_results(self) -> tuple[PotResult, ...]:
-        return tuple(self.results)
+    def results(self) -> tuple[PotResult, ...]:
+        return tuple(self.sheet)
 
     # -- dealing -------------------------------------------------------------------------
 
@@ -294,7 +293,7 @@ class Game:
         cards = tuple(self.pot_cards)
         points = closing_points(len(cards), toxicity(cards)) if outcome == "closed" else 0
         result = PotResult(seat, outcome, cards, toxicity(cards), points)
-        self.results.append(result)
+        self.sheet.append(result)
         self.scores[seat] += points
         self.pot_cards = []
         return result
@@ -372,7 +371,7 @@ class Game:
             toxicity=self.toxicity,
             draw_pile=self.draw_pile,
             hand_sizes=self.hand_sizes,
-            pots=self.pot_results(),
+            pots=self.results(),
             totals=self.totals,
             winners=self.winners,
             seat=seat,
@@ -386,7 +385,7 @@ class Game:
         twin.hands = [list(hand) for hand in self.hands]
         twin.pot_cards = list(self.pot_cards)
         twin.pile = list(self.pile)
-        twin.results = list(self.results)
+        twin.sheet = list(self.sheet)
         twin.scores = list(self.scores)
         return twin
 

@@ -86,8 +86,8 @@ def test_the_pot_reference_declares_the_same_numbers_as_the_compiled_rules():
     from core.pot import engine as pot_engine
     from core.pot import reference as pot_reference
 
-    names = ("CARD_CODES", "BOTS", "STATUSES", "MIN_PLAYERS", "MAX_PLAYERS", "DECK_SIZE", "HAND_SIZE", "EXPLODE_LIMIT")
+    names = ("CARD_CODES", "BOTS", "STATUSES", "PLAYER_BOUNDS", "DECK_SIZE", "HAND_SIZE", "EXPLODE_LIMIT")
     assert {name: getattr(pot_engine, name) for name in names} == {name: getattr(pot_reference, name) for name in names}
-    assert (pot_engine.MIN_PLAYERS, pot_engine.MAX_PLAYERS, pot_engine.DECK_SIZE) == (2, 6, 56)
+    assert (pot_engine.PLAYER_BOUNDS, pot_engine.DECK_SIZE) == ((2, 6), 56)
     assert (pot_engine.HAND_SIZE, pot_engine.EXPLODE_LIMIT) == (4, 14)
     assert pot_engine.CARD_CODES == ("T0", "T1", "T2", "T3", "T4", "T5", "T6")

@@ -23,7 +23,7 @@ def snapshot(game):
         game.pile_sizes,
         [game.hand(s) for s in range(game.players)],
         [game.taken(s) for s in range(game.players)],
-        game.round_results(),
+        game.results(),
         game.totals,
     )
 

@@ -36,10 +36,10 @@ class PoisonScreen(Screen):
     # -- replay -------------------------------------------------------------------------------
 
     def sheet(self, game: Game, names: Sequence[str], title: str | None = None) -> Table:
-        return self._sheet(game.round_results(), game.totals, names, title)
+        return self._sheet(game.results(), game.totals, names, title)
 
     def scored(self, game: Game) -> bool:
-        return bool(game.round_results())
+        return bool(game.results())
 
     def headline(self, created: GameCreated, game: Game) -> str:
         return (

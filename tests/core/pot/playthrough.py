@@ -83,7 +83,7 @@ def render(rules: ModuleType, players: int, seed: int, bots: tuple[str, ...]) ->
             f" hands {' '.join(map(str, game.hand_sizes))}; totals {' '.join(map(str, game.totals))};"
             f" turn {game.turn}"
         )
-    lines.append(f"pots: {len(game.pot_results())}")
+    lines.append(f"pots: {len(game.results())}")
     lines.append(f"winners: {' '.join(map(str, game.winners))}")
     return "\n".join(lines) + "\n"
 
