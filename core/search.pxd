@@ -16,7 +16,7 @@
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
-from core.splitmix cimport random_below
+from core.splitmix cimport shuffle
 
 cdef enum:
     ERR_NO_MEMORY = 100      # the tree could not be allocated (after every rule error code)
@@ -72,17 +72,12 @@ cdef inline int shuffled_pool(const uint8_t* unseen, int n_kinds, uint64_t* rng,
     """The cards a seat has not seen (`unseen` counts per kind) into `pool`, shuffled
     (Fisher-Yates, drawing from `rng`); how many there are."""
     cdef int n = 0
-    cdef int kind, copy, i, j
-    cdef uint8_t swap
+    cdef int kind, copy
     for kind in range(n_kinds):
         for copy in range(unseen[kind]):
             pool[n] = <uint8_t>kind
             n += 1
-    for i in range(n - 1, 0, -1):
-        j = random_below(rng, <uint32_t>(i + 1))
-        swap = pool[i]
-        pool[i] = pool[j]
-        pool[j] = swap
+    shuffle(pool, n, rng)
     return n
 
 

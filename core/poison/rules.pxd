@@ -136,7 +136,7 @@ cdef void score_taken(int n_players, const uint8_t* taken,
 
 # Random numbers (splitmix64), identical to the reference's, so seeds mean the same in both:
 # one copy for every ruleset, in core/splitmix.pxd (inline, so cimported here for rules.pyx).
-from core.splitmix cimport next_random, random_below, stream_seed
+from core.splitmix cimport next_random, random_below, shuffle, stream_seed
 
 # Batch loops.
 cdef int64_t replay_moves(GameState* game, const uint8_t* deals, int n_deals,
