@@ -11,8 +11,8 @@ import sys
 
 from core import derive_seed
 from core.errors import SEED_LIMIT, RuleError
+from core.plain import Random
 from core.poison import engine
-from core.poison.reference import Random
 from core.results import CauldronRule
 
 

@@ -10,6 +10,14 @@ from core.splitmix cimport random_below
 cdef enum:
     MAX_BOT_MOVES = 64       # legal moves of one position: every game's fit
 
+# The strategies the C loops can play a seat with, in every game (the index into
+# core.face's ENGINE_BOTS): the rules' own two, then the search bot (core/search.pyx).
+cdef enum:
+    POLICY_RANDOM = 0        # a uniformly random legal move
+    POLICY_GREEDY = 1        # the game's greedy_key decides
+    N_POLICIES = 2
+    POLICY_MCTS = 2
+
 ctypedef int (*BotLegalMoves)(const void* game, uint8_t* kinds, uint8_t* seconds) noexcept nogil
 ctypedef int (*BotKey)(const void* game, int kind, int second) noexcept nogil
 ctypedef int (*BotChoose)(const void* game, int policy, uint64_t* rng, uint8_t* kind, uint8_t* second) noexcept nogil

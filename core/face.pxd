@@ -10,6 +10,7 @@
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 from core.search cimport SearchRules
+from core.turns cimport MoveRefusals
 
 ctypedef int (*KindFromChars)(int first, int second) noexcept nogil
 ctypedef int (*ParseSecond)(object second) noexcept
@@ -24,6 +25,7 @@ cdef enum:
 # One game's C rules as its face calls them, each the rules' own (their state as void*).
 cdef struct EngineRules:
     const SearchRules* search
+    const MoveRefusals* refusals # the codes of the checks every game makes of a move
     uint8_t phase_over           # the phase of a finished game
     KindFromChars kind_from_chars
     ParseSecond parse_second     # a move's second number (cauldron, close) in C, or -1
@@ -48,6 +50,7 @@ cdef class CompiledGame:
     cdef Facts facts
     cdef object _phase_error(self, int wanted)
     cdef object _move_error(self, int error, object seat, object card, object second)
+    cdef object _own_move_error(self, int error, object seat, object card, object second)
     cdef tuple _hand(self, int seat)
     cdef tuple _seen(self, object seat)
     cdef int _expect(self, int phase) except -1

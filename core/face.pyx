@@ -163,9 +163,32 @@ cdef class CompiledGame:
         """The error of a call that needs the game in phase `wanted`: the game's own."""
         raise NotImplementedError
 
+    cdef object _own_move_error(self, int error, object seat, object card, object second):
+        """The error of a move refused by one of the game's own checks (None if `error` is
+        none of them)."""
+        return None
+
     cdef object _move_error(self, int error, object seat, object card, object second):
-        """The error a move refused with `error` raises: the game's own."""
-        raise NotImplementedError
+        """The error a move refused with `error` raises (the checks of core/turns.pxd, then
+        the game's own)."""
+        cdef const MoveRefusals* codes = self.facts.rules.refusals
+        cdef const SearchRules* rules = self.facts.rules.search
+        if error == codes.seat_out_of_range:
+            return errors.seat_out_of_range(seat, state_bytes(self.at)[rules.players_at])
+        if error == codes.unknown_card:
+            return self.facts.unknown_card(card, self.facts.codes)
+        if error == codes.bad_second:
+            return self.facts.bad_second(second)
+        if error == codes.game_finished or error == codes.awaiting_deal:
+            return self._phase_error(rules.phase_play)
+        if error == codes.not_your_turn:
+            return errors.not_your_turn(seat, state_bytes(self.at)[rules.turn_at])
+        if error == codes.card_not_in_hand:
+            return errors.card_not_in_hand(seat, card)
+        refused = self._own_move_error(error, seat, card, second)
+        if refused is None:
+            refused = errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
+        return refused
 
     cdef tuple _hand(self, int seat):
         """The cards `seat` holds, as card codes in canonical order: the game's own."""

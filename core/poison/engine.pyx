@@ -28,7 +28,7 @@ from core.poison.rules cimport (
     ERR_UNKNOWN_CARD, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, MIN_ROUNDS, N_CAULDRONS, N_COLOURS,
     N_KINDS, N_SUITS, NO_COLOUR, OK, PHASE_DEAL, PHASE_OVER, PHASE_PLAY, GameState, Outcome,
     check_move, dealt_hand_size, deal_from_seed, game_deal, game_init, game_seed, hands_dealt,
-    kind_colour, kind_copies, kind_from_chars, play_move, play_out, replay_moves, round_dealer,
+    kind_colour, kind_copies, kind_from_chars, move_refusals, play_move, play_out, replay_moves, round_dealer,
     score_taken, stream_seed,
 )
 from core.search cimport MAX_SEARCH_MOVES
@@ -185,31 +185,15 @@ cdef int parse_cauldron(object cauldron) noexcept:
     return cauldron if is_int(cauldron) and 0 <= cauldron < N_CAULDRONS else -1
 
 
-cdef object move_error(const GameState* state, int error, object seat, object card, object cauldron):
-    """The error of a move the rules refused with `error`."""
+cdef object illegal_cauldron(const GameState* state, object card, object cauldron):
+    """The error of a card its cauldron may not take."""
     cdef int c
-    if error == ERR_SEAT_OUT_OF_RANGE:
-        return errors.seat_out_of_range(seat, state.n_players)
-    if error == ERR_UNKNOWN_CARD:
-        return errors.unknown_card(card, CARD_CODES)
-    if error == ERR_CAULDRON_OUT_OF_RANGE:
-        return errors.cauldron_out_of_range(cauldron)
-    if error == ERR_GAME_FINISHED:
-        return errors.game_finished()
-    if error == ERR_AWAITING_DEAL:
-        return errors.awaiting_deal(state.round + 1)
-    if error == ERR_NOT_YOUR_TURN:
-        return errors.not_your_turn(seat, state.turn)
-    if error == ERR_CARD_NOT_IN_HAND:
-        return errors.card_not_in_hand(seat, card)
-    if error == ERR_ILLEGAL_CAULDRON:
-        colours = tuple([
-            None if state.cauldron_colour[c] == NO_COLOUR else COLOUR_NAMES[state.cauldron_colour[c]]
-            for c in range(N_CAULDRONS)
-        ])
-        colour = COLOUR_NAMES[kind_colour(parse_card(&ENGINE, card))]
-        return errors.illegal_cauldron(card, cauldron, colour, colours, state.cauldron_rule == CAULDRONS_FIXED)
-    return errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
+    colours = tuple([
+        None if state.cauldron_colour[c] == NO_COLOUR else COLOUR_NAMES[state.cauldron_colour[c]]
+        for c in range(N_CAULDRONS)
+    ])
+    colour = COLOUR_NAMES[kind_colour(parse_card(&ENGINE, card))]
+    return errors.illegal_cauldron(card, cauldron, colour, colours, state.cauldron_rule == CAULDRONS_FIXED)
 
 
 # ---- the game -------------------------------------------------------------------------
@@ -221,7 +205,7 @@ cdef void start(void* game, int players, const int* options, uint64_t seed) noex
 
 
 cdef EngineRules ENGINE = EngineRules(
-    search_rules(), PHASE_OVER, <KindFromChars>kind_from_chars, parse_cauldron, <CheckMove>check_move,
+    search_rules(), move_refusals(), PHASE_OVER, <KindFromChars>kind_from_chars, parse_cauldron, <CheckMove>check_move,
     <PlayMove>play_move, start, <PlayOut>play_out,
 )
 cdef Facts FACTS = game_facts(
@@ -348,8 +332,8 @@ cdef class Game(CompiledGame):
             return errors.awaiting_deal(self.state.round + 1)
         return errors.not_awaiting_deal(self.state.round + 1)
 
-    cdef object _move_error(self, int error, object seat, object card, object second):
-        return move_error(&self.state, error, seat, card, second)
+    cdef object _own_move_error(self, int error, object seat, object card, object second):
+        return illegal_cauldron(&self.state, card, second) if error == ERR_ILLEGAL_CAULDRON else None
 
     def check(self, seat, card, cauldron):
         self._check(seat, card, cauldron)

@@ -14,6 +14,11 @@
 
 from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint32_t, uint64_t
 
+# The strategies the C loops can play a seat with are every game's (core/bots.pxd), as are
+# the first checks of a move (core/turns.pxd).
+from core.bots cimport N_POLICIES, POLICY_GREEDY, POLICY_MCTS, POLICY_RANDOM
+from core.turns cimport MoveRefusals
+
 cdef enum:
     N_CAULDRONS = 3
     N_COLOURS = 3            # potion colours: red 0, blue 1, purple 2
@@ -45,13 +50,6 @@ cdef enum:
     PHASE_DEAL = 0           # waiting for the hands of the next round
     PHASE_PLAY = 1           # a round is being played
     PHASE_OVER = 2           # the last round is scored
-
-# Strategies the C loops can play a seat with.
-cdef enum:
-    POLICY_RANDOM = 0        # a uniformly random legal move
-    POLICY_GREEDY = 1        # avoid overflowing; forced, take the cheapest pile (see greedy_key)
-    N_POLICIES = 2
-    POLICY_MCTS = 2          # the search bot (core/search.pyx), after the rules' own two
 
 # Error codes of the rule functions; engine.pyx maps each to a Python exception.
 cdef enum:
@@ -127,6 +125,7 @@ cdef void deal_from_seed(uint64_t seed, int round, int n_players, int dealer, ui
 cdef int game_init(GameState* game, int n_players, int n_rounds, int cauldron_rule) noexcept nogil
 cdef void game_seed(GameState* game, uint64_t seed) noexcept nogil
 cdef int game_deal(GameState* game, const uint8_t* deal) noexcept nogil
+cdef const MoveRefusals* move_refusals() noexcept nogil   # check_move's first codes (core/turns.pxd)
 cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil
 cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil
 cdef void apply_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil   # unchecked

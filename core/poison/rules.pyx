@@ -10,7 +10,7 @@ follows the same order.
 from libc.string cimport memcpy, memset
 
 from core.bots cimport BotChoose, BotKey, BotLegalMoves, bot_move, bots_play_out
-from core.turns cimport MoveRefusals, move_refusal
+from core.turns cimport move_refusal
 
 # Card kinds are colour * N_VALUES + value index for potions, and POISON_KIND for poison.
 cdef uint8_t[5] POTION_VALUES = [1, 2, 4, 5, 7]
@@ -200,6 +200,10 @@ cdef MoveRefusals REFUSALS = MoveRefusals(
     ERR_SEAT_OUT_OF_RANGE, ERR_UNKNOWN_CARD, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_AWAITING_DEAL,
     ERR_NOT_YOUR_TURN, ERR_CARD_NOT_IN_HAND,
 )
+
+
+cdef const MoveRefusals* move_refusals() noexcept nogil:
+    return &REFUSALS
 
 
 cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil:

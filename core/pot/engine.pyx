@@ -23,7 +23,7 @@ from core.pot.rules cimport (
     ERR_GAME_FINISHED, ERR_INVALID_MOVE, ERR_NOT_YOUR_TURN, ERR_SEAT_OUT_OF_RANGE,
     ERR_UNKNOWN_CARD, N_TOXICITIES, NO_CARD, OK, PHASE_DEAL, PHASE_OVER, PHASE_PLAY, POT_CLOSED,
     Outcome, PotRecord, PotState, check_move, deal_from_seed, endgame, game_deal, game_init, game_seed,
-    kind_from_chars, pile_size, play_move, play_out, replay_moves,
+    kind_from_chars, move_refusals, pile_size, play_move, play_out, replay_moves,
 )
 
 from core import errors
@@ -125,32 +125,6 @@ cdef parse_deal(int players, object hands, object pot, object draw_pile, uint8_t
             )
 
 
-cdef object move_error(const PotState* state, int error, object seat, object card, object close):
-    """The error of a move the rules refused with `error`."""
-    if error == ERR_SEAT_OUT_OF_RANGE:
-        return errors.seat_out_of_range(seat, state.n_players)
-    if error == ERR_UNKNOWN_CARD:
-        return errors.unknown_pot_card(card, CARD_CODES)
-    if error == ERR_INVALID_MOVE:
-        return errors.invalid_close(close)
-    if error == ERR_GAME_FINISHED:
-        return errors.pot_game_finished()
-    if error == ERR_AWAITING_DEAL:
-        return errors.pot_awaiting_deal()
-    if error == ERR_NOT_YOUR_TURN:
-        return errors.not_your_turn(seat, state.turn)
-    if error == ERR_CARD_NOT_IN_HAND:
-        return errors.card_not_in_hand(seat, card)
-    if error == ERR_CLOSE_ENDGAME:
-        return errors.cannot_close(card, "no pot may be closed once the draw pile is empty")
-    if error == ERR_CLOSE_EXPLODES:
-        return errors.cannot_close(
-            card,
-            f"it makes the pot explode (toxicity {state.pot_toxicity + parse_card(&ENGINE, card)} > {rules.EXPLODE_LIMIT})",
-        )
-    return errors.rule_error("invalid_move", f"the engine refused the move (error {error})")
-
-
 # ---- the game -------------------------------------------------------------------------
 
 cdef void start(void* game, int players, const int* options, uint64_t seed) noexcept nogil:
@@ -160,7 +134,7 @@ cdef void start(void* game, int players, const int* options, uint64_t seed) noex
 
 
 cdef EngineRules ENGINE = EngineRules(
-    search_rules(), PHASE_OVER, <KindFromChars>kind_from_chars, parse_close,
+    search_rules(), move_refusals(), PHASE_OVER, <KindFromChars>kind_from_chars, parse_close,
     <CheckMove>check_move, <PlayMove>play_move, start, <PlayOut>play_out,
 )
 cdef Facts FACTS = game_facts(&ENGINE, CODES, EVERY_MOVE, "(seat, card, close)", errors.unknown_pot_card, errors.invalid_close)
@@ -240,8 +214,13 @@ cdef class Game(CompiledGame):
             return errors.pot_game_finished()
         return errors.pot_awaiting_deal() if wanted == PHASE_PLAY else errors.pot_not_awaiting_deal()
 
-    cdef object _move_error(self, int error, object seat, object card, object second):
-        return move_error(&self.state, error, seat, card, second)
+    cdef object _own_move_error(self, int error, object seat, object card, object second):
+        if error == ERR_CLOSE_ENDGAME:
+            return errors.cannot_close(card, "no pot may be closed once the draw pile is empty")
+        if error == ERR_CLOSE_EXPLODES:
+            after = self.state.pot_toxicity + parse_card(&ENGINE, card)
+            return errors.cannot_close(card, f"it makes the pot explode (toxicity {after} > {rules.EXPLODE_LIMIT})")
+        return None
 
     def check(self, seat, card, close=False):
         self._check(seat, card, close)

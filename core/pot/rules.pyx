@@ -8,7 +8,7 @@ that core/pot/reference.py keeps too.
 from libc.string cimport memcpy, memset
 
 from core.bots cimport BotChoose, BotKey, BotLegalMoves, bot_move, bots_play_out
-from core.turns cimport MoveRefusals, move_refusal
+from core.turns cimport move_refusal
 from core.splitmix cimport random_below, shuffle, stream_seed
 
 
@@ -129,6 +129,10 @@ cdef MoveRefusals REFUSALS = MoveRefusals(
     ERR_SEAT_OUT_OF_RANGE, ERR_UNKNOWN_CARD, ERR_INVALID_MOVE, ERR_GAME_FINISHED, ERR_AWAITING_DEAL, ERR_NOT_YOUR_TURN,
     ERR_CARD_NOT_IN_HAND,
 )
+
+
+cdef const MoveRefusals* move_refusals() noexcept nogil:
+    return &REFUSALS
 
 
 cdef int check_move(const PotState* game, int seat, int kind, int close) noexcept nogil:

@@ -1,5 +1,6 @@
 """The compiled core is what it claims to be: C rule functions, a typed face, a demo."""
 
+import html as html_text
 import re
 import subprocess
 import sys
@@ -91,3 +92,24 @@ def test_the_pot_reference_declares_the_same_numbers_as_the_compiled_rules():
     assert (pot_engine.PLAYER_BOUNDS, pot_engine.DECK_SIZE) == ((2, 6), 56)
     assert (pot_engine.HAND_SIZE, pot_engine.EXPLODE_LIMIT) == (4, 14)
     assert pot_engine.CARD_CODES == ("T0", "T1", "T2", "T3", "T4", "T5", "T6")
+
+
+def test_simulates_game_loop_touches_no_python_object(tmp_path):
+    # core/face.pyx is a Python face, but its play_games (every game's simulate) is a C loop.
+    source = ROOT / "core" / "face.pyx"
+    subprocess.run(
+        [sys.executable, "-m", "cython", "-3", "-a", "-I", str(ROOT), str(source), "-o", str(tmp_path / "out.c")],
+        check=True,
+        capture_output=True,
+    )
+    html = (tmp_path / "out.html").read_text()
+    lines = re.findall(r'<pre class="cython line score-(\d+)"[^>]*>(.*?)</pre>', html, re.S)
+    numbered = [
+        (int(html_text.unescape(re.sub(r"<[^>]+>", "", text)).lstrip("+").split(":")[0]), int(score))
+        for score, text in lines
+    ]
+    code = source.read_text().splitlines()
+    first = next(n for n, line in enumerate(code, 1) if line.startswith("cdef void play_games("))
+    last = next(n for n, line in enumerate(code, 1) if line.startswith("cdef class _Share"))
+    assert last - first > 30
+    assert [n for n, score in numbered if first <= n < last and score > 0] == []
