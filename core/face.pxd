@@ -5,8 +5,9 @@
 # A game takes part with an `EngineRules` table of its C rules (beside its SearchRules,
 # core/search.pxd) and a `Facts` object of its Python-level words (card codes, moves, the
 # errors of a malformed move); its Game subclasses CompiledGame, keeps its state struct
-# and points `at` to it.
+# and points `at`, `rules` and `words` at its state, table and facts.
 
+from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 from core.search cimport SearchRules
@@ -46,8 +47,11 @@ cdef class Facts:
 
 
 cdef class CompiledGame:
+    # No object attribute, so that a game is as cheap to make as before (not tracked by the
+    # garbage collector): its Facts is held borrowed, each engine's module-level FACTS.
     cdef void* at                # the subclass's state struct
-    cdef Facts facts
+    cdef const EngineRules* rules
+    cdef void* words             # its game's Facts
     cdef object _phase_error(self, int wanted)
     cdef object _move_error(self, int error, object seat, object card, object second)
     cdef object _own_move_error(self, int error, object seat, object card, object second)
@@ -61,12 +65,21 @@ cdef class CompiledGame:
     cdef tuple _moves_at(self, const void* state)
 
 
+cdef inline int parse_card(const EngineRules* rules, object card) noexcept:
+    """The kind of a card code, or -1 when it is none. Read with the C API's own macros,
+    without Cython's checked indexing: this runs for every card of a deal and every move
+    of a replay, where checked indexing was a large share of a replay's instructions
+    (figures: docs/performance.md)."""
+    if type(card) is not str or PyUnicode_GET_LENGTH(card) != 2:
+        return -1
+    return rules.kind_from_chars(PyUnicode_READ_CHAR(card, 0), PyUnicode_READ_CHAR(card, 1))
+
+
 cdef inline bint is_int(object value):
     # The exact type first: it is what every caller passes, and the cheapest test.
     return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
-cdef int parse_card(const EngineRules* rules, object card) noexcept
 cdef int parse_bot(object bot) except -1
 cdef int64_t parse_playouts(object playouts) except -1
 cdef int64_t parse_milliseconds(object milliseconds) except -1

@@ -13,7 +13,6 @@ nothing a refused call does changes a game.
 
 from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
 from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -50,16 +49,6 @@ cdef object DRAW_LIMIT = errors.DRAW_LIMIT
 
 
 # ---- arguments ------------------------------------------------------------------------
-
-cdef int parse_card(const EngineRules* rules, object card) noexcept:
-    """The kind of a card code, or -1 when it is none. Read with the C API's own macros,
-    without Cython's checked indexing: this runs for every card of a deal and every move
-    of a replay, where checked indexing was a large share of a replay's instructions
-    (figures: docs/performance.md)."""
-    if type(card) is not str or PyUnicode_GET_LENGTH(card) != 2:
-        return -1
-    return rules.kind_from_chars(PyUnicode_READ_CHAR(card, 0), PyUnicode_READ_CHAR(card, 1))
-
 
 cdef inline int seat_index(object seat, int players):
     """The seat as a C int when it is one of the game's, else -1 (compared in C: a
@@ -171,14 +160,14 @@ cdef class CompiledGame:
     cdef object _move_error(self, int error, object seat, object card, object second):
         """The error a move refused with `error` raises (the checks of core/turns.pxd, then
         the game's own)."""
-        cdef const MoveRefusals* codes = self.facts.rules.refusals
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const MoveRefusals* codes = self.rules.refusals
+        cdef const SearchRules* rules = self.rules.search
         if error == codes.seat_out_of_range:
             return errors.seat_out_of_range(seat, state_bytes(self.at)[rules.players_at])
         if error == codes.unknown_card:
-            return self.facts.unknown_card(card, self.facts.codes)
+            return (<Facts>self.words).unknown_card(card, (<Facts>self.words).codes)
         if error == codes.bad_second:
-            return self.facts.bad_second(second)
+            return (<Facts>self.words).bad_second(second)
         if error == codes.game_finished or error == codes.awaiting_deal:
             return self._phase_error(rules.phase_play)
         if error == codes.not_your_turn:
@@ -197,7 +186,7 @@ cdef class CompiledGame:
     cdef tuple _seen(self, object seat):
         """What a view of `seat` shows of it alone: (seat, its hand, its legal moves when
         it is to move, else ()), or (None, None, None) for the public's view (seat None)."""
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const SearchRules* rules = self.rules.search
         cdef int s
         if seat is None:
             return (None, None, None)
@@ -206,12 +195,12 @@ cdef class CompiledGame:
         return (s, self._hand(s), self._moves_at(self.at) if to_move else ())
 
     cdef int _expect(self, int phase) except -1:
-        if state_bytes(self.at)[self.facts.rules.search.phase_at] != phase:
+        if state_bytes(self.at)[self.rules.search.phase_at] != phase:
             raise self._phase_error(phase)
         return 0
 
     cdef int _seat(self, object seat) except -1:
-        cdef int players = state_bytes(self.at)[self.facts.rules.search.players_at]
+        cdef int players = state_bytes(self.at)[self.rules.search.players_at]
         if not is_int(seat) or not 0 <= seat < players:
             raise errors.seat_out_of_range(seat, players)
         return seat
@@ -220,23 +209,23 @@ cdef class CompiledGame:
         """A move's arguments as the rule functions take them; -1 for anything out of range,
         which they report with its error code (so the order of checks stays theirs)."""
         s[0] = seat if is_int(seat) and -1 <= seat <= MAX_SEARCH_SEATS else -1
-        kind[0] = parse_card(self.facts.rules, card)
-        c[0] = self.facts.rules.parse_second(second)
+        kind[0] = parse_card(self.rules, card)
+        c[0] = self.rules.parse_second(second)
         return 0
 
     cdef int _check(self, object seat, object card, object second) except -1:
         cdef int s, kind, c
         self._move_codes(seat, card, second, &s, &kind, &c)
-        cdef int error = self.facts.rules.check_move(self.at, s, kind, c)
-        if error != self.facts.rules.search.ok:
+        cdef int error = self.rules.check_move(self.at, s, kind, c)
+        if error != self.rules.search.ok:
             raise self._move_error(error, seat, card, second)
         return 0
 
     cdef int _play(self, object seat, object card, object second, void* outcome) except -1:
         cdef int s, kind, c
         self._move_codes(seat, card, second, &s, &kind, &c)
-        cdef int error = self.facts.rules.play_move(self.at, s, kind, c, outcome)
-        if error != self.facts.rules.search.ok:
+        cdef int error = self.rules.play_move(self.at, s, kind, c, outcome)
+        if error != self.rules.search.ok:
             raise self._move_error(error, seat, card, second)
         return 0
 
@@ -244,34 +233,34 @@ cdef class CompiledGame:
         """Every legal move at `state`, in canonical order: the moves of Facts.every_move,
         made once (a move tuple's __new__ is Python, and making them was a read's largest
         single part in the service; figures: docs/performance.md)."""
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const SearchRules* rules = self.rules.search
         cdef uint8_t kinds[MAX_SEARCH_MOVES]
         cdef uint8_t seconds[MAX_SEARCH_MOVES]
         cdef int n = rules.legal_moves(state, kinds, seconds)
         cdef int i
-        cdef tuple every = self.facts.every_move
+        cdef tuple every = (<Facts>self.words).every_move
         return tuple([every[(kinds[i] << rules.move_shift) | seconds[i]] for i in range(n)])
 
     # -- public state ------------------------------------------------------------------
 
     @property
     def players(self):
-        return state_bytes(self.at)[self.facts.rules.search.players_at]
+        return state_bytes(self.at)[self.rules.search.players_at]
 
     @property
     def status(self):
-        return STATUSES[state_bytes(self.at)[self.facts.rules.search.phase_at]]
+        return STATUSES[state_bytes(self.at)[self.rules.search.phase_at]]
 
     @property
     def turn(self):
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const SearchRules* rules = self.rules.search
         if state_bytes(self.at)[rules.phase_at] != rules.phase_play:
             return None
         return state_bytes(self.at)[rules.turn_at]
 
     @property
     def totals(self):
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const SearchRules* rules = self.rules.search
         cdef const int16_t* total = <const int16_t*>(state_bytes(self.at) + rules.totals_at)
         cdef int s
         return tuple([total[s] for s in range(state_bytes(self.at)[rules.players_at])])
@@ -279,10 +268,10 @@ cdef class CompiledGame:
     @property
     def winners(self):
         cdef int s
-        if state_bytes(self.at)[self.facts.rules.search.phase_at] != self.facts.rules.phase_over:
+        if state_bytes(self.at)[self.rules.search.phase_at] != self.rules.phase_over:
             return ()
         totals = self.totals
-        best = min(totals) if self.facts.rules.search.lowest_wins else max(totals)
+        best = min(totals) if self.rules.search.lowest_wins else max(totals)
         return tuple([s for s in range(len(totals)) if totals[s] == best])
 
     # -- moves -------------------------------------------------------------------------
@@ -293,7 +282,7 @@ cdef class CompiledGame:
     def choose(self, bot, seed=0, *, playouts=None, milliseconds=None):
         """The move `bot` plays for the seat to move (`seed` drives the random bot and the
         search; `playouts` and `milliseconds` are the search's budget)."""
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const SearchRules* rules = self.rules.search
         cdef int policy = parse_bot(bot)
         cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
         cdef uint8_t kind, second
@@ -304,12 +293,12 @@ cdef class CompiledGame:
         self._expect(rules.phase_play)
         if rules.choose_move(self.at, policy, &rng, &kind, &second) != rules.ok:  # the phase says not: a bug of ours
             raise errors.rule_error("invalid_move", "the rules found no move to choose")
-        return self.facts.every_move[(kind << rules.move_shift) | second]
+        return (<Facts>self.words).every_move[(kind << rules.move_shift) | second]
 
     def search(self, seed=0, *, playouts=None, milliseconds=None):
         """The `mcts` bot's search for the seat to move, from that seat's view alone, run
         without the GIL on a copy of the view (the game may change meanwhile)."""
-        cdef const SearchRules* rules = self.facts.rules.search
+        cdef const SearchRules* rules = self.rules.search
         cdef Budget budget
         cdef uint64_t rng = stream_seed(parse_draw(seed), 0)
         cdef uint32_t visits[MAX_SEARCH_MOVES]
@@ -337,7 +326,7 @@ cdef class CompiledGame:
         finally:
             PyMem_Free(view)
         return Searched(
-            self.facts.every_move[(kind << rules.move_shift) | second], done, moves,
+            (<Facts>self.words).every_move[(kind << rules.move_shift) | second], done, moves,
             tuple([visits[i] for i in range(len(moves))]),
         )
 

@@ -221,7 +221,8 @@ cdef class Game(CompiledGame):
 
     def __cinit__(self):
         self.at = &self.state
-        self.facts = FACTS
+        self.rules = &ENGINE
+        self.words = <void*>FACTS
 
     def __init__(self, players, *, rounds=None, cauldrons="dynamic", seed=None, deals=None):
         cdef int n = parse_players(players)

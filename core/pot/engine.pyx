@@ -146,8 +146,9 @@ cdef class Game(CompiledGame):
     cdef PotState state
 
     def __cinit__(self):
-        self.facts = FACTS
         self.at = &self.state
+        self.rules = &ENGINE
+        self.words = <void*>FACTS
 
     def __init__(self, players, *, seed=None, deal=None):
         self.setup(players, seed, deal)
