@@ -207,6 +207,11 @@ cdef const MoveRefusals* move_refusals() noexcept nogil:
 
 
 cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil:
+    return checked(game, seat, kind, cauldron)
+
+
+cdef inline int checked(const GameState* game, int seat, int kind, int cauldron) noexcept nogil:
+    # check_move's body, inline so that play_move, which runs it for every move, inlines it.
     cdef int refused = move_refusal(
         &REFUSALS, game.n_players, N_KINDS, 0 <= cauldron < N_CAULDRONS, game.phase == PHASE_OVER,
         game.phase == PHASE_DEAL, game.turn, &game.hand[0][0], seat, kind,
@@ -270,7 +275,7 @@ cdef void end_round(GameState* game) noexcept nogil:
 
 
 cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil:
-    cdef int error = check_move(game, seat, kind, cauldron)
+    cdef int error = checked(game, seat, kind, cauldron)
     if error != OK:
         return error
     apply_move(game, seat, kind, cauldron, outcome)

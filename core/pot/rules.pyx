@@ -136,6 +136,11 @@ cdef const MoveRefusals* move_refusals() noexcept nogil:
 
 
 cdef int check_move(const PotState* game, int seat, int kind, int close) noexcept nogil:
+    return checked(game, seat, kind, close)
+
+
+cdef inline int checked(const PotState* game, int seat, int kind, int close) noexcept nogil:
+    # check_move's body, inline so that play_move, which runs it for every move, inlines it.
     # Then the pot game's own: a closing needs a draw pile, and a pot the card does not explode.
     cdef int refused = move_refusal(&REFUSALS, game.n_players, N_TOXICITIES, close == 0 or close == 1,
                                     game.phase == PHASE_OVER, game.phase == PHASE_DEAL, game.turn,
@@ -172,7 +177,7 @@ cdef int end_pot(PotState* game, int seat, int outcome) noexcept nogil:
 
 
 cdef int play_move(PotState* game, int seat, int kind, int close, Outcome* outcome) noexcept nogil:
-    cdef int error = check_move(game, seat, kind, close)
+    cdef int error = checked(game, seat, kind, close)
     cdef bint endgame_turn
     cdef int next_seat, s
     cdef bint cards_left = False
