@@ -43,7 +43,7 @@ def medians(path: Path) -> dict[str, dict[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("result", type=Path)
-    parser.add_argument("--bar", type=float, default=50.0, help="least core/poison/reference ratio")
+    parser.add_argument("--bar", type=float, default=50.0, help="least core/reference ratio")
     args = parser.parse_args(argv)
     groups = medians(args.result)
     table = Table(title=f"core vs reference ({platform.machine()}, Python {platform.python_version()})")
