@@ -57,7 +57,8 @@ lint: setup
 ## cache in .mypy_cache), then the stubs of the compiled modules against those modules
 typecheck: setup
 	$(BIN)/python -m mypy
-	$(BIN)/python -m mypy.stubtest core.engine core.rules core.mcts core.pot.engine core.pot.rules core.pot.mcts \
+	$(BIN)/python -m mypy.stubtest core.search core.face core.poison.engine core.poison.rules core.poison.mcts \
+		core.pot.engine core.pot.rules core.pot.mcts \
 		--allowlist .ci/stubtest-allowlist.txt
 
 ## bench: time core against reference and check the bars (core ≥ 50× the reference in simulate and replay;
@@ -113,12 +114,14 @@ playthroughs: setup
 	$(BIN)/python -m tests.core.pot.playthrough $(if $(ACCEPT),--accept) || status=1; \
 	exit $$status
 
-## annotate: Cython's annotated HTML of each ruleset's rules (core/rules.html, core/pot/rules.html)
+## annotate: Cython's annotated HTML of each ruleset's rules and of the search (core/poison/rules.html,
+## core/pot/rules.html, core/search.html)
 annotate: setup
 	mkdir -p build
-	$(BIN)/cython -3 -a core/rules.pyx -o build/rules-annotated.c && mv build/rules-annotated.html core/rules.html
+	$(BIN)/cython -3 -a core/poison/rules.pyx -o build/rules-annotated.c && mv build/rules-annotated.html core/poison/rules.html
 	$(BIN)/cython -3 -a core/pot/rules.pyx -o build/pot-rules-annotated.c && mv build/pot-rules-annotated.html core/pot/rules.html
+	$(BIN)/cython -3 -a core/search.pyx -o build/search-annotated.c && mv build/search-annotated.html core/search.html
 
 clean:
-	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/pot/*.c core/pot/*.so core/pot/*.html \
+	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/*/*.c core/*/*.so core/*/*.html \
 		.benchmarks .pytest_cache .hypothesis .mypy_cache .ruff_cache .schemathesis poison-data poison-cluster

@@ -1,4 +1,4 @@
-"""Builds the compiled rules (core/rules.pyx, core/mcts.pyx, core/engine.pyx, core/pot/*.pyx) with Cython.
+"""Builds the compiled rules of every game (core/poison/*.pyx, core/pot/*.pyx) with Cython.
 
 Project metadata lives in pyproject.toml; this file only describes the extensions, which
 pyproject.toml cannot. Compiler warnings are errors, so a sloppy cast fails the build.
@@ -25,12 +25,17 @@ else:
     # Cython's generated helpers trip -Wunused-function; everything else fails the build.
     COMPILE_ARGS = ["-O3", "-Wall", "-Wno-unused-function", "-Werror"]
 
-#: Every compiled module: Poison's rules, search bot and face, then the pot game's (core/pot/).
-MODULES = ("core.rules", "core.mcts", "core.engine", "core.pot.rules", "core.pot.mcts", "core.pot.engine")
+#: Every compiled module: the search every game's bot runs and the machinery every game's
+#: face shares, then each game's rules, search table and face (core/<game>/).
+MODULES = (
+    "core.search", "core.face",
+    "core.poison.rules", "core.poison.mcts", "core.poison.engine",
+    "core.pot.rules", "core.pot.mcts", "core.pot.engine",
+)
 
 extensions = [Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS) for name in MODULES]
 
-# POISON_ANNOTATE=1 writes core/*.html and core/pot/*.html, Cython's annotated source, to
+# POISON_ANNOTATE=1 writes core/*/*.html, Cython's annotated source, to
 # check that no Python object creeps into a rule function; it regenerates every module, as
 # an up-to-date one would otherwise be skipped and get no annotation.
 ANNOTATE = bool(os.environ.get("POISON_ANNOTATE"))

@@ -22,8 +22,8 @@ import sys
 import time
 from types import ModuleType
 
-from core import engine
 from core.errors import SEARCH_BOT, THREAD_BOUNDS
+from core.poison import engine
 from core.pot import engine as pot
 from service.commands.standings import wilson
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from core import engine, reference
+from core.poison import engine, reference
 from core.results import Played
 from tests.core.recorded import record_game
 
@@ -50,7 +50,7 @@ def test_replay(benchmark: BenchmarkFixture, rules: ModuleType) -> None:
     assert results != []  # each recorded game is checked once, however many rounds ran
     for result, finished in results[: len(RECORDED)]:
         assert (result.error, result.applied) == (None, 200)
-        assert result.game.round_results() == finished.round_results()
+        assert result.game.results() == finished.results()
 
 
 @pytest.mark.benchmark(group="play")

@@ -1,4 +1,4 @@
-"""Speed of the search bot (`mcts`, core/mcts.pyx and core/pot/mcts.pyx) at its default budget.
+"""Speed of the search bot (`mcts`, core/search.pyx over each game's table) at its default budget.
 
 Benchmark group `mcts`: one decision of each game from a position of a seeded game's first
 round (Poison, 4 players, 10 moves in; the pot game, 2 players, 6 moves in), at the
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from core import engine
+from core.poison import engine
 from core.pot import engine as pot
 
 SEED = 16

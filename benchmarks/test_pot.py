@@ -49,5 +49,5 @@ def test_pot_replay(benchmark: BenchmarkFixture, rules: ModuleType) -> None:
     assert results != []  # each recorded game is checked once, however many rounds ran
     for result, moves, finished in results[: len(RECORDED)]:
         assert (result.error, result.applied) == (None, len(moves))
-        assert result.game.pot_results() == finished.pot_results()
+        assert result.game.results() == finished.results()
         assert result.game.totals == finished.totals

@@ -14,7 +14,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.roofline import compile_loop, loop_rate
-from core import engine
+from core.poison import engine
 from core.pot import engine as pot
 
 # Four-player games: Poison's of four rounds (one per player, the default), the pot game's

@@ -241,7 +241,7 @@ def test_load_a_finished_six_round_game(
     loaded = benchmark(load)
     assert loaded.version == len(log) > 300
     assert loaded.finished
-    assert loaded.game.round_results() == finished.game.round_results()
+    assert loaded.game.results() == finished.game.results()
 
 
 @pytest.mark.benchmark(group="store")
@@ -259,7 +259,7 @@ def test_load_a_finished_six_round_game_from_its_stream(
     loaded = benchmark(lambda: loop.run_until_complete(load()))
     assert loaded.version == len(log) > 300
     assert loaded.finished
-    assert loaded.game.round_results() == finished.game.round_results()
+    assert loaded.game.results() == finished.game.results()
 
 
 def pot_game() -> tuple[list[Event], LoggedGame]:
@@ -287,7 +287,7 @@ def test_load_a_finished_pot_game(
     loaded = benchmark(load)
     assert loaded.version == len(log) > 40
     assert loaded.finished
-    assert loaded.game.pot_results() == finished.game.pot_results()
+    assert loaded.game.results() == finished.game.results()
 
 
 #: Games in the listing benchmark's store, every fifth one finished.

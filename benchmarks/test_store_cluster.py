@@ -99,7 +99,7 @@ def measure_load(benchmark: BenchmarkFixture, url: str) -> None:
         games = benchmark.pedantic(load, rounds=200, warmup_rounds=5)
         loaded = loop.run_until_complete(games.load("six"))
         assert loaded.version == len(log) > 300
-        assert loaded.game.round_results() == finished.game.round_results()
+        assert loaded.game.results() == finished.game.results()
     finally:
         loop.run_until_complete(store.close())
         loop.close()

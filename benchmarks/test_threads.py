@@ -17,7 +17,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.processes import halves, two_processes
 from benchmarks.roofline import PROCESSES_CASE
-from core import engine
+from core.poison import engine
 from core.pot import engine as pot
 
 THREADS = pytest.mark.parametrize("threads", [1, 2], ids=["1", "2"])

@@ -1,11 +1,11 @@
-"""The rules of Poison: a compiled engine (`core.engine`) and a readable reference
-(`core.reference`) that behave identically.
+"""The rules of Poison: a compiled engine (`core.poison.engine`) and a readable reference
+(`core.poison.reference`) that behave identically.
 
 `core` imports nothing from the rest of the product; events and service build on it.
 """
 
-from core.engine import BOTS, CARD_CODES, Game, derive_seed, replay, score_round, seeded_deal, simulate
 from core.errors import IllegalMove, InvalidArgument, RuleError
+from core.poison.engine import BOTS, CARD_CODES, Game, derive_seed, replay, score_round, seeded_deal, simulate
 from core.results import (
     Cauldron,
     Deal,

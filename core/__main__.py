@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core import derive_seed, engine
+from core import derive_seed
 from core.errors import SEED_LIMIT, RuleError
-from core.reference import Random
+from core.plain import Random
+from core.poison import engine
 from core.results import CauldronRule
 
 
@@ -33,7 +34,7 @@ def report(game: engine.Game) -> str:
         "",
         "round  dealer  " + "  ".join(f"{'seat ' + str(s):>22}" for s in seats),
     ]
-    for result in game.round_results():
+    for result in game.results():
         cells = []
         for seat in seats:
             red, blue, purple, poison = result.taken[seat]

@@ -242,7 +242,7 @@ def invalid_first(first: object) -> RuleError:
     return rule_error("invalid_games", f"first must be a game number from 0, not {quoted(first)}")
 
 
-# ---- the search bot's budget (core/mcts.pyx, core/pot/mcts.pyx) ----------------------------
+# ---- the search bot's budget (core/search.pyx) ------------------------------------------------
 
 #: The search bot's name: the compiled engines play it (after their other bots); the plain
 #: references do not.

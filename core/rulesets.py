@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from core import engine, reference
 from core import errors as errors
+from core.poison import engine, reference
 from core.pot import engine as pot_engine
 from core.pot import reference as pot_reference
 
@@ -93,7 +93,7 @@ POT = Ruleset(
     name="pot",
     title="The pot game",
     summary="One shared pot of toxic cards: close it to score, or let it explode above 14. Highest total wins.",
-    players=(pot_engine.MIN_PLAYERS, pot_engine.MAX_PLAYERS),
+    players=pot_engine.PLAYER_BOUNDS,
     card_codes=pot_engine.CARD_CODES,
     card_pattern=r"^T[0-6]$",
     bots=pot_engine.BOTS,

@@ -1,11 +1,11 @@
 # splitmix64 (Steele, Lea and Flood), the one random number generator of every ruleset.
 #
-# Small, fast and easy to write again in plain Python (core/reference.py's `Random` and
+# Small, fast and easy to write again in plain Python (core/poison/reference.py's `Random` and
 # `stream_seed`), so that a seed deals and plays the same game in a compiled core and in
 # its reference. Inline C only: a module that cimports these compiles its own copy, and no
 # Python object is ever touched.
 
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 
 cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
@@ -27,3 +27,14 @@ cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
 cdef inline uint32_t random_below(uint64_t* state, uint32_t n) noexcept nogil:
     # The top 32 bits scaled to [0, n): no division, and the bias (< n / 2**32) is nil here.
     return <uint32_t>(((next_random(state) >> 32) * n) >> 32)
+
+
+cdef inline void shuffle(uint8_t* items, int n, uint64_t* state) noexcept nogil:
+    """Fisher–Yates, from the last item down: the one shuffle of every deck and deal."""
+    cdef int i, j
+    cdef uint8_t swap
+    for i in range(n - 1, 0, -1):
+        j = random_below(state, <uint32_t>(i + 1))
+        swap = items[i]
+        items[i] = items[j]
+        items[j] = swap

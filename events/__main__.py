@@ -25,7 +25,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from core import RuleError, derive_seed
-from core.reference import Random
+from core.plain import Random
 from core.rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from events.codec import Player, event_type
 from events.connect import SCHEMES, connect

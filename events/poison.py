@@ -64,7 +64,7 @@ def consequences(game: Game, round: int, played: Played) -> list[Event]:
     if played.taken:
         caused.append(CauldronOverflowed(round=round, seat=played.seat, cauldron=played.cauldron, taken=played.taken))
     if played.round_over:
-        result = game.round_results()[-1]
+        result = game.results()[-1]
         caused.append(
             RoundScored(
                 round=result.round,

@@ -101,6 +101,6 @@ class PoisonService(ServiceRules):
                     taken=[TakenOut(**pile._asdict()) for pile in result.taken],
                     discarded=[list(colours) for colours in result.discarded],
                 )
-                for result in game.round_results()
+                for result in game.results()
             ],
         )

@@ -85,6 +85,6 @@ class PotService(ServiceRules):
             winners=list(game.winners),
             pots=[
                 PotLine(seat=r.seat, outcome=r.outcome, cards=list(r.cards), toxicity=r.toxicity, points=r.points)
-                for r in game.pot_results()
+                for r in game.results()
             ],
         )

@@ -36,9 +36,15 @@ from collections.abc import Sequence
 
 from typing_extensions import disjoint_base
 
-from core.engine import THREAD_BOUNDS as THREAD_BOUNDS
+from core.face import BOTS as BOTS
+from core.face import DEFAULT_PLAYOUTS as DEFAULT_PLAYOUTS
+from core.face import ENGINE_BOTS as ENGINE_BOTS
+from core.face import MILLISECOND_BOUNDS as MILLISECOND_BOUNDS
+from core.face import PLAYOUT_BOUNDS as PLAYOUT_BOUNDS
+from core.face import STATUSES as STATUSES
+from core.face import THREAD_BOUNDS as THREAD_BOUNDS
+from core.face import CompiledGame
 from core.results import (
-    Bot,
     EngineBot,
     PotDeal,
     PotMove,
@@ -46,25 +52,13 @@ from core.results import (
     PotResult,
     PotView,
     Replayed,
-    Searched,
     Simulation,
-    Status,
 )
 
 #: Every card code (kind k is toxicity k), in the canonical order of hands and legal moves.
 CARD_CODES: tuple[str, ...]
-#: The bots both implementations play, the plain reference too.
-BOTS: tuple[Bot, ...]
-#: Every bot `Game.choose` and `simulate` play: BOTS and the search bot `mcts` (core/pot/mcts.pyx).
-ENGINE_BOTS: tuple[EngineBot, ...]
-#: The playouts of one `mcts` decision when none are given.
-DEFAULT_PLAYOUTS: int
-#: The fewest and the most playouts, and milliseconds, one `mcts` decision may be given.
-PLAYOUT_BOUNDS: tuple[int, int]
-MILLISECOND_BOUNDS: tuple[int, int]
-STATUSES: tuple[Status, ...]
-MIN_PLAYERS: int
-MAX_PLAYERS: int
+#: The fewest and the most players of a game.
+PLAYER_BOUNDS: tuple[int, int]
 DECK_SIZE: int
 HAND_SIZE: int
 #: A pot whose toxicity exceeds this explodes.
@@ -75,24 +69,16 @@ EXPLODE_LIMIT: int
 _DealLike = PotDeal | tuple[Sequence[Sequence[str]], str, Sequence[str]]
 
 @disjoint_base  # an extension type: no class can inherit from it and another such type
-class Game:
+class Game(CompiledGame[PotMove]):
     def __init__(self, players: int, *, seed: int | None = None, deal: _DealLike | None = None) -> None:
         """A new game of 2 to 6 `players`. With a `seed` (0 to 2**63 - 1, core.errors.SEED_LIMIT) it is dealt
         `seeded_deal(seed, players)`; with a `deal` (fully checked) it is dealt that; with
         neither it waits for `deal`. Both together is `invalid_deal`."""
 
     @property
-    def players(self) -> int: ...
-    @property
     def seed(self) -> int | None: ...
 
-    # -- public state -----------------------------------------------------------------
-    @property
-    def status(self) -> Status: ...
-    @property
-    def turn(self) -> int | None:
-        """The seat to move, or None unless the game is active. Seat 0 plays first; the
-        turn passes to the next seat whose hand is not empty."""
+    # -- public state (and CompiledGame's: players, status, turn, totals, winners) ------
     @property
     def endgame(self) -> bool:
         """The game is dealt and the draw pile is empty: no more closing, no more drawing."""
@@ -106,12 +92,6 @@ class Game:
         """How many cards are left in the draw pile (never their order)."""
     @property
     def hand_sizes(self) -> tuple[int, ...]: ...
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """Each seat's points so far (they may be negative)."""
-    @property
-    def winners(self) -> tuple[int, ...]:
-        """The seats with the highest total once the game is finished; () before."""
 
     # -- hidden information -----------------------------------------------------------
     def hand(self, seat: int) -> tuple[str, ...]:
@@ -119,46 +99,24 @@ class Game:
     def draw_order(self) -> tuple[str, ...]:
         """The draw pile, top first. Nobody may see it while the game is active."""
 
-    # -- moves ------------------------------------------------------------------------
-    def legal_moves(self) -> tuple[PotMove, ...]:
-        """Every legal move of the seat to move, by card T0..T6, the pot kept open before
-        closed; () unless the game is active. Never empty while it is."""
+    # -- moves (and CompiledGame's: legal_moves, choose, search) ----------------------
     def check(self, seat: int, card: str, close: bool = False) -> None:
         """Raise what `play` would raise for this move; change nothing."""
     def play(self, seat: int, card: str, close: bool = False) -> PotPlayed:
         """Play a card into the pot, and close it if `close`. Reports, in the order they
         happened, the pot it exploded or closed, the card that started the next pot, the
         cards drawn, and the last pot closed when every hand is empty."""
-    def choose(
-        self, bot: EngineBot, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None
-    ) -> PotMove:
-        """The move `bot` would play for the seat to move: `random` draws from `seed`'s
-        stream, `greedy` follows the rule in this module's docstring, `mcts` is
-        `search(seed, ...)`'s move. Raises `invalid_bot`, `invalid_budget` (a budget out
-        of range, or given to a bot that does not search), `invalid_seed`,
-        `game_finished` or `awaiting_deal`."""
-    def search(
-        self, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None
-    ) -> Searched[PotMove]:
-        """The `mcts` bot's information-set Monte Carlo tree search for the seat to move,
-        from what that seat may see alone (core/pot/mcts.pyx: the other hands and the draw
-        pile's order unknown): `playouts` (PLAYOUT_BOUNDS, default DEFAULT_PLAYOUTS),
-        stopping sooner when `milliseconds` (MILLISECOND_BOUNDS) run out. The same
-        position, seed and playouts (without milliseconds) always give the same result.
-        It runs without the GIL on a copy of the seat's view. Raises `invalid_budget`,
-        `invalid_seed`, `game_finished` or `awaiting_deal`."""
     def deal(self, hands: Sequence[Sequence[str]], pot: str, draw_pile: Sequence[str]) -> None:
         """Deal the game that waits: four cards per seat, the pot's first card and the
         draw pile (top first), the whole deck once."""
 
     # -- results ----------------------------------------------------------------------
-    def pot_results(self) -> tuple[PotResult, ...]:
+    def results(self) -> tuple[PotResult, ...]:
         """The score sheet: every pot that was closed or exploded, in order."""
     def view(self, seat: int | None = None) -> PotView:
         """The game as `seat` may see it (its hand, and its legal moves when it is to
         move), or as the public may with `seat` None."""
     def copy(self) -> Game: ...
-    def __copy__(self) -> Game: ...
 
 def seeded_deal(seed: int, players: int) -> PotDeal:
     """The deal of a game with this seed: the deck (T0 ×8, …, T6 ×8) shuffled with
@@ -192,7 +150,7 @@ def simulate(
     dealt from the seed `stream_seed(seed, g)` and its bots draw from
     `stream_seed(game seed, 0)`; the highest total wins (a shared win counts for each).
     The same arguments give the same result here and in core.pot.reference. `threads` (1 to
-    64, core.engine.THREAD_BOUNDS) plays the games on that many threads at once, without
+    64, THREAD_BOUNDS) plays the games on that many threads at once, without
     the GIL: the figures are the same for any number of threads; anything else raises
     `invalid_threads`. An `mcts` seat searches `playouts` playouts a move (one number for
     every seat, or one per seat; None: DEFAULT_PLAYOUTS), its seeds drawn from its game's

@@ -1,3 +1,3 @@
-"""The pot game's search bot (core/pot/mcts.pyx): C functions only, reached through
-`core.pot.engine` (`Game.choose("mcts", ...)`, `Game.search`, `simulate`). Nothing here is
-for Python."""
+"""The pot game's table for the search bot (core/pot/mcts.pyx): C functions only,
+reached through `core.pot.engine` (`Game.choose("mcts", ...)`, `Game.search`, `simulate`).
+Nothing here is for Python."""

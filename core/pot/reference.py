@@ -4,19 +4,21 @@ This is the oracle: the tests play the compiled engine (core.pot.engine) and thi
 side by side and demand the same legal moves, pots, hands, scores and errors after every
 move, and the benchmarks measure the engine against it. It is deliberately simple and
 slow; it must never import the compiled engine, or it would prove nothing. Its random
-numbers are Poison's reference splitmix64 (`core.reference.Random`, `stream_seed`), so a
-seed deals the same deck and the random bot makes the same choices in both.
+numbers are every reference's splitmix64 (core.plain's `Random`, `stream_seed`), so a seed
+deals the same deck and the random bot makes the same choices in both.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TypeGuard, cast
+from typing import cast
 
 from core import errors
-from core.reference import Random, stream_seed
-from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation, Status
+from core.plain import BOTS as BOTS
+from core.plain import STATUSES as STATUSES
+from core.plain import PlainGame, Random, check_seed, is_int, replay_moves, simulate_games, stream_seed
+from core.results import PotDeal, PotMove, PotPlayed, PotResult, PotView, Replayed, Simulation
 
 # ---- the cards and the numbers of the game ------------------------------------------------
 
@@ -26,13 +28,10 @@ DECK_SIZE = 56
 HAND_SIZE = 4
 EXPLODE_LIMIT = 14  # a pot whose toxicity exceeds this explodes
 CLOSING_POINT = 1
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
+PLAYER_BOUNDS = (2, 6)
 
 #: Every card code in the canonical order of hands, legal moves and the unshuffled deck.
 CARD_CODES = tuple(f"T{toxicity}" for toxicity in range(N_TOXICITIES))
-BOTS = ("random", "greedy")
-STATUSES = ("dealing", "active", "finished")
 DECK = tuple(card for card in CARD_CODES for _ in range(COPIES))
 
 
@@ -46,10 +45,6 @@ def toxicity(cards: Sequence[str]) -> int:
 
 def is_card(card: object) -> bool:
     return type(card) is str and card in CARD_CODES
-
-
-def is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def sort_cards(cards: Sequence[str]) -> tuple[str, ...]:
@@ -66,29 +61,9 @@ def closing_points(cards: int, toxicity: int) -> int:
 
 
 def check_players(players: object) -> int:
-    if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    if not is_int(players) or not PLAYER_BOUNDS[0] <= players <= PLAYER_BOUNDS[1]:
         raise errors.invalid_pot_players(players)
     return players
-
-
-def check_seed(seed: object) -> int:
-    """A game's seed, or a simulation's."""
-    if not is_int(seed) or not 0 <= seed <= errors.SEED_LIMIT:
-        raise errors.invalid_seed(seed)
-    return seed
-
-
-def check_draw(seed: object) -> int:
-    """What a bot draws from: any 64-bit state (core.rulesets.bot_seed derives them)."""
-    if not is_int(seed) or not 0 <= seed <= errors.DRAW_LIMIT:
-        raise errors.invalid_draw(seed)
-    return seed
-
-
-def check_bot(bot: object) -> str:
-    if not (type(bot) is str and bot in BOTS):
-        raise errors.refused_bot(bot, BOTS)
-    return bot
 
 
 def pile_size(players: int) -> int:
@@ -162,8 +137,12 @@ def _deal_from(seed: int, players: int) -> PotDeal:
 # ---- a game -------------------------------------------------------------------------------
 
 
-class Game:
+class Game(PlainGame[PotMove]):
     """One pot game; the same interface as core.pot.engine.Game."""
+
+    card_codes = CARD_CODES
+    lowest_wins = False
+    lowest_key = False  # the greedy bot plays the move it likes best
 
     def __init__(self, players: int, *, seed: int | None = None, deal: PotDeal | Sequence | None = None) -> None:
         self.players = check_players(players)
@@ -172,12 +151,12 @@ class Game:
             if deal is not None:
                 raise errors.rule_error("invalid_deal", "give a seed or a deal, not both")
         self.seed = seed
-        self.status: Status = "dealing"
+        self.status = "dealing"
         self._turn = 0
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.pot_cards: list[str] = []
         self.pile: list[str] = []  # top first
-        self.results: list[PotResult] = []
+        self.sheet: list[PotResult] = []
         self.scores = [0] * players
         if seed is not None:
             self.deal(*_deal_from(seed, players))
@@ -186,10 +165,6 @@ class Game:
             self.deal(cast(Sequence[Sequence[str]], hands), cast(str, pot), cast(Sequence[str], pile))
 
     # -- public state --------------------------------------------------------------------
-
-    @property
-    def turn(self) -> int | None:
-        return self._turn if self.status == "active" else None
 
     @property
     def endgame(self) -> bool:
@@ -209,35 +184,13 @@ class Game:
         return len(self.pile)
 
     @property
-    def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(len(hand) for hand in self.hands)
-
-    @property
     def totals(self) -> tuple[int, ...]:
         return tuple(self.scores)
 
-    @property
-    def winners(self) -> tuple[int, ...]:
-        if self.status != "finished":
-            return ()
-        best = max(self.scores)
-        return tuple(seat for seat, total in enumerate(self.scores) if total == best)
-
     # -- hidden information --------------------------------------------------------------
-
-    def hand(self, seat: int) -> tuple[str, ...]:
-        return sort_cards(self.hands[self._seat(seat)])
 
     def draw_order(self) -> tuple[str, ...]:
         return tuple(self.pile)
-
-    def _seat(self, seat: object) -> int:
-        if not is_int(seat) or not 0 <= seat < self.players:
-            raise errors.seat_out_of_range(seat, self.players)
-        return seat
-
-    def pot_results(self) -> tuple[PotResult, ...]:
-        return tuple(self.results)
 
     # -- dealing -------------------------------------------------------------------------
 
@@ -294,7 +247,7 @@ class Game:
         cards = tuple(self.pot_cards)
         points = closing_points(len(cards), toxicity(cards)) if outcome == "closed" else 0
         result = PotResult(seat, outcome, cards, toxicity(cards), points)
-        self.results.append(result)
+        self.sheet.append(result)
         self.scores[seat] += points
         self.pot_cards = []
         return result
@@ -344,54 +297,24 @@ class Game:
             return -toxicity_of(card)
         return 100 + toxicity_of(card)
 
-    def _choose(self, bot: str, rng: Random) -> PotMove:
-        if self.status == "finished":
-            raise errors.pot_game_finished()
-        if self.status != "active":
-            raise errors.pot_awaiting_deal()
-        legal = self.legal_moves()
-        if bot == "greedy":
-            return max(legal, key=lambda move: self.greedy_key(*move))  # max keeps the first of equals
-        return legal[rng.below(len(legal))]
-
-    def choose(self, bot: str, seed: int = 0) -> PotMove:
-        """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
-        check_bot(bot)
-        return self._choose(bot, Random(stream_seed(check_draw(seed), 0)))
+    def _not_active(self) -> errors.RuleError:
+        return errors.pot_game_finished() if self.status == "finished" else errors.pot_awaiting_deal()
 
     # -- views ---------------------------------------------------------------------------
 
     def view(self, seat: int | None = None) -> PotView:
-        if seat is not None:
-            seat = self._seat(seat)
+        shown = self._shown(seat)   # the totals, the winners and the seat's own part
         return PotView(
-            status=self.status,
-            turn=self.turn,
-            endgame=self.endgame,
-            pot=self.pot,
-            toxicity=self.toxicity,
-            draw_pile=self.draw_pile,
-            hand_sizes=self.hand_sizes,
-            pots=self.pot_results(),
-            totals=self.totals,
-            winners=self.winners,
-            seat=seat,
-            hand=None if seat is None else self.hand(seat),
-            legal_moves=None if seat is None else (self.legal_moves() if seat == self.turn else ()),
+            self.status, self.turn, self.endgame, self.pot, self.toxicity, self.draw_pile, self.hand_sizes,
+            self.results(), *shown,
         )
 
     def copy(self) -> Game:
-        twin = Game.__new__(Game)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = [list(hand) for hand in self.hands]
+        twin = self._twin()
         twin.pot_cards = list(self.pot_cards)
         twin.pile = list(self.pile)
-        twin.results = list(self.results)
         twin.scores = list(self.scores)
         return twin
-
-    def __copy__(self) -> Game:
-        return self.copy()
 
     def __repr__(self) -> str:
         return f"<pot Game {self.players} players, {self.status}>"
@@ -411,17 +334,7 @@ def replay(
     game = Game(players, seed=seed, deal=deal)
     if not isinstance(moves, (list, tuple)):
         raise errors.rule_error("invalid_move", "moves must be a list")
-    for index, move in enumerate(moves):
-        if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            error = errors.rule_error(
-                "invalid_move", f"move {index} is not a (seat, card, close) triple: {errors.quoted(move)}"
-            )
-            return Replayed(game, index, error)
-        try:
-            game.play(*move)
-        except errors.RuleError as refused:
-            return Replayed(game, index, refused)
-    return Replayed(game, len(moves), None)
+    return replay_moves(game, moves, "(seat, card, close)")
 
 
 def simulate(
@@ -435,33 +348,11 @@ def simulate(
     """Play games number `first` to `first + games - 1`, each seat played by its bot
     (random by default); the highest total wins, a shared win counts for each."""
     check_players(players)
-    check_seed(seed)
-    if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
-        raise errors.invalid_games(games)
-    if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
-        raise errors.invalid_first(first)
-    if bots is None:
-        bots = ["random"] * players
-    if not isinstance(bots, (list, tuple)) or len(bots) != players:
-        raise errors.bots_per_seat(players)
-    for bot in bots:
-        check_bot(bot)
-    wins = [0] * players
-    score_sum = [0] * players
-    score_squares = [0] * players
-    moves = 0
-    for number in range(first, first + games):
-        game_seed = stream_seed(seed, number)  # any 64-bit state: dealt without Game's check
+
+    def seeded(game_seed: int) -> Game:
         game = Game(players)
         game.seed = game_seed
         game.deal(*_deal_from(game_seed, players))
-        rng = Random(stream_seed(game_seed, 0))
-        while game.status == "active":
-            card, close = game._choose(bots[game._turn], rng)
-            game.play(game._turn, card, close)
-            moves += 1
-        for seat, total in enumerate(game.totals):
-            wins[seat] += seat in game.winners
-            score_sum[seat] += total
-            score_squares[seat] += total * total
-    return Simulation(games, moves, tuple(wins), tuple(score_sum), tuple(score_squares))
+        return game
+
+    return simulate_games(players, games, seed, bots, first, seeded)

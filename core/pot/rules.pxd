@@ -17,6 +17,11 @@
 
 from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint32_t, uint64_t
 
+# The strategies the C loops can play a seat with are every game's (core/bots.pxd), as are
+# the first checks of a move (core/turns.pxd).
+from core.bots cimport N_POLICIES, POLICY_GREEDY, POLICY_MCTS, POLICY_RANDOM
+from core.turns cimport MoveRefusals
+
 cdef enum:
     N_TOXICITIES = 7         # card kinds T0..T6: kind k is toxicity k
     COPIES = 8               # copies of each kind in the deck
@@ -43,12 +48,6 @@ cdef enum:
 cdef enum:
     POT_CLOSED = 0
     POT_EXPLODED = 1
-
-# Strategies the C loops can play a seat with (the index into BOTS).
-cdef enum:
-    POLICY_RANDOM = 0        # a uniformly random legal move
-    POLICY_GREEDY = 1        # see greedy_key
-    N_POLICIES = 2
 
 # Error codes of the rule functions; engine.pyx maps each to a Python exception.
 cdef enum:
@@ -125,6 +124,7 @@ cdef int game_init(PotState* game, int n_players) noexcept nogil
 cdef int game_deal(PotState* game, const uint8_t* deck) noexcept nogil
 cdef void game_seed(PotState* game, uint64_t seed) noexcept nogil
 cdef bint endgame(const PotState* game) noexcept nogil
+cdef const MoveRefusals* move_refusals() noexcept nogil   # check_move's first codes (core/turns.pxd)
 cdef int check_move(const PotState* game, int seat, int kind, int close) noexcept nogil
 cdef int play_move(PotState* game, int seat, int kind, int close, Outcome* outcome) noexcept nogil
 cdef int legal_moves(const PotState* game, uint8_t* kinds, uint8_t* closes) noexcept nogil

@@ -1,15 +1,15 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The rules of the pot game as C functions over one `PotState` struct (declared in rules.pxd).
-
-Every function here is `noexcept nogil` and touches no Python object: a broken rule shows
-up as an error code, never as an exception. The order in which `check_move` tests things is
-part of the contract (the first failing check names the error) and `core/pot/reference.py`
-follows the same order.
+"""The rules of the pot game in C: functions over one `PotState` struct (rules.pxd), built as
+Poison's are (core/poison/rules.pyx), so the same holds: no Python object, no exception (an
+error code says what a call refused), and `check_move`'s order of checks is the contract
+that core/pot/reference.py keeps too.
 """
 
 from libc.string cimport memcpy, memset
 
-from core.splitmix cimport random_below, stream_seed
+from core.bots cimport BotChoose, BotKey, BotLegalMoves, bot_move, bots_play_out
+from core.turns cimport move_refusal
+from core.splitmix cimport random_below, shuffle, stream_seed
 
 
 cdef int kind_from_chars(int first, int second) noexcept nogil:
@@ -28,19 +28,14 @@ cdef int pile_size(int n_players) noexcept nogil:
 cdef void shuffled_deck(uint64_t seed, uint8_t* deck) noexcept nogil:
     """The deck in canonical order (kind by kind), shuffled exactly as Poison shuffles
     its first round: Fisher–Yates from the seed's stream 1."""
-    cdef int kind, copy, i, j
+    cdef int kind, copy
     cdef int n = 0
-    cdef uint8_t swap
     cdef uint64_t rng = stream_seed(seed, 1)
     for kind in range(N_TOXICITIES):
         for copy in range(COPIES):
             deck[n] = <uint8_t>kind
             n += 1
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = random_below(&rng, <uint32_t>(i + 1))
-        swap = deck[i]
-        deck[i] = deck[j]
-        deck[j] = swap
+    shuffle(deck, DECK_SIZE, &rng)
 
 
 cdef int check_deck(const uint8_t* deck) noexcept nogil:
@@ -130,21 +125,28 @@ cdef int closing_points(int n_cards, int toxicity) noexcept nogil:
     return CLOSING_POINT - toxicity
 
 
+cdef MoveRefusals REFUSALS = MoveRefusals(
+    ERR_SEAT_OUT_OF_RANGE, ERR_UNKNOWN_CARD, ERR_INVALID_MOVE, ERR_GAME_FINISHED, ERR_AWAITING_DEAL, ERR_NOT_YOUR_TURN,
+    ERR_CARD_NOT_IN_HAND,
+)
+
+
+cdef const MoveRefusals* move_refusals() noexcept nogil:
+    return &REFUSALS
+
+
 cdef int check_move(const PotState* game, int seat, int kind, int close) noexcept nogil:
-    if seat < 0 or seat >= game.n_players:
-        return ERR_SEAT_OUT_OF_RANGE
-    if kind < 0 or kind >= N_TOXICITIES:
-        return ERR_UNKNOWN_CARD
-    if close != 0 and close != 1:
-        return ERR_INVALID_MOVE
-    if game.phase == PHASE_OVER:
-        return ERR_GAME_FINISHED
-    if game.phase == PHASE_DEAL:
-        return ERR_AWAITING_DEAL
-    if seat != game.turn:
-        return ERR_NOT_YOUR_TURN
-    if game.hand[seat][kind] == 0:
-        return ERR_CARD_NOT_IN_HAND
+    return checked(game, seat, kind, close)
+
+
+cdef inline int checked(const PotState* game, int seat, int kind, int close) noexcept nogil:
+    # check_move's body, inline so that play_move, which runs it for every move, inlines it.
+    # Then the pot game's own: a closing needs a draw pile, and a pot the card does not explode.
+    cdef int refused = move_refusal(&REFUSALS, game.n_players, N_TOXICITIES, close == 0 or close == 1,
+                                    game.phase == PHASE_OVER, game.phase == PHASE_DEAL, game.turn,
+                                    &game.hand[0][0], seat, kind)
+    if refused != OK:
+        return refused
     if close:
         if pile_left(game) == 0:
             return ERR_CLOSE_ENDGAME
@@ -175,7 +177,7 @@ cdef int end_pot(PotState* game, int seat, int outcome) noexcept nogil:
 
 
 cdef int play_move(PotState* game, int seat, int kind, int close, Outcome* outcome) noexcept nogil:
-    cdef int error = check_move(game, seat, kind, close)
+    cdef int error = checked(game, seat, kind, close)
     cdef bint endgame_turn
     cdef int next_seat, s
     cdef bint cards_left = False
@@ -287,35 +289,18 @@ cdef int greedy_key(const PotState* game, int kind, int close) noexcept nogil:
 
 cdef int choose_move(const PotState* game, int policy, uint64_t* rng,
                      uint8_t* kind, uint8_t* close) noexcept nogil:
-    cdef uint8_t kinds[MAX_LEGAL_MOVES]
-    cdef uint8_t closes[MAX_LEGAL_MOVES]
-    cdef int n = legal_moves(game, kinds, closes)
-    cdef int pick = 0
-    cdef int i, key, best
-    if n == 0:
+    if not bot_move(game, <BotLegalMoves>legal_moves, <BotKey>greedy_key, False, policy == POLICY_GREEDY, rng,
+                    kind, close):     # the greedy bot plays the move it likes best (greedy_key)
         return ERR_GAME_FINISHED if game.phase == PHASE_OVER else ERR_AWAITING_DEAL
-    if policy == POLICY_GREEDY:
-        best = greedy_key(game, kinds[0], closes[0])
-        for i in range(1, n):
-            key = greedy_key(game, kinds[i], closes[i])
-            if key > best:
-                best = key
-                pick = i
-    else:
-        pick = random_below(rng, <uint32_t>n)
-    kind[0] = kinds[pick]
-    close[0] = closes[pick]
     return OK
+
+
+cdef void play_checked(void* game, int seat, int kind, int close) noexcept nogil:
+    cdef Outcome outcome
+    play_move(<PotState*>game, seat, kind, close, &outcome)
 
 
 cdef int64_t play_out(PotState* game, const uint8_t* policies, uint64_t* rng) noexcept nogil:
     """Play until the game ends; returns the number of moves made."""
-    cdef Outcome outcome
-    cdef uint8_t kind, close
-    cdef int64_t moves = 0
-    while game.phase == PHASE_PLAY:
-        if choose_move(game, policies[game.turn], rng, &kind, &close) != OK:
-            break
-        play_move(game, game.turn, kind, close, &outcome)
-        moves += 1
-    return moves
+    return bots_play_out(game, &game.phase, PHASE_PLAY, &game.turn, policies, rng, <BotChoose>choose_move,
+                         play_checked, OK)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from core import reference as poison_rules
+from core.poison import reference as poison_rules
 from core.pot import reference as pot_rules
 from service.controllers.table import CONTENT_SECURITY_POLICY, STATIC
 from tests.browser.conftest import Watched

@@ -4,7 +4,7 @@ from types import ModuleType
 
 import pytest
 
-from core import engine, reference
+from core.poison import engine, reference
 
 
 @pytest.fixture(params=[engine, reference], ids=["engine", "reference"])

@@ -258,7 +258,7 @@ def outcome(call: Callable[[], object]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from core import engine, reference
+    from core.poison import engine, reference
 
     rules = {"engine": engine, "reference": reference}[argv[0]]
     for name, call in cases(rules).items():

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from core import engine, reference
+from core.poison import engine, reference
 from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"
@@ -68,7 +68,7 @@ def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: i
         if played.taken:
             lines.append(f"  overflow: seat {played.seat} takes {cards(played.taken)}")
         if played.round_over:
-            result = game.round_results()[-1]
+            result = game.results()[-1]
             lines.append(f"round {result.round} scored:")
             for seat in range(players):
                 taken = result.taken[seat]

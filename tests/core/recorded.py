@@ -1,6 +1,6 @@
 """Recorded games for the batch tests and benchmarks: deals and moves of a whole game."""
 
-from core import engine
+from core.poison import engine
 from core.results import Deal
 
 

@@ -3,7 +3,7 @@
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from core import reference
+from core.poison import reference
 from core.results import Deal
 
 

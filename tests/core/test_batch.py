@@ -2,8 +2,8 @@
 
 import pytest
 
-from core import engine, reference
 from core.errors import SEED_LIMIT, RuleError
+from core.poison import engine, reference
 from tests.core.recorded import record_game
 
 
@@ -17,7 +17,7 @@ def outcome(replayed):
         game.status,
         game.round,
         game.view(),
-        game.round_results(),
+        game.results(),
         game.totals,
         game.winners,
     )
@@ -30,7 +30,7 @@ def test_replaying_a_recorded_game_gives_the_same_final_state(rules, players, ca
     assert replayed.error is None
     assert replayed.illegal_at is None
     assert replayed.applied == len(moves) == players * (38 if players == 3 else 50)
-    assert replayed.game.round_results() == original.round_results()
+    assert replayed.game.results() == original.results()
     assert replayed.game.winners == original.winners
     assert rules.replay(players, moves, cauldrons=cauldrons, seed=40 + players).game.totals == original.totals
 

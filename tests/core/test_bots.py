@@ -2,8 +2,8 @@
 
 import pytest
 
-from core import engine, reference
 from core.errors import RuleError
+from core.poison import engine, reference
 
 OVERFLOW = 13
 

@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from core import engine, reference
 from core.errors import RuleError
+from core.poison import engine, reference
 from tests.core.scripted import rigged_deal
 
 CODE = re.compile(r"^([RBP][12457]|G4)$")

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from core import reference
 from core.errors import SEED_LIMIT, RuleError
+from core.poison import reference
 from core.rulesets import bot_seed
 from tests.core.scripted import rigged_deal
 
@@ -43,7 +43,7 @@ def test_the_rounds_option_overrides_the_default_from_1_to_20(rules, rounds):
     for _ in range(rounds):
         play_round_randomly(game)
     assert game.status == "finished"
-    assert len(game.round_results()) == rounds
+    assert len(game.results()) == rounds
 
 
 @pytest.mark.parametrize("rounds", [0, 21, -1, 2.5, "3", True])
@@ -61,7 +61,7 @@ def test_seat_0_deals_first_the_deal_passes_left_and_the_dealers_left_plays_firs
         assert game.dealer == (number - 1) % players
         assert game.turn == (game.dealer + 1) % players
         play_round_randomly(game, pick=number)
-    dealers = [result.dealer for result in game.round_results()]
+    dealers = [result.dealer for result in game.results()]
     assert dealers == [n % players for n in range(game.rounds)]
 
 
@@ -115,7 +115,7 @@ def test_recorded_hands_replay_a_game_without_any_random_numbers(rules):
         assert recorded.view(seeded.turn) == seeded.view(seeded.turn)
         move = seeded.legal_moves()[-1]
         assert seeded.play(seeded.turn, *move) == recorded.play(recorded.turn, *move)
-    assert recorded.round_results() == seeded.round_results()
+    assert recorded.results() == seeded.results()
 
 
 def test_a_game_without_seed_or_deals_waits_for_each_round_to_be_dealt(rules):
@@ -252,7 +252,7 @@ def test_the_deal_passes_left_each_round_and_its_left_plays_first_with_recorded_
         assert len(game.set_aside()) == aside
         play_round_randomly(game)
     assert game.status == "finished"
-    assert [result.dealer for result in game.round_results()] == [0, 1, 2]
+    assert [result.dealer for result in game.results()] == [0, 1, 2]
 
 
 @pytest.mark.parametrize("players", sorted(ROUNDS_BY_HAND))

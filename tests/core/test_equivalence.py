@@ -13,8 +13,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import engine, reference
 from core.errors import SEED_LIMIT, RuleError
+from core.poison import engine, reference
 from tests.examples import examples
 
 JUNK_CARDS = ["R3", "G1", "", "r1", None, 4]
@@ -32,7 +32,7 @@ def state_of(game):
         game.hand_sizes,
         game.pile_sizes,
         game.legal_moves(),
-        game.round_results(),
+        game.results(),
         game.totals,
         game.winners,
         game.set_aside(),
@@ -110,7 +110,7 @@ def play_side_by_side(players, rounds, cauldrons, seed, dealing, choices, chaos,
                 assert move[1:] in legal
             assert compiled.play(*move) == oracle.play(*move)
         assert state_of(compiled) == state_of(oracle)
-    assert len(oracle.round_results()) == n_rounds
+    assert len(oracle.results()) == n_rounds
 
 
 # 500 random games (about 40 s here); `make thorough` plays ten times as many.

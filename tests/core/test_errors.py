@@ -23,7 +23,7 @@ def snapshot(game):
         game.pile_sizes,
         [game.hand(s) for s in range(game.players)],
         [game.taken(s) for s in range(game.players)],
-        game.round_results(),
+        game.results(),
         game.totals,
     )
 
@@ -148,7 +148,7 @@ def test_hidden_information_accessors_refuse_unknown_seats(rules, seat):
 
 
 def test_engine_and_reference_say_the_same_thing():
-    from core import engine, reference
+    from core.poison import engine, reference
 
     for rules_a, rules_b in [(engine, reference)]:
         a, b = rules_a.Game(4, seed=35), rules_b.Game(4, seed=35)

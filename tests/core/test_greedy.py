@@ -1,5 +1,5 @@
-"""The bots' documented rules (docs/poison.md "Bots", core/engine.pyi `Game.choose`, greedy_key in
-core/rules.pyx), each on a scripted position: explicit hands, explicit moves, and the move the
+"""The bots' documented rules (docs/poison.md "Bots", core/poison/engine.pyi `Game.choose`, greedy_key in
+core/poison/rules.pyx), each on a scripted position: explicit hands, explicit moves, and the move the
 rule says, written out by hand. Both implementations are held to it (the `rules` fixture).
 
 Four players, seat 0 deals, so seats play 1, 2, 3, 0, 1, ... The bot's whole hand is given, so

@@ -16,8 +16,8 @@ import time
 import pytest
 
 from benchmarks import mcts_bars
-from core import engine, reference
 from core.errors import MILLISECOND_BOUNDS, PLAYOUT_BOUNDS, SEARCH_BOT, InvalidArgument
+from core.poison import engine, reference
 from core.pot import engine as pot
 from core.pot import reference as pot_reference
 from core.rulesets import RULESETS
@@ -308,7 +308,7 @@ def test_simulate_with_searching_seats_gives_the_same_figures_on_one_and_two_thr
 #: above what the process holds, then every mcts decision asks for 6 MB.
 SHORT_OF_MEMORY = """
 import resource, sys
-from core import engine
+from core.poison import engine
 from core.pot import engine as pot
 rules, players, options = (pot, 2, {}) if sys.argv[1] == "pot" else (engine, 4, {"rounds": 1})
 bots = ["mcts"] + ["greedy"] * (players - 1)

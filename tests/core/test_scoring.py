@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from core import reference
 from core.errors import RuleError
+from core.poison import reference
 from core.results import Taken
 
 
@@ -43,7 +43,7 @@ def test_each_remaining_potion_scores_one_point_whatever_its_value(rules):
     game = rules.Game(4, seed=20)
     while game.status != "finished":
         game.play(game.turn, *game.legal_moves()[0])
-    for result in game.round_results():
+    for result in game.results():
         for seat, pile in enumerate(result.taken):
             kept = [
                 n
@@ -65,7 +65,7 @@ def test_the_round_ends_when_every_hand_is_empty_and_cauldron_leftovers_score_fo
     assert sum(game.hand_sizes) == 0
     # The last card went in too: what stayed in the cauldrons is what nobody took.
     in_cauldrons = sum(before) + 1 - len(played.taken)
-    (result,) = game.round_results()
+    (result,) = game.results()
     assert sum(sum(pile) for pile in result.taken) == 50 - in_cauldrons
     assert in_cauldrons > 0
     assert game.cauldrons == rules.Game(4, rounds=1, seed=21).cauldrons  # cleared with the round
@@ -80,7 +80,7 @@ def test_taken_counts_per_round_match_what_overflows_took(rules):
         for card in played.taken:
             took[played.seat][reference.colour_of(card)] += 1
         if played.round_over:
-            result = game.round_results()[round_ - 1]
+            result = game.results()[round_ - 1]
             assert result.taken == tuple(Taken(c["red"], c["blue"], c["purple"], c["poison"]) for c in took)
             took = [Counter() for _ in range(3)]
 
@@ -90,7 +90,7 @@ def test_totals_add_up_the_rounds_and_the_lowest_total_wins(rules):
     assert game.winners == ()
     while game.status != "finished":
         game.play(game.turn, *game.legal_moves()[0])
-    rows = [result.scores for result in game.round_results()]
+    rows = [result.scores for result in game.results()]
     assert game.totals == tuple(map(sum, zip(*rows, strict=True)))
     assert game.winners == tuple(s for s, t in enumerate(game.totals) if t == min(game.totals))
     assert game.view().scores == tuple(rows)

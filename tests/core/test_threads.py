@@ -6,9 +6,9 @@ among threads and summing their tallies must give exactly the one-thread figures
 
 import pytest
 
-from core import engine
-from core.engine import THREAD_BOUNDS
 from core.errors import InvalidArgument
+from core.poison import engine
+from core.poison.engine import THREAD_BOUNDS
 from core.pot import engine as pot
 from core.results import merged
 

@@ -181,10 +181,10 @@ def test_after_the_last_round_the_lowest_total_wins(rules):
     play(game, MOVES_1)
     # Seats 0 and 2 lead 4 to 6 after round 1, but nobody has won yet: a round is left.
     assert (game.status, game.round, game.totals, game.winners) == ("active", 2, (4, 6, 4), ())
-    assert game.round_results() == (ROUND_1_RESULT,)
+    assert game.results() == (ROUND_1_RESULT,)
     last = play(game, MOVES_2_A)
     assert (last.round_over, last.game_over) == (True, True)
-    assert game.round_results() == (ROUND_1_RESULT, ROUND_2_A_RESULT)
+    assert game.results() == (ROUND_1_RESULT, ROUND_2_A_RESULT)
     assert game.totals == (8, 6, 13)  # 4 + 4, 6 + 0, 4 + 9
     assert game.winners == (1,)
     assert game.view() == View(
@@ -211,7 +211,7 @@ def test_equal_lowest_totals_share_the_win(rules):
     play(game, MOVES_1)
     assert (game.totals, game.winners) == ((4, 6, 4), ())
     play(game, MOVES_2_B)
-    assert game.round_results() == (ROUND_1_RESULT, ROUND_2_B_RESULT)
+    assert game.results() == (ROUND_1_RESULT, ROUND_2_B_RESULT)
     assert game.totals == (12, 8, 8)  # 4 + 8, 6 + 2, 4 + 4
     assert game.winners == (1, 2)
     view = game.view()
@@ -233,17 +233,17 @@ def test_the_round_ends_when_every_hand_is_empty_and_not_before(rules):
     play(game, MOVES_1[:36])
     assert (game.status, game.turn, game.hand_sizes) == ("active", 1, (0, 1, 1))
     assert game.pile_sizes == (10, 11, 11)  # 1 + 3 + 3 + 3; 2 + 3 + 3 + 3; 2 + 2 + 4 + 3
-    assert game.round_results() == ()
+    assert game.results() == ()
     played = game.play(1, "R1", 0)
     assert played == Played(1, "R1", 0, 3, (), False, False)
     assert (game.status, game.turn, game.hand_sizes) == ("active", 2, (0, 0, 1))
     assert game.legal_moves() == (Move("B7", 1),)
-    assert game.round_results() == ()
+    assert game.results() == ()
     # The last card: every hand is now empty, so the round (and this one-round game) ends.
     played = game.play(2, "B7", 1)
     assert played == Played(2, "B7", 1, 11, (), True, True)
     assert (game.status, game.turn, game.hand_sizes, game.legal_moves()) == ("finished", None, (0, 0, 0), ())
-    assert game.round_results() == (ROUND_1_RESULT,)
+    assert game.results() == (ROUND_1_RESULT,)
 
 
 def test_the_next_round_is_dealt_only_once_the_last_hand_is_empty(rules):
@@ -259,7 +259,7 @@ def test_the_next_round_is_dealt_only_once_the_last_hand_is_empty(rules):
     assert (game.status, game.turn, game.hand_sizes) == ("active", 2, (1, 0, 1))
     play(game, MOVES_2_A[36:37])
     assert (game.status, game.turn, game.hand_sizes) == ("active", 0, (1, 0, 0))
-    assert len(game.round_results()) == 1
+    assert len(game.results()) == 1
     played = game.play(0, "B5", 1)
     assert (played.round_over, played.game_over) == (True, True)
     assert (game.status, game.turn, game.hand_sizes) == ("finished", None, (0, 0, 0))
@@ -280,7 +280,7 @@ def test_cards_left_in_the_cauldrons_are_in_no_pile_and_leave_the_cauldrons(rule
     # Left when round 1 ended: R2 R1 | G4 B7 | P1 P2. Per suit, the piles hold the deck less
     # the set-aside hand and these: red 14 - 4 - 2 = 8, blue 14 - 4 - 1 = 9,
     # purple 14 - 4 - 2 = 8, poison 8 - 0 - 1 = 7.
-    (result,) = game.round_results()
+    (result,) = game.results()
     assert result.taken == (Taken(0, 0, 8, 2), Taken(8, 0, 0, 3), Taken(0, 9, 0, 2))
     assert [sum(pile[suit] for pile in result.taken) for suit in range(4)] == [8, 9, 8, 7]
     assert result.scores == (4, 6, 4)
@@ -298,7 +298,7 @@ def test_cards_left_in_the_cauldrons_are_in_no_pile_and_leave_the_cauldrons(rule
     assert game.play(0, "B5", 1) == Played(0, "B5", 1, 5, ("G4", "B7"), True, True)
     # Left: R2 R5 G4 R1 | B5 | P2 P1. Red 14 - 3 - 3 = 8, blue 14 - 3 - 1 = 10,
     # purple 14 - 4 - 2 = 8, poison 8 - 2 - 1 = 5.
-    result = game.round_results()[1]
+    result = game.results()[1]
     assert result.taken == (Taken(0, 10, 0, 2), Taken(5, 0, 8, 0), Taken(3, 0, 0, 3))
     assert [sum(pile[suit] for pile in result.taken) for suit in range(4)] == [8, 10, 8, 5]
     assert result.scores == (4, 0, 9)

@@ -140,7 +140,7 @@ async def test_a_whole_game_played_through_the_store_finishes(store):
     rebuilt = await Games(store).load("whole")
     assert rebuilt.finished
     assert rebuilt.game.winners == logged.game.winners
-    assert len(rebuilt.game.round_results()) == 3
+    assert len(rebuilt.game.results()) == 3
 
 
 async def test_a_cache_that_is_behind_still_records_the_right_move(store):

@@ -61,7 +61,7 @@ def fingerprint(logged: LoggedGame) -> list[Any]:
     seats = range(game.players)
     shown: list[Any] = [logged.created, logged.version, logged.pending, game.view(), game.legal_moves()]
     shown += [game.view(seat) for seat in seats] + [game.hand(seat) for seat in seats]
-    for results in ("round_results", "set_aside", "pot_results", "draw_order"):
+    for results in ("results", "set_aside", "draw_order"):
         if hasattr(game, results):
             shown.append(getattr(game, results)())
     draw = random.Random(7)

@@ -93,7 +93,7 @@ async def test_a_game_finished_before_copies_existed_loads_from_its_stream(store
     loaded = restore(await store.read_log("older"))
     assert loaded.finished
     assert loaded.version == len(WHOLE)
-    assert loaded.game.round_results() == FINISHED.game.round_results()
+    assert loaded.game.results() == FINISHED.game.results()
 
 
 @pytest.mark.parametrize(

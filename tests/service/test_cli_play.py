@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from core.reference import OVERFLOW_LIMIT, value_of
+from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import RULESETS
 from events.codec import Player
 from events.play import LoggedGame, create_game, play_move
@@ -91,7 +91,7 @@ def test_poison_play_seeds_its_bots_as_the_service_does_and_tells_each_round_wit
     expected = [said(names, e.seat, e.card) for e in log if isinstance(e, CardPlayed)]
     assert played_lines(result.stdout) == expected
     totals = [0, 0, 0]
-    for result_of in logged.game.round_results():
+    for result_of in logged.game.results():
         table = result.stdout.split(f"round {result_of.round} scored\n", 1)[1]
         for seat, name in enumerate(names):
             totals[seat] += result_of.scores[seat]

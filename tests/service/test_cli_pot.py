@@ -155,7 +155,7 @@ def test_replay_prints_a_pot_log_pot_by_pot_with_its_totals_and_winners(pot_log)
             str(r.toxicity),
             f"{r.points:+d}" if r.outcome == "closed" else "0",
         ]
-        for n, r in enumerate(logged.game.pot_results(), start=1)
+        for n, r in enumerate(logged.game.results(), start=1)
     ]
     assert pots == expected
     assert {row[1]: row[-1] for row in rows if not row[0].isdigit()} == {

@@ -15,8 +15,8 @@ import msgspec.inspect as types
 import pytest
 from litestar.testing import AsyncTestClient
 
-from core import reference
 from core.errors import SEED_LIMIT
+from core.poison import reference
 from core.rulesets import POISON, POT, RULESETS
 from events.codec import MalformedEvent, PublicEvent
 from events.schema import CODEC

@@ -60,7 +60,7 @@ def public_in(game: dict) -> dict:
 def pots_of(oracle: reference.Game) -> list[dict]:
     return [
         {"seat": r.seat, "outcome": r.outcome, "cards": list(r.cards), "toxicity": r.toxicity, "points": r.points}
-        for r in oracle.pot_results()
+        for r in oracle.results()
     ]
 
 

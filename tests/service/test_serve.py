@@ -17,7 +17,7 @@ import httpx
 import msgspec
 import pytest
 
-from core import reference
+from core.poison import reference
 from events.server import free_port
 from service.commands.serve import shown
 from service.problems import TITLES, TYPE_BASE

@@ -1,4 +1,4 @@
-"""Whole games over HTTP, every move checked against core/reference.py, and the hidden
+"""Whole games over HTTP, every move checked against core/poison/reference.py, and the hidden
 information of every answer checked on the way."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from core import reference
+from core.poison import reference
 from core.rulesets import POISON
 from tests.service.api import auth, check_no_leak, create, view
 

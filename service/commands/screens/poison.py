@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from core import Game
-from core.reference import OVERFLOW_LIMIT, value_of
+from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import POISON
 from events.codec import Event
 from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
@@ -36,10 +36,10 @@ class PoisonScreen(Screen):
     # -- replay -------------------------------------------------------------------------------
 
     def sheet(self, game: Game, names: Sequence[str], title: str | None = None) -> Table:
-        return self._sheet(game.round_results(), game.totals, names, title)
+        return self._sheet(game.results(), game.totals, names, title)
 
     def scored(self, game: Game) -> bool:
-        return bool(game.round_results())
+        return bool(game.results())
 
     def headline(self, created: GameCreated, game: Game) -> str:
         return (

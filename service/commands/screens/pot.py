@@ -42,10 +42,10 @@ class PotScreen(Screen):
     # -- replay -------------------------------------------------------------------------------
 
     def sheet(self, game: Any, names: Sequence[str], title: str | None = None) -> Table:
-        return self._sheet(game.pot_results(), game.totals, names, title)
+        return self._sheet(game.results(), game.totals, names, title)
 
     def scored(self, game: Any) -> bool:
-        return bool(game.pot_results())
+        return bool(game.results())
 
     def headline(self, created: PotGameCreated, game: Any) -> str:
         return f"game {literal(created.game_id)}: the pot game, {game.players} players, seed {created.seed}"

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from core.poison.reference import Random, stream_seed
 from core.pot import engine
-from core.reference import Random, stream_seed
 from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"
@@ -83,7 +83,7 @@ def render(rules: ModuleType, players: int, seed: int, bots: tuple[str, ...]) ->
             f" hands {' '.join(map(str, game.hand_sizes))}; totals {' '.join(map(str, game.totals))};"
             f" turn {game.turn}"
         )
-    lines.append(f"pots: {len(game.pot_results())}")
+    lines.append(f"pots: {len(game.results())}")
     lines.append(f"winners: {' '.join(map(str, game.winners))}")
     return "\n".join(lines) + "\n"
 

@@ -17,7 +17,7 @@ def outcome(replayed):
         game.view(),
         tuple(game.view(seat) for seat in range(game.players)),
         game.draw_order(),
-        game.pot_results(),
+        game.results(),
     )
 
 
@@ -27,7 +27,7 @@ def test_replaying_a_recorded_game_gives_the_same_final_state(pot, players):
     replayed = pot.replay(players, moves, deal=deal)
     assert (replayed.error, replayed.illegal_at, replayed.applied) == (None, None, len(moves))
     assert replayed.game.status == "finished"
-    assert replayed.game.pot_results() == original.pot_results()
+    assert replayed.game.results() == original.results()
     assert replayed.game.totals == original.totals
     assert replayed.game.winners == original.winners
     assert pot.replay(players, moves, seed=40 + players).game.view() == original.view()

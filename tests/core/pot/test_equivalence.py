@@ -31,7 +31,7 @@ def state_of(game):
         game.totals,
         game.winners,
         game.legal_moves(),
-        game.pot_results(),
+        game.results(),
         game.draw_order(),
         tuple(game.hand(seat) for seat in range(game.players)),
         tuple(game.view(seat) for seat in range(game.players)),
@@ -97,4 +97,4 @@ def test_engine_and_reference_agree_after_every_move_of_random_games(game):
         assert state_of(compiled) == state_of(oracle)
     move = (0, "T0", False)
     assert attempt(compiled.play, *move) == attempt(oracle.play, *move)
-    assert sum(len(result.cards) for result in oracle.pot_results()) == 56
+    assert sum(len(result.cards) for result in oracle.results()) == 56

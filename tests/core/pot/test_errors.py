@@ -15,7 +15,7 @@ def snapshot(game):
         game.view(),
         tuple(game.view(seat) for seat in range(game.players)),
         game.draw_order(),
-        game.pot_results(),
+        game.results(),
         game.legal_moves(),
     )
 

@@ -4,7 +4,7 @@ by hand. Two players unless said: seat 0 plays first, then 1, 0, 1, …"""
 import pytest
 
 from core.errors import RuleError
-from core.reference import Random, stream_seed
+from core.poison.reference import Random, stream_seed
 from core.results import PotPlayed, PotResult
 from tests.core.pot.scripted import first_open_move, play_on, scripted_deal
 
@@ -73,7 +73,7 @@ def test_a_pot_explodes_above_14_and_not_at_14_its_cards_are_discarded_and_nobod
     assert game.toxicity == 14
     exploded = PotResult(0, "exploded", ("T6", "T6", "T2", "T1"), 15, 0)
     assert game.play(0, "T1") == PotPlayed(0, "T1", False, 15, exploded, "T5", ("T5",), None, False)
-    assert game.pot_results() == (exploded,)
+    assert game.results() == (exploded,)
     assert game.totals == (0, 0)
     assert (game.pot, game.toxicity) == (("T5",), 5)
     assert game.hand(0) == ("T0", "T0", "T3", "T5")
@@ -88,7 +88,7 @@ def test_closing_is_refused_when_the_card_explodes_the_pot(pot):
         game.play(0, "T1", True)
     assert refused.value.code == "cannot_close"
     assert str(refused.value) == "the pot may not be closed with T1: it makes the pot explode (toxicity 15 > 14)"
-    assert (game.toxicity, game.turn, game.pot_results()) == (14, 0, ())
+    assert (game.toxicity, game.turn, game.results()) == (14, 0, ())
     assert ("T1", True) not in game.legal_moves()
     assert ("T0", True) in game.legal_moves()
 
@@ -104,7 +104,7 @@ def test_a_pot_of_four_cards_and_toxicity_6_closed_scores_1_minus_6(pot):
     closed = PotResult(0, "closed", ("T0", "T1", "T2", "T3"), 6, -5)
     assert game.play(0, "T3", True) == PotPlayed(0, "T3", True, 6, closed, "T6", ("T6",), None, False)
     assert game.totals == (-5, 0)
-    assert game.pot_results() == (closed,)
+    assert game.results() == (closed,)
 
 
 @pytest.mark.parametrize(
@@ -241,7 +241,7 @@ def test_the_last_card_closes_the_pot_for_its_player_and_ends_the_game(pot):
         points = 1 + len(cards) if toxicity <= len(cards) else 1 - toxicity
         assert played.ended is None
         assert played.final == PotResult(seat, "closed", cards, toxicity, points)
-        assert game.pot_results()[-1] == played.final
+        assert game.results()[-1] == played.final
         totals[seat] += points
         assert list(game.totals) == totals
         assert (game.pot, game.toxicity) == ((), 0)
@@ -251,9 +251,9 @@ def test_the_last_card_closes_the_pot_for_its_player_and_ends_the_game(pot):
 
 def test_every_card_of_the_deck_ends_in_exactly_one_pot(pot):
     game = play_on(pot.Game(4, seed=21), lambda game: False)
-    cards = [card for result in game.pot_results() for card in result.cards]
+    cards = [card for result in game.results() for card in result.cards]
     assert sorted(cards) == sorted(f"T{t}" for t in range(7) for _ in range(8))
-    assert game.totals == tuple(sum(r.points for r in game.pot_results() if r.seat == seat) for seat in range(4))
+    assert game.totals == tuple(sum(r.points for r in game.results() if r.seat == seat) for seat in range(4))
 
 
 # ---- winning ----------------------------------------------------------------------------

@@ -10,9 +10,14 @@
 #
 # Everything here is C: one struct holds the whole game, the rule functions take a pointer
 # to it, never touch a Python object and report what went wrong with an error code.
-# `core/engine.pyx` is the only Python face of these functions.
+# `core/poison/engine.pyx` is the only Python face of these functions.
 
 from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint32_t, uint64_t
+
+# The strategies the C loops can play a seat with are every game's (core/bots.pxd), as are
+# the first checks of a move (core/turns.pxd).
+from core.bots cimport N_POLICIES, POLICY_GREEDY, POLICY_MCTS, POLICY_RANDOM
+from core.turns cimport MoveRefusals
 
 cdef enum:
     N_CAULDRONS = 3
@@ -45,12 +50,6 @@ cdef enum:
     PHASE_DEAL = 0           # waiting for the hands of the next round
     PHASE_PLAY = 1           # a round is being played
     PHASE_OVER = 2           # the last round is scored
-
-# Strategies the C loops can play a seat with.
-cdef enum:
-    POLICY_RANDOM = 0        # a uniformly random legal move
-    POLICY_GREEDY = 1        # avoid overflowing; forced, take the cheapest pile (see greedy_key)
-    N_POLICIES = 2
 
 # Error codes of the rule functions; engine.pyx maps each to a Python exception.
 cdef enum:
@@ -126,6 +125,7 @@ cdef void deal_from_seed(uint64_t seed, int round, int n_players, int dealer, ui
 cdef int game_init(GameState* game, int n_players, int n_rounds, int cauldron_rule) noexcept nogil
 cdef void game_seed(GameState* game, uint64_t seed) noexcept nogil
 cdef int game_deal(GameState* game, const uint8_t* deal) noexcept nogil
+cdef const MoveRefusals* move_refusals() noexcept nogil   # check_move's first codes (core/turns.pxd)
 cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil
 cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil
 cdef void apply_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil   # unchecked
@@ -135,7 +135,7 @@ cdef void score_taken(int n_players, const uint8_t* taken,
 
 # Random numbers (splitmix64), identical to the reference's, so seeds mean the same in both:
 # one copy for every ruleset, in core/splitmix.pxd (inline, so cimported here for rules.pyx).
-from core.splitmix cimport next_random, random_below, stream_seed
+from core.splitmix cimport next_random, random_below, shuffle, stream_seed
 
 # Batch loops.
 cdef int64_t replay_moves(GameState* game, const uint8_t* deals, int n_deals,

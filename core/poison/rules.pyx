@@ -3,11 +3,14 @@
 
 Every function here is `noexcept nogil` and touches no Python object: a broken rule shows
 up as an error code, never as an exception. The order in which `check_move` tests things is
-part of the contract (the first failing check names the error) and `core/reference.py`
+part of the contract (the first failing check names the error) and `core/poison/reference.py`
 follows the same order.
 """
 
 from libc.string cimport memcpy, memset
+
+from core.bots cimport BotChoose, BotKey, BotLegalMoves, bot_move, bots_play_out
+from core.turns cimport move_refusal
 
 # Card kinds are colour * N_VALUES + value index for potions, and POISON_KIND for poison.
 cdef uint8_t[5] POTION_VALUES = [1, 2, 4, 5, 7]
@@ -85,21 +88,15 @@ cdef int dealt_hand_size(int n_players, int dealer, int hand) noexcept nogil:
 
 cdef void deal_from_seed(uint64_t seed, int round, int n_players, int dealer, uint8_t* deal) noexcept nogil:
     cdef uint8_t deck[DECK_SIZE]
-    cdef int kind, copy, i, j, position, hand
+    cdef int kind, copy, i, position, hand
     cdef int n = 0
     cdef int hands = hands_dealt(n_players)
-    cdef uint8_t swap
     cdef uint64_t rng = stream_seed(seed, <uint64_t>(round + 1))
     for kind in range(N_KINDS):
         for copy in range(kind_copies(kind)):
             deck[n] = <uint8_t>kind
             n += 1
-    # Fisher–Yates, from the top of the deck down.
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = random_below(&rng, <uint32_t>(i + 1))
-        swap = deck[i]
-        deck[i] = deck[j]
-        deck[j] = swap
+    shuffle(deck, DECK_SIZE, &rng)
     memset(deal, 0, DEAL_SIZE)
     # One card at a time from the dealer's left (a three-player deal's fourth hand last),
     # counted round the table rather than worked out with a division per card.
@@ -199,21 +196,28 @@ cdef inline bint cauldron_accepts(const GameState* game, int kind, int cauldron)
     return game.cauldron_colour[cauldron] == NO_COLOUR
 
 
+cdef MoveRefusals REFUSALS = MoveRefusals(
+    ERR_SEAT_OUT_OF_RANGE, ERR_UNKNOWN_CARD, ERR_CAULDRON_OUT_OF_RANGE, ERR_GAME_FINISHED, ERR_AWAITING_DEAL,
+    ERR_NOT_YOUR_TURN, ERR_CARD_NOT_IN_HAND,
+)
+
+
+cdef const MoveRefusals* move_refusals() noexcept nogil:
+    return &REFUSALS
+
+
 cdef int check_move(const GameState* game, int seat, int kind, int cauldron) noexcept nogil:
-    if seat < 0 or seat >= game.n_players:
-        return ERR_SEAT_OUT_OF_RANGE
-    if kind < 0 or kind >= N_KINDS:
-        return ERR_UNKNOWN_CARD
-    if cauldron < 0 or cauldron >= N_CAULDRONS:
-        return ERR_CAULDRON_OUT_OF_RANGE
-    if game.phase == PHASE_OVER:
-        return ERR_GAME_FINISHED
-    if game.phase == PHASE_DEAL:
-        return ERR_AWAITING_DEAL
-    if seat != game.turn:
-        return ERR_NOT_YOUR_TURN
-    if game.hand[seat][kind] == 0:
-        return ERR_CARD_NOT_IN_HAND
+    return checked(game, seat, kind, cauldron)
+
+
+cdef inline int checked(const GameState* game, int seat, int kind, int cauldron) noexcept nogil:
+    # check_move's body, inline so that play_move, which runs it for every move, inlines it.
+    cdef int refused = move_refusal(
+        &REFUSALS, game.n_players, N_KINDS, 0 <= cauldron < N_CAULDRONS, game.phase == PHASE_OVER,
+        game.phase == PHASE_DEAL, game.turn, &game.hand[0][0], seat, kind,
+    )
+    if refused != OK:
+        return refused
     if not cauldron_accepts(game, kind, cauldron):
         return ERR_ILLEGAL_CAULDRON
     return OK
@@ -271,7 +275,7 @@ cdef void end_round(GameState* game) noexcept nogil:
 
 
 cdef int play_move(GameState* game, int seat, int kind, int cauldron, Outcome* outcome) noexcept nogil:
-    cdef int error = check_move(game, seat, kind, cauldron)
+    cdef int error = checked(game, seat, kind, cauldron)
     if error != OK:
         return error
     apply_move(game, seat, kind, cauldron, outcome)
@@ -426,35 +430,18 @@ cdef int greedy_key(const GameState* game, int kind, int cauldron) noexcept nogi
 
 cdef int choose_move(const GameState* game, int policy, uint64_t* rng,
                      uint8_t* kind, uint8_t* cauldron) noexcept nogil:
-    cdef uint8_t kinds[MAX_LEGAL_MOVES]
-    cdef uint8_t cauldrons[MAX_LEGAL_MOVES]
-    cdef int n = legal_moves(game, kinds, cauldrons)
-    cdef int pick = 0
-    cdef int i, key, best
-    if n == 0:
-        return ERR_GAME_FINISHED if game.phase == PHASE_OVER else ERR_AWAITING_DEAL
-    if policy == POLICY_GREEDY:
-        best = greedy_key(game, kinds[0], cauldrons[0])
-        for i in range(1, n):
-            key = greedy_key(game, kinds[i], cauldrons[i])
-            if key < best:
-                best = key
-                pick = i
-    else:
-        pick = random_below(rng, <uint32_t>n)
-    kind[0] = kinds[pick]
-    cauldron[0] = cauldrons[pick]
-    return OK
+    # The greedy bot plays the move it dislikes least (greedy_key).
+    if bot_move(game, <BotLegalMoves>legal_moves, <BotKey>greedy_key, True, policy == POLICY_GREEDY, rng, kind, cauldron):
+        return OK
+    return ERR_GAME_FINISHED if game.phase == PHASE_OVER else ERR_AWAITING_DEAL
+
+
+cdef void apply_unchecked(void* game, int seat, int kind, int cauldron) noexcept nogil:
+    cdef Outcome outcome
+    apply_move(<GameState*>game, seat, kind, cauldron, &outcome)   # a legal move: no need to check
 
 
 cdef int64_t play_out(GameState* game, const uint8_t* policies, uint64_t* rng) noexcept nogil:
     """Play until the game ends or waits for a deal; returns the number of moves made."""
-    cdef Outcome outcome
-    cdef uint8_t kind, cauldron
-    cdef int64_t moves = 0
-    while game.phase == PHASE_PLAY:
-        if choose_move(game, policies[game.turn], rng, &kind, &cauldron) != OK:
-            break
-        apply_move(game, game.turn, kind, cauldron, &outcome)   # a legal move: no need to check
-        moves += 1
-    return moves
+    return bots_play_out(game, &game.phase, PHASE_PLAY, &game.turn, policies, rng,
+                         <BotChoose>choose_move, apply_unchecked, OK)

@@ -1,6 +1,6 @@
 """The rules of Poison in plain Python, written to be read next to rules.md.
 
-This is the oracle: the tests play the compiled engine (core.engine) and this module side
+This is the oracle: the tests play the compiled engine (core.poison.engine) and this module side
 by side and demand the same legal moves, cauldrons, piles, scores and errors after every
 move, and the benchmarks measure the engine against it. It is deliberately simple and
 slow; it must never import the compiled engine, or it would prove nothing.
@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeGuard
 
 from core import errors
+from core.plain import BOTS as BOTS
+from core.plain import STATUSES as STATUSES
+from core.plain import PlainGame, Random, check_seed, is_int, replay_moves, simulate_games, stream_seed
 from core.results import (
     Cauldron,
     Colour,
@@ -23,7 +25,6 @@ from core.results import (
     Replayed,
     RoundResult,
     Simulation,
-    Status,
     Taken,
     View,
 )
@@ -40,7 +41,6 @@ POISON_VALUE = 4
 POISON_COPIES = 8
 OVERFLOW_LIMIT = 13  # a total above this overflows
 CAULDRONS = 3
-BOTS = ("random", "greedy")
 
 # Every card code in the canonical order used for hands and legal moves.
 CARD_CODES = (*(f"{letter}{value}" for letter in "RBP" for value in POTION_VALUES), "G4")
@@ -68,39 +68,6 @@ def value_of(card: str) -> int:
 
 def is_card(card: object) -> bool:
     return isinstance(card, str) and card in CARD_CODES
-
-
-def is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-# ---- random numbers: splitmix64, the same as the engine's, so seeds agree ---------------
-
-MASK = (1 << 64) - 1
-GOLDEN_GAMMA = 0x9E3779B97F4A7C15
-
-
-def mix64(z: int) -> int:
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
-
-
-def stream_seed(seed: int, stream: int) -> int:
-    """An independent seed for one use (a round's deal, a bot's choices) of a game seed."""
-    return mix64((seed + stream * GOLDEN_GAMMA) & MASK)
-
-
-class Random:
-    def __init__(self, state: int) -> None:
-        self.state = state
-
-    def next(self) -> int:
-        self.state = (self.state + GOLDEN_GAMMA) & MASK
-        return mix64(self.state)
-
-    def below(self, n: int) -> int:
-        return ((self.next() >> 32) * n) >> 32
 
 
 # ---- dealing (rules.md, "Dealing") --------------------------------------------------------
@@ -253,22 +220,12 @@ def check_players(players: object) -> int:
     return players
 
 
-def check_seed(seed: object) -> int:
-    """A game's seed, or a simulation's."""
-    if not is_int(seed) or not 0 <= seed <= errors.SEED_LIMIT:
-        raise errors.invalid_seed(seed)
-    return seed
+class Game(PlainGame[Move]):
+    """One game of Poison; the same interface as core.poison.engine.Game."""
 
-
-def check_draw(seed: object) -> int:
-    """What a bot draws from: any 64-bit state (core.rulesets.bot_seed derives them)."""
-    if not is_int(seed) or not 0 <= seed <= errors.DRAW_LIMIT:
-        raise errors.invalid_draw(seed)
-    return seed
-
-
-class Game:
-    """One game of Poison; the same interface as core.engine.Game."""
+    card_codes = CARD_CODES
+    lowest_wins = True
+    lowest_key = True  # the greedy bot plays the move it dislikes least
 
     def __init__(
         self,
@@ -305,7 +262,7 @@ class Game:
         self.cauldron_rule = cauldrons
         self.seed = seed
         self.pending_deals = list(deals or ())
-        self.status: Status = "dealing"
+        self.status = "dealing"
         self.round = 1
         self.dealer = 0  # the first dealer is seat 0
         self._turn = 0
@@ -313,7 +270,7 @@ class Game:
         self.aside: list[str] = []
         self.piles: list[list[str]] = [[] for _ in range(players)]
         self.pots = self._new_cauldrons()
-        self.results: list[RoundResult] = []
+        self.sheet: list[RoundResult] = []
         self._start_round()
 
     def _new_cauldrons(self) -> list[Pot]:
@@ -331,16 +288,8 @@ class Game:
     # -- public state ----------------------------------------------------------------------
 
     @property
-    def turn(self) -> int | None:
-        return self._turn if self.status == "active" else None
-
-    @property
     def cauldrons(self) -> tuple[Cauldron, ...]:
         return tuple(Cauldron(pot.colour, pot.total, tuple(pot.cards)) for pot in self.pots)
-
-    @property
-    def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(len(hand) for hand in self.hands)
 
     @property
     def pile_sizes(self) -> tuple[int, ...]:
@@ -348,17 +297,7 @@ class Game:
 
     @property
     def totals(self) -> tuple[int, ...]:
-        return tuple(sum(result.scores[seat] for result in self.results) for seat in range(self.players))
-
-    @property
-    def winners(self) -> tuple[int, ...]:
-        if self.status != "finished":
-            return ()
-        totals = self.totals
-        return tuple(seat for seat, total in enumerate(totals) if total == min(totals))
-
-    def hand(self, seat: int) -> tuple[str, ...]:
-        return sort_cards(self.hands[self._seat(seat)])
+        return tuple(sum(result.scores[seat] for result in self.sheet) for seat in range(self.players))
 
     def set_aside(self) -> tuple[str, ...]:
         return sort_cards(self.aside)
@@ -366,14 +305,6 @@ class Game:
     def taken(self, seat: int) -> Taken:
         pile = self.piles[self._seat(seat)]
         return Taken(*(sum(1 for card in pile if colour_of(card) == suit) for suit in (*COLOURS, POISON)))
-
-    def _seat(self, seat: object) -> int:
-        if not is_int(seat) or not 0 <= seat < self.players:
-            raise errors.seat_out_of_range(seat, self.players)
-        return seat
-
-    def round_results(self) -> tuple[RoundResult, ...]:
-        return tuple(self.results)
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -464,21 +395,10 @@ class Game:
         )
         return (1, penalty, len(pot.cards), value_of(card))
 
-    def choose(self, bot: str, seed: int = 0) -> Move:
-        """The move `bot` plays for the seat to move (`seed` drives the random bot)."""
-        return self._choose(bot, Random(stream_seed(check_draw(seed), 0)))
-
-    def _choose(self, bot: str, rng: Random) -> Move:
-        if not (type(bot) is str and bot in BOTS):
-            raise errors.refused_bot(bot, BOTS)
+    def _not_active(self) -> errors.RuleError:
         if self.status == "finished":
-            raise errors.game_finished()
-        if self.status == "dealing":
-            raise errors.awaiting_deal(self.round)
-        legal = self.legal_moves()
-        if bot == "greedy":
-            return min(legal, key=lambda move: self.greedy_key(*move))  # min keeps the first of equals
-        return legal[rng.below(len(legal))]
+            return errors.game_finished()
+        return errors.awaiting_deal(self.round)
 
     def play(self, seat: int, card: str, cauldron: int) -> Played:
         self.check(seat, card, cauldron)
@@ -506,7 +426,7 @@ class Game:
     def _end_round(self) -> None:
         taken = tuple(self.taken(seat) for seat in range(self.players))
         scores, discarded = score_round(taken)
-        self.results.append(RoundResult(self.round, self.dealer, taken, discarded, scores))
+        self.sheet.append(RoundResult(self.round, self.dealer, taken, discarded, scores))
         # Whatever is left in the cauldrons scores for nobody and leaves with the round.
         self.hands = [[] for _ in range(self.players)]
         self.aside = []
@@ -523,33 +443,16 @@ class Game:
     # -- views ---------------------------------------------------------------------------
 
     def view(self, seat: int | None = None) -> View:
-        if seat is not None:
-            seat = self._seat(seat)
         return View(
-            status=self.status,
-            round=self.round,
-            rounds=self.rounds,
-            dealer=self.dealer,
-            turn=self.turn,
-            cauldrons=self.cauldrons,
-            hand_sizes=self.hand_sizes,
-            taken=self.pile_sizes,
-            scores=tuple(result.scores for result in self.results),
-            totals=self.totals,
-            winners=self.winners,
-            seat=seat,
-            hand=None if seat is None else self.hand(seat),
-            legal_moves=None if seat is None else (self.legal_moves() if seat == self.turn else ()),
+            self.status, self.round, self.rounds, self.dealer, self.turn, self.cauldrons, self.hand_sizes,
+            self.pile_sizes, tuple(result.scores for result in self.sheet), *self._shown(seat),
         )
 
     def copy(self) -> Game:
-        twin = Game.__new__(Game)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = [list(hand) for hand in self.hands]
+        twin = self._twin()
         twin.aside = list(self.aside)
         twin.piles = [list(pile) for pile in self.piles]
         twin.pots = [Pot(pot.fixed_colour, list(pot.cards)) for pot in self.pots]
-        twin.results = list(self.results)
         twin.pending_deals = list(self.pending_deals)
         return twin
 
@@ -572,30 +475,21 @@ def replay(
     if not isinstance(moves, (list, tuple)) or not isinstance(deals, (list, tuple)):
         raise errors.rule_error("invalid_move", "moves and deals must be lists")
     game = Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
-    deals = list(deals)
-    for index in range(len(moves) + 1):
+    waiting = list(deals)
+
+    def deal_due() -> errors.RuleError | None:
         # A round is dealt as it starts, also after the last recorded move.
-        if game.status == "dealing" and deals:
-            deal = deals.pop(0)
+        if game.status == "dealing" and waiting:
+            deal = waiting.pop(0)
             try:
                 if not (isinstance(deal, (list, tuple)) and len(deal) == 2):
                     raise errors.rule_error("invalid_deal", "each deal is a pair (hands, set_aside)")
                 game.deal(deal[0], deal[1])
             except errors.RuleError as refused:
-                return Replayed(game, index, refused)
-        if index == len(moves):
-            break
-        move = moves[index]
-        if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            error = errors.rule_error(
-                "invalid_move", f"move {index} is not a (seat, card, cauldron) triple: {errors.quoted(move)}"
-            )
-            return Replayed(game, index, error)
-        try:
-            game.play(*move)
-        except errors.RuleError as refused:
-            return Replayed(game, index, refused)
-    return Replayed(game, len(moves), None)
+                return refused
+        return None
+
+    return replay_moves(game, moves, "(seat, card, cauldron)", deal_due)
 
 
 def simulate(
@@ -609,36 +503,13 @@ def simulate(
     first: int = 0,
 ) -> Simulation:
     """Play games number `first` to `first + games - 1`, each seat played by its bot
-    (random by default)."""
+    (random by default); the lowest total wins."""
     check_players(players)
-    check_seed(seed)
-    if not is_int(games) or not 0 <= games <= errors.MAX_GAMES:
-        raise errors.invalid_games(games)
-    if bots is None:
-        bots = ["random"] * players
-    if not isinstance(bots, (list, tuple)) or len(bots) != players:
-        raise errors.bots_per_seat(players)
-    for bot in bots:
-        if not (type(bot) is str and bot in BOTS):
-            raise errors.refused_bot(bot, BOTS)
-    wins = [0] * players
-    score_sum = [0] * players
-    score_squares = [0] * players
-    moves = 0
-    if not is_int(first) or not 0 <= first <= errors.MAX_FIRST:
-        raise errors.invalid_first(first)
-    for number in range(first, first + games):
-        game_seed = stream_seed(seed, number)  # any 64-bit state: dealt without Game's check
+
+    def seeded(game_seed: int) -> Game:
         game = Game(players, rounds=rounds, cauldrons=cauldrons)
         game.seed = game_seed
         game._start_round()
-        rng = Random(stream_seed(game_seed, 0))
-        while game.status == "active":
-            card, cauldron = game._choose(bots[game._turn], rng)
-            game.play(game._turn, card, cauldron)
-            moves += 1
-        for seat, total in enumerate(game.totals):
-            wins[seat] += seat in game.winners
-            score_sum[seat] += total
-            score_squares[seat] += total * total
-    return Simulation(games, moves, tuple(wins), tuple(score_sum), tuple(score_squares))
+        return game
+
+    return simulate_games(players, games, seed, bots, first, seeded)

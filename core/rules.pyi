@@ -1,2 +1,0 @@
-"""core.rules holds the rules as C functions (declared in rules.pxd) and exports nothing to
-Python: its Python face is core.engine."""
