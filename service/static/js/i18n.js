@@ -129,7 +129,7 @@ function render(parts, args, hash) {
     else if (!part.options) {
       const value = args[part.arg];
       if (value === undefined) throw new Error(`a message wants the argument ${part.arg}`);
-      if (Array.isArray(value)) out.push(...value);
+      if (Array.isArray(value)) out.push(...value.flat(Infinity));
       else out.push(typeof value === "number" ? number(value) : value);
     } else {
       const value = args[part.arg];
@@ -183,7 +183,7 @@ export function listing(items) {
   return lists
     .format(marks)
     .split(/\u0000(\d+)\u0000/)
-    .map((piece, i) => (i % 2 ? items[Number(piece)] : piece))
+    .flatMap((piece, i) => (i % 2 ? [items[Number(piece)]].flat(Infinity) : [piece]))
     .filter((piece) => piece !== "");
 }
 
