@@ -35,7 +35,9 @@ def test_a_blank_or_duplicate_seat_name_is_said_at_its_field_in_words_and_nothin
 
     assert error_at(watched, 1) == "Seat 2 needs a name: the other players see it at the table."
     called = first.input_value()
-    assert error_at(watched, 2) == f"Seat 1 is already called “{called}”: each seat needs a name of its own."
+    # The name is isolated in its own direction (FSI … PDI), as every name from a person is.
+    isolated = f"\u2068{called}\u2069"
+    assert error_at(watched, 2) == f"Seat 1 is already called “{isolated}”: each seat needs a name of its own."
     assert error_at(watched, 0) == ""
     assert second.get_attribute("aria-invalid") == "true"
     assert first.get_attribute("aria-invalid") is None

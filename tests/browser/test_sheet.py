@@ -90,7 +90,8 @@ def test_the_charts_names_at_the_lines_ends_fit_inside_the_chart_on_desktop_and_
     titles = chart.locator("g.series > title").all_text_contents()
     for (text, *_), title, player in zip(labels, titles, players, strict=True):
         name, total = text.rsplit(" ", 1)
-        assert title.startswith(f"{player['name']}: ")
+        # The title names the seat isolated in its own direction (FSI … PDI), as every name is.
+        assert title.startswith(f"\u2068{player['name']}\u2069: ")
         assert name == player["name"] or (name.endswith("…") and player["name"].startswith(name[:-1]))
         assert total == title.rsplit(", ", 1)[-1]
 

@@ -2,6 +2,7 @@
 // word for its kind, so a card reads by letter, value and word, never by colour alone.
 
 import { h } from "./dom.js";
+import { number } from "./i18n.js";
 
 /**
  * `face` is what a ruleset says of a card: {code, value, kind (a CSS class), word, label}.
@@ -17,8 +18,8 @@ export function cardFace(face, { size, fresh } = {}) {
       role: "img",
       "aria-label": face.label,
     },
-    h("span", { class: "card-code", "aria-hidden": "true" }, face.code),
-    h("span", { class: "card-value", "aria-hidden": "true" }, String(face.value)),
+    h("span", { class: "card-code", dir: "ltr", "aria-hidden": "true" }, face.code),
+    h("span", { class: "card-value", "aria-hidden": "true" }, number(face.value)),
     h("span", { class: "card-word", "aria-hidden": "true" }, face.word),
   );
 }
@@ -28,6 +29,6 @@ export function cardBack(count, label) {
   return h(
     "span",
     { class: "card-back", title: label, role: "img", "aria-label": label },
-    h("span", { "aria-hidden": "true" }, String(count)),
+    h("span", { "aria-hidden": "true" }, number(count)),
   );
 }

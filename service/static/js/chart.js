@@ -1,8 +1,13 @@
 // The running totals of a game as an SVG line chart, drawn by hand: one line per seat (each
 // seat its own colour, dash and marker shape, and its name at the line's end, so lines tell
 // apart without colour), a point per round or per pot, and a marker at the step shown.
+// The drawing stays left to right in every language, Persian's too: its axis is time, and
+// its numbers read left to right in any script (docs/table.md, "Right to left"); a name at a
+// line's end is isolated in its own direction (CSS `unicode-bidi: plaintext`), so "سارا +3"
+// never reads "3+ سارا".
 
-import { h, s, signed } from "./dom.js";
+import { h, s } from "./dom.js";
+import { isolated, signed, t } from "./i18n.js";
 
 /** The drawing's width: narrower on a phone, so that its words stay readable there. */
 const width = () => (document.documentElement.clientWidth < 600 ? 380 : 640);
@@ -25,13 +30,12 @@ function measure(text) {
   return pen.measureText(text).width;
 }
 
-/** "Name +3", its name shortened with "…" when the whole would be wider than `room`. */
+/** ["Name", "+3"], its name shortened with "…" when the whole would be wider than `room`. */
 function fitted(name, total, room) {
-  const whole = `${name} ${total}`;
-  if (measure(whole) <= room) return whole;
+  if (measure(`${name} ${total}`) <= room) return [name, total];
   const letters = [...name]; // by code point, never splitting a character in two
   while (letters.length > 1 && measure(`${letters.join("")}… ${total}`) > room) letters.pop();
-  return `${letters.join("")}… ${total}`;
+  return [`${letters.join("")}…`, total];
 }
 
 function ticks(low, high) {
@@ -71,7 +75,7 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
   // of the drawing (a longer name is shortened to fit, and its line's title keeps it whole).
   const room = WIDTH * NAMES_AT_MOST - NAME_GAP;
   const ending = lines.map((line, seat) => fitted(names[seat], signed(line.at(-1)), room));
-  const right = NAME_GAP + Math.ceil(Math.max(0, ...ending.map(measure))) + 2;
+  const right = NAME_GAP + Math.ceil(Math.max(0, ...ending.map((words) => measure(words.join(" "))))) + 2;
   const plotWidth = WIDTH - PAD.left - right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const x = (i) => PAD.left + (labels.length > 1 ? (i * plotWidth) / (labels.length - 1) : plotWidth / 2);
@@ -99,7 +103,7 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
     s(
       "g",
       { class: `series seat-${seat}`, "data-seat": seat },
-      s("title", null, `${names[seat]}: ${line.map(signed).join(", ")}`),
+      s("title", null, t("chart.line", { name: isolated(names[seat]), totals: line.map(signed).join(", ") })),
       s("polyline", { class: `series-line seat-${seat}`, "data-seat": seat, points: line.map((value, i) => `${x(i)},${y(value)}`).join(" ") }),
       line.map((value, i) => marker(MARKERS[seat % MARKERS.length], x(i), y(value), seat)),
       s(
@@ -111,7 +115,8 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
           "font-size": NAME_FONT.size,
           "font-weight": NAME_FONT.weight,
         },
-        ending[seat],
+        s("tspan", { class: "series-who" }, ending[seat][0]),
+        ` ${ending[seat][1]}`,
       ),
     ),
   );
@@ -125,14 +130,15 @@ export function totalsChart(series, names, { at = null, caption } = {}) {
       class: "chart",
       viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
       role: "img",
-      "aria-label": caption ?? `Running totals per ${axis}, one line per seat`,
+      "aria-label": caption ?? t("chart.label", { axis }),
+      direction: "ltr",
       "data-lines": lines.length,
     },
     grid,
-    s("text", { class: "axis-name", x: PAD.left + plotWidth / 2, y: HEIGHT - 4, "text-anchor": "middle" }, `after each ${axis}`),
+    s("text", { class: "axis-name", x: PAD.left + plotWidth / 2, y: HEIGHT - 4, "text-anchor": "middle" }, t("chart.axis", { axis })),
     xLabels,
     step,
     series_,
   );
-  return h("figure", { class: "chart-figure" }, svg, h("figcaption", null, caption ?? `Running totals after each ${axis}.`));
+  return h("figure", { class: "chart-figure" }, svg, h("figcaption", null, caption ?? t("chart.caption", { axis })));
 }

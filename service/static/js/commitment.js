@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { fill, h } from "./dom.js";
+import { t } from "./i18n.js";
 import { noticeBoard } from "./notices.js";
 
 /** How many hex digits of the commitment the page shows at a glance (the whole on hover). */
@@ -13,19 +14,19 @@ const SHORT = 16;
 
 /** The commitment, short, with the whole of it in its title (and for a screen reader). */
 export function commitmentCode(commitment) {
-  return h("code", { class: "commitment-code", title: commitment, "aria-label": `seed commitment ${commitment}`, "data-commitment": commitment }, `${commitment.slice(0, SHORT)}…`);
+  return h("code", { class: "commitment-code", title: commitment, "aria-label": t("deals.code.label", { commitment }), "data-commitment": commitment }, `${commitment.slice(0, SHORT)}…`);
 }
 
 /** What each of the replay answer's words says of the deals, in a sentence. */
 const VERDICTS = {
-  holds: (commitment) => ["The deals were fixed before play: the seed commitment holds", commitment ? [" (", commitmentCode(commitment), ")"] : null, "."],
-  none: () => ["This log is from before games committed to their deals: nothing to check."],
+  holds: (commitment) => [t("deals.holds"), commitment ? [" (", commitmentCode(commitment), ")"] : null, t("deals.holds.end")],
+  none: () => [t("deals.none")],
 };
 
 /** A replay answer's verdict on the deals, as a line of the page. */
 export function verdict(answer) {
   const word = answer.commitment;
-  const said = VERDICTS[word]?.(answer.game.seed_commitment) ?? [`The service says of the seed commitment: “${word}”.`];
+  const said = VERDICTS[word]?.(answer.game.seed_commitment) ?? [t("deals.other", { word })];
   return h("p", { class: ["commitment-verdict", `commitment-${word}`], role: "status", "data-commitment-status": word }, said);
 }
 
@@ -51,7 +52,7 @@ export function dealsPanel(gameId) {
     try {
       answered = verdict(await api.replay(await api.exported(gameId)));
     } catch (problem) {
-      notices.problem(problem, problem.body?.at_version ? `The first bad event is number ${problem.body.at_version}.` : "");
+      notices.problem(problem, problem.body?.at_version ? t("replay.bad_event", { version: problem.body.at_version }) : "");
     } finally {
       checking = false;
       redraw();
@@ -62,23 +63,23 @@ export function dealsPanel(gameId) {
     const commitment = view.seed_commitment;
     const over = view.status === "finished" || view.status === "abandoned";
     if (!commitment) {
-      fill(summary, "No commitment to the deals");
-      fill(body, h("p", { class: "hint" }, "This game was created before games committed to their deals: there is nothing to check."));
+      fill(summary, t("deals.summary.none"));
+      fill(body, h("p", { class: "hint" }, t("deals.body.none")));
       return;
     }
-    fill(summary, "Deals committed: ", commitmentCode(commitment));
+    fill(summary, t("deals.summary"), commitmentCode(commitment));
     fill(body, 
       h("p", { class: "deals-whole" }, h("code", { class: "commitment-whole" }, commitment)),
       h(
         "p",
         { class: "hint" },
         over
-          ? "The game is over: its log shows the seed and the salt. Replaying the log checks that they hash to this commitment."
-          : "The SHA-256 of the game's seed and a secret salt, fixed before anyone played. Note it now: once the game is over, its log shows both, and replaying it checks that they hash to this.",
+          ? t("deals.over")
+          : t("deals.active"),
       ),
       notices.element,
       answered,
-      over && !answered ? h("button", { type: "button", class: "check-deals", disabled: checking, on: { click: check } }, checking ? "Checking…" : "Check the deals") : null,
+      over && !answered ? h("button", { type: "button", class: "check-deals", disabled: checking, on: { click: check } }, checking ? t("deals.checking") : t("deals.check")) : null,
     );
   }
 

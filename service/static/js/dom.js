@@ -44,13 +44,3 @@ export function fill(element, ...children) {
 export function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-/** "+4", "−3", "0": a score whose sign matters (a true minus sign, for reading). */
-export function signed(points) {
-  return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
-}
-
-/** "Ana, Bob and Cy" */
-export function listing(words) {
-  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
-}

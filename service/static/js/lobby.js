@@ -5,7 +5,8 @@
 // accepts (schema.js); the service still checks everything and its refusals are shown.
 
 import { api } from "./api.js";
-import { h, fill, listing } from "./dom.js";
+import { h, fill } from "./dom.js";
+import { has, isolated, listing, number, t, tn, who } from "./i18n.js";
 import { gameOf, rulesetOfListed } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { replayLater } from "./replay.js";
@@ -18,10 +19,10 @@ const PAGE = 10;
 /** The seat editor's choice of a seat left open (docs/http-api.md, "Lobby"). */
 const OPEN = "open";
 const STATUSES = [
-  ["", "All"],
-  ["waiting", "Waiting"],
-  ["active", "Active"],
-  ["finished", "Finished"],
+  ["", t("lobby.status.all")],
+  ["waiting", t("lobby.status.waiting")],
+  ["active", t("lobby.status.active")],
+  ["finished", t("lobby.status.finished")],
 ];
 
 export function mountLobby(root, { status }) {
@@ -29,14 +30,14 @@ export function mountLobby(root, { status }) {
   // The bounds of a seat's name as the API document gives them (read with the new game's
   // form): the join form offers the same, and declares none of its own.
   let nameLength = null;
-  const create = h("section", { class: "panel create", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, "New game"), h("p", { class: "loading" }, "Reading what the service offers…"));
+  const create = h("section", { class: "panel create", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, t("lobby.new")), h("p", { class: "loading" }, t("lobby.reading")));
   const created = h("div", { class: "created-area" });
   const games = h("section", { class: "panel games", "aria-labelledby": "games" });
   const drop = h(
     "label",
     { class: "drop-zone compact", "data-drop": "log" },
-    h("strong", null, "Replay a log: "),
-    "drop an exported file here, or click to choose one.",
+    h("strong", null, t("lobby.drop")),
+    t("lobby.drop.hint"),
     h("input", { type: "file", class: "file-input", accept: ".ndjson,.jsonl,.json,application/x-ndjson", on: { change: (event) => handOver(event.target.files[0]) } }),
   );
   fill(root, h("section", { class: "lobby" }, notices.element, h("div", { class: "lobby-grid" }, h("div", { class: "lobby-start" }, create, created), h("div", { class: "lobby-list" }, games, drop))));
@@ -61,7 +62,7 @@ export function mountLobby(root, { status }) {
     try {
       forms = newGameForms(await api.document());
     } catch (problem) {
-      notices.show("refused", "The service's API document could not be read, so no game can be set up here.", String(problem.message ?? problem));
+      notices.show("refused", t("lobby.no_document"), String(problem.message ?? problem));
       return;
     }
     const known = forms.filter((form) => isKnown(form.ruleset));
@@ -71,30 +72,30 @@ export function mountLobby(root, { status }) {
     const rulesetField = h(
       "fieldset",
       { class: "rulesets" },
-      h("legend", null, "Game"),
+      h("legend", null, t("lobby.game")),
       known.map((each, i) =>
         h(
           "label",
           { class: "ruleset-choice" },
           h("input", { type: "radio", name: "ruleset", value: each.ruleset, checked: i === 0, on: { change: () => switchTo(each) } }),
           h("strong", null, gameOf(each.ruleset).title),
-          h("span", { class: "hint" }, `${each.seats.min} to ${each.seats.max} seats. ${gameOf(each.ruleset).lowestWins ? "Lowest" : "Highest"} total wins.`),
+          h("span", { class: "hint" }, t("lobby.ruleset.hint", { min: each.seats.min, max: each.seats.max, lowest: gameOf(each.ruleset).lowestWins ? "yes" : "no" })),
         ),
       ),
     );
     const seatList = h("ol", { class: "seat-editor" });
-    const addSeat = h("button", { type: "button", class: "add-seat", on: { click: () => (seats.push(newSeat(seats.length)), drawSeats()) } }, "+ Add a seat");
+    const addSeat = h("button", { type: "button", class: "add-seat", on: { click: () => (seats.push(newSeat(seats.length)), drawSeats()) } }, t("lobby.add_seat"));
     const options = h("div", { class: "options" });
-    const seed = h("input", { type: "text", name: "seed", inputMode: "numeric", pattern: "[0-9]{1,19}", placeholder: "random", autocomplete: "off", class: "seed" });
-    const submit = h("button", { type: "submit", class: "primary" }, "Create the game");
+    const seed = h("input", { type: "text", name: "seed", inputMode: "numeric", pattern: "[0-9]{1,19}", placeholder: t("lobby.seed.placeholder"), autocomplete: "off", class: "seed" });
+    const submit = h("button", { type: "submit", class: "primary" }, t("lobby.create"));
     const problems = noticeBoard();
     const element = h(
       "form",
       { class: "new-game", novalidate: true, on: { submit: (event) => (event.preventDefault(), send()) } },
       rulesetField,
-      h("fieldset", { class: "seats-field" }, h("legend", null, "Seats, in playing order"), seatList, addSeat),
+      h("fieldset", { class: "seats-field" }, h("legend", null, t("lobby.seats")), seatList, addSeat),
       options,
-      h("label", { class: "field" }, h("span", null, "Seed"), seed, h("span", { class: "hint" }, "optional: the same seed deals the same cards (none with an open seat: the service deals it)")),
+      h("label", { class: "field" }, h("span", null, t("lobby.seed")), seed, h("span", { class: "hint" }, t("lobby.seed.hint"))),
       problems.element,
       submit,
     );
@@ -109,7 +110,7 @@ export function mountLobby(root, { status }) {
     function newSeat(index) {
       const quick = form.bots.filter((bot) => bot !== SEARCH_BOT);
       const bots = quick.length ? quick : form.bots;
-      return { name: NAMES[index] ?? `Seat ${index + 1}`, bot: index === 0 ? null : bots[(index - 1) % bots.length] ?? null, playouts: "" };
+      return { name: NAMES[index] ?? t("lobby.seat_default", { seat: index + 1 }), bot: index === 0 ? null : bots[(index - 1) % bots.length] ?? null, playouts: "" };
     }
 
     /** The search bot's strength for a seat it plays: its playouts a move, within the
@@ -127,11 +128,11 @@ export function mountLobby(root, { status }) {
           max: bounds.max,
           step: 1,
           value: seat.playouts,
-          placeholder: bounds.fallback === null ? "default" : String(bounds.fallback),
-          "aria-label": `Seat ${index + 1}: playouts a move (${bounds.min} to ${bounds.max}; blank: the default)`,
+          placeholder: bounds.fallback === null ? t("lobby.default") : number(bounds.fallback),
+          "aria-label": t("lobby.playouts.label", { seat: index + 1, min: bounds.min, max: bounds.max }),
           on: { input: (event) => (seat.playouts = event.target.value) },
         }),
-        h("span", { class: "hint" }, `playouts (${bounds.min.toLocaleString("en")}–${bounds.max.toLocaleString("en")})`),
+        h("span", { class: "hint" }, t("lobby.playouts.hint", { min: bounds.min, max: bounds.max })),
       );
     }
 
@@ -144,7 +145,7 @@ export function mountLobby(root, { status }) {
       if (seat.bot !== SEARCH_BOT || !form.playouts || typed === "") return player;
       const { min, max } = form.playouts;
       if (!/^[0-9]+$/.test(typed) || Number(typed) < min || Number(typed) > max) {
-        throw Object.assign(new Error(`Seat ${index + 1} (${seat.name.trim() || "the search bot"}): its playouts a move are a whole number from ${min.toLocaleString("en")} to ${max.toLocaleString("en")}, or blank for the default.`), { title: "Check the bot's strength." });
+        throw Object.assign(new Error(t("lobby.playouts.wrong", { seat: index + 1, name: seat.name.trim() ? isolated(seat.name.trim()) : t("lobby.playouts.search_bot"), min, max })), { title: t("lobby.playouts.title") });
       }
       return { ...player, playouts: Number(typed) };
     }
@@ -157,8 +158,8 @@ export function mountLobby(root, { status }) {
       return seats.map((seat, index) => {
         if (seat.open) return null;
         const name = seat.name.trim();
-        if (name === "") return `Seat ${index + 1} needs a name: the other players see it at the table.`;
-        if (seen.has(name)) return `Seat ${seen.get(name) + 1} is already called “${name}”: each seat needs a name of its own.`;
+        if (name === "") return t("lobby.name.blank", { seat: index + 1 });
+        if (seen.has(name)) return t("lobby.name.same", { earlier: seen.get(name) + 1, name: isolated(name) });
         seen.set(name, index);
         return null;
       });
@@ -190,9 +191,10 @@ export function mountLobby(root, { status }) {
               type: "text",
               class: "seat-name-input",
               value: seat.open ? "" : seat.name,
-              placeholder: seat.open ? "whoever joins" : "",
+              placeholder: seat.open ? t("lobby.whoever") : "",
+              dir: "auto",
               disabled: seat.open,
-              "aria-label": `Seat ${index + 1}: name`,
+              "aria-label": t("lobby.seat.name", { seat: index + 1 }),
               minLength: form.nameLength.min,
               maxLength: form.nameLength.max,
               required: true,
@@ -206,14 +208,14 @@ export function mountLobby(root, { status }) {
             }),
             h(
               "select",
-              { class: "seat-kind", "aria-label": `Seat ${index + 1}: who plays`, on: { change: (event) => (pick(seat, event.target.value), drawSeats()) } },
-              h("option", { value: "", selected: seat.bot === null && !seat.open }, "a person"),
+              { class: "seat-kind", "aria-label": t("lobby.seat.kind", { seat: index + 1 }), on: { change: (event) => (pick(seat, event.target.value), drawSeats()) } },
+              h("option", { value: "", selected: seat.bot === null && !seat.open }, t("lobby.kind.person")),
               // Never the first seat: its creator sits there (and an open seat is never a bot's).
-              index > 0 ? h("option", { value: OPEN, selected: seat.open }, "open: anyone may join") : null,
-              form.bots.map((bot) => h("option", { value: bot, selected: seat.bot === bot }, `bot: ${bot}`)),
+              index > 0 ? h("option", { value: OPEN, selected: seat.open }, t("lobby.kind.open")) : null,
+              form.bots.map((bot) => h("option", { value: bot, selected: seat.bot === bot }, t("lobby.kind.bot", { bot }))),
             ),
             strengthField(seat, index),
-            h("button", { type: "button", class: "remove-seat", "aria-label": `Remove seat ${index + 1}`, disabled: seats.length <= form.seats.min, on: { click: () => (seats.splice(index, 1), drawSeats()) } }, "×"),
+            h("button", { type: "button", class: "remove-seat", "aria-label": t("lobby.seat.remove", { seat: index + 1 }), disabled: seats.length <= form.seats.min, on: { click: () => (seats.splice(index, 1), drawSeats()) } }, "×"),
             h("span", { class: "seat-name-error", id: `seat-name-error-${index}`, role: "alert" }),
           ),
         ),
@@ -228,13 +230,13 @@ export function mountLobby(root, { status }) {
         options,
         form.options.map((field) => {
           const name = field.path.join(".");
-          const label = field.label[0].toUpperCase() + field.label.slice(1);
+          const label = has(`option.${field.label}`) ? t(`option.${field.label}`) : field.label[0].toUpperCase() + field.label.slice(1);
           const hint = hints[field.label] ?? field.description;
           const input =
             field.kind === "integer"
-              ? h("input", { type: "number", name, min: field.min, max: field.max, step: 1, placeholder: field.nullable ? "default" : "", class: "option", "data-path": name })
-              : h("select", { name, class: "option", "data-path": name }, field.choices.map((choice) => h("option", { value: choice, selected: choice === field.fallback }, choice)));
-          return h("label", { class: "field" }, h("span", null, field.kind === "integer" ? `${label} (${field.min}–${field.max})` : label), input, hint ? h("span", { class: "hint" }, hint) : null);
+              ? h("input", { type: "number", name, min: field.min, max: field.max, step: 1, placeholder: field.nullable ? t("lobby.default") : "", class: "option", "data-path": name })
+              : h("select", { name, class: "option", "data-path": name }, field.choices.map((choice) => h("option", { value: choice, selected: choice === field.fallback }, has(`choice.${choice}`) ? t(`choice.${choice}`) : choice)));
+          return h("label", { class: "field" }, h("span", null, field.kind === "integer" ? t("lobby.option.range", { label, min: field.min, max: field.max }) : label), input, hint ? h("span", { class: "hint" }, hint) : null);
         }),
       );
     }
@@ -261,7 +263,7 @@ export function mountLobby(root, { status }) {
       const text = JSON.stringify(request);
       const digits = seed.value.trim();
       if (digits === "") return text;
-      if (!/^[0-9]{1,19}$/.test(digits)) throw Object.assign(new Error("A seed is a whole number from 0 to 9223372036854775807, or blank for a random one."), { title: "Check the seed." });
+      if (!/^[0-9]{1,19}$/.test(digits)) throw Object.assign(new Error(t("lobby.seed.wrong")), { title: t("lobby.seed.title") });
       return `${text.slice(0, -1)},"seed":${digits}}`;
     }
 
@@ -270,7 +272,7 @@ export function mountLobby(root, { status }) {
       const wrong = showNameProblems(nameProblems());
       if (wrong >= 0) {
         namesChecked = true;
-        problems.show("refused", "Check the names.", "A name at a seat says what is wrong with it; nothing was sent.");
+        problems.show("refused", t("lobby.names.title"), t("lobby.names.detail"));
         seatList.querySelectorAll(".seat-name-input")[wrong].focus();
         return;
       }
@@ -278,7 +280,7 @@ export function mountLobby(root, { status }) {
       try {
         text = body();
       } catch (error) {
-        problems.show("refused", error.title ?? "Check the form.", error.message);
+        problems.show("refused", error.title ?? t("lobby.form.title"), error.message);
         return;
       }
       submit.disabled = true;
@@ -293,7 +295,7 @@ export function mountLobby(root, { status }) {
       }
     }
 
-    fill(create, h("h2", { id: "new-game" }, "New game"), element);
+    fill(create, h("h2", { id: "new-game" }, t("lobby.new")), element);
     for (let i = 0; i < gameOf(form.ruleset).defaultSeats; i++) seats.push(newSeat(i));
     switchTo(form);
   }
@@ -318,14 +320,14 @@ export function mountLobby(root, { status }) {
             field.select();
             try {
               await navigator.clipboard.writeText(text); // only in a secure context (https, localhost)
-              copy.textContent = "Copied";
+              copy.textContent = t("lobby.copied");
             } catch {
-              copy.textContent = "Selected: copy it";
+              copy.textContent = t("lobby.selected");
             }
           },
         },
       },
-      "Copy",
+      t("lobby.copy"),
     );
     return [field, copy];
   }
@@ -340,10 +342,10 @@ export function mountLobby(root, { status }) {
       h(
         "section",
         { class: "panel created", "data-game": answer.game_id },
-        h("h2", null, `${game.title}: game created`),
+        h("h2", null, t("lobby.created", { game: game.title })),
         people.length
-          ? h("p", null, "Each link below is a seat. Send it to the person who plays it: whoever has it plays that seat. Its secret stays after the # and never goes to the server in an address. The links are shown only now.")
-          : h("p", null, "Only bots play: the game is already over."),
+          ? h("p", null, t("lobby.links"))
+          : h("p", null, t("lobby.only_bots")),
         h(
           "ul",
           { class: "seat-links" },
@@ -351,23 +353,23 @@ export function mountLobby(root, { status }) {
             h(
               "li",
               { "data-seat": player.seat },
-              h("strong", null, player.name),
-              ...copyable(links.absolute(links.seat(answer.game_id, player.token)), `${player.name}'s link`),
-              h("a", { class: "button primary take-seat", href: links.seat(answer.game_id, player.token) }, `Play as ${player.name}`),
+              h("strong", null, who(player.name)),
+              ...copyable(links.absolute(links.seat(answer.game_id, player.token)), t("lobby.link.label", { name: isolated(player.name) })),
+              h("a", { class: "button primary take-seat", href: links.seat(answer.game_id, player.token) }, tn("lobby.play_as", { name: who(player.name) })),
             ),
           ),
         ),
-        bots.length ? h("p", { class: "hint" }, `Played by bots: ${listing(bots.map((player) => (player.playouts == null ? player.name : `${player.name} (${strength(player.playouts)})`)))}.`) : null,
+        bots.length ? h("p", { class: "hint" }, tn("lobby.bots", { bots: listing(bots.map((player) => (player.playouts == null ? who(player.name) : tn("lobby.bot_strength", { name: who(player.name), strength: strength(player.playouts) })))) })) : null,
         open.length
           ? h(
               "p",
               { class: "open-seats-note" },
-              `${open.length === 1 ? "Seat" : "Seats"} ${listing(open.map((seat) => String(seat + 1)))} ${open.length === 1 ? "is" : "are"} open: anyone may join from the lobby's `,
-              h("a", { href: "#/?status=waiting" }, "waiting games"),
-              ". Nothing is dealt until every seat is taken; your seat's page shows who joins as they arrive.",
+              t("lobby.open_seats", { count: open.length, seats: listing(open.map((seat) => number(seat + 1))).join("") }),
+              h("a", { href: "#/?status=waiting" }, t("lobby.open_seats.link")),
+              t("lobby.open_seats.after"),
             )
           : null,
-        h("div", { class: "watch-link" }, h("span", null, "Anyone may watch: "), ...copyable(links.absolute(links.watch(answer.game_id)), "Watch link"), h("a", { class: "button", href: links.watch(answer.game_id) }, "Watch")),
+        h("div", { class: "watch-link" }, h("span", null, t("lobby.watch.anyone")), ...copyable(links.absolute(links.watch(answer.game_id)), t("table.watch_link")), h("a", { class: "button", href: links.watch(answer.game_id) }, t("lobby.watch"))),
       ),
     );
     created.scrollIntoView({ block: "nearest" });
@@ -377,9 +379,9 @@ export function mountLobby(root, { status }) {
   function progress(entry) {
     if (entry.status === "waiting") {
       const open = entry.players.filter((name) => name === null).length;
-      return `${open} seat${open === 1 ? "" : "s"} open`;
+      return t("lobby.progress.open", { open });
     }
-    return entry.rounds ? `round ${entry.round} of ${entry.rounds}` : `event ${entry.version}`;
+    return entry.rounds ? t("lobby.progress.round", { round: entry.round, rounds: entry.rounds }) : t("lobby.progress.event", { version: entry.version });
   }
 
   // ---- joining a waiting game -------------------------------------------------------------------
@@ -392,26 +394,26 @@ export function mountLobby(root, { status }) {
     try {
       view = await api.view(entry.game_id);
     } catch (problem) {
-      notices.problem(problem, "The game could not be read.");
+      notices.problem(problem, t("lobby.after.read"));
       return;
     }
     const open = openSeats(view);
-    const name = h("input", { type: "text", class: "join-name", "aria-label": "Your name", placeholder: "your name", minLength: nameLength?.min ?? 1, maxLength: nameLength?.max, required: true, autocomplete: "nickname" });
+    const name = h("input", { type: "text", class: "join-name", "aria-label": t("lobby.join.name"), placeholder: t("lobby.join.placeholder"), dir: "auto", minLength: nameLength?.min ?? 1, maxLength: nameLength?.max, required: true, autocomplete: "nickname" });
     const seat = h(
       "select",
-      { class: "join-seat", "aria-label": "Seat" },
-      open.map((number) => h("option", { value: number }, `seat ${number + 1}`)),
+      { class: "join-seat", "aria-label": t("lobby.join.seat") },
+      open.map((seatNumber) => h("option", { value: seatNumber }, t("lobby.join.seat_n", { seat: seatNumber + 1 }))),
     );
-    const take = h("button", { type: "submit", class: "primary take" }, "Take the seat");
+    const take = h("button", { type: "submit", class: "primary take" }, t("lobby.join.take"));
     const form = h(
       "form",
       { class: "join-form", "data-game": entry.game_id, on: { submit: (event) => (event.preventDefault(), send()) } },
       view.status !== "waiting" || !open.length
-        ? h("p", { class: "empty" }, "This game no longer waits for anyone.")
+        ? h("p", { class: "empty" }, t("lobby.join.gone"))
         : [
-            h("span", null, `${gameOf(view.ruleset).title} with ${listing(view.players.filter((player) => !isOpen(player)).map(seatName))}: `),
+            h("span", null, tn("lobby.join.with", { game: gameOf(view.ruleset).title, names: listing(view.players.filter((player) => !isOpen(player)).map((player) => who(seatName(player)))) })),
             name,
-            open.length > 1 ? seat : h("span", { class: "hint" }, `seat ${open[0] + 1}`),
+            open.length > 1 ? seat : h("span", { class: "hint" }, t("lobby.join.seat_n", { seat: open[0] + 1 })),
             take,
           ],
       problems.element,
@@ -422,7 +424,7 @@ export function mountLobby(root, { status }) {
     async function send() {
       problems.clear();
       if (!name.value.trim()) {
-        problems.show("refused", "Your name, please", "the other players see it at the table.");
+        problems.show("refused", t("lobby.join.blank"), t("lobby.join.blank.detail"));
         return;
       }
       take.disabled = true;
@@ -430,7 +432,7 @@ export function mountLobby(root, { status }) {
         const joined = await api.join(entry.game_id, open.length > 1 ? Number(seat.value) : open[0], name.value.trim());
         location.hash = links.seat(entry.game_id, joined.token);
       } catch (problem) {
-        problems.problem(problem, problem.status === 409 ? "Refresh the list to see the games still waiting." : "");
+        problems.problem(problem, problem.status === 409 ? t("lobby.join.after") : "");
         take.disabled = false;
       }
     }
@@ -443,18 +445,18 @@ export function mountLobby(root, { status }) {
     cursors = stack;
     const filters = h(
       "div",
-      { class: "filters", role: "group", "aria-label": "Show" },
+      { class: "filters", role: "group", "aria-label": t("lobby.show") },
       STATUSES.map(([value, label]) =>
         h("button", { type: "button", class: "filter", "aria-pressed": (status ?? "") === value ? "true" : "false", on: { click: () => (location.hash = value ? `#/?status=${value}` : "#/") } }, label),
       ),
-      h("button", { type: "button", class: "refresh", on: { click: () => listGames(cursors) } }, "Refresh"),
+      h("button", { type: "button", class: "refresh", on: { click: () => listGames(cursors) } }, t("lobby.refresh")),
     );
     let page;
     try {
       page = await api.listGames({ status: status ?? undefined, limit: PAGE, cursor: cursors.at(-1) });
     } catch (problem) {
-      fill(games, h("h2", { id: "games" }, "Games"), filters);
-      notices.problem(problem, "The games could not be listed.");
+      fill(games, h("h2", { id: "games" }, t("lobby.games")), filters);
+      notices.problem(problem, t("lobby.after.list"));
       return;
     }
     const rows = page.games.map((entry) => {
@@ -463,8 +465,8 @@ export function mountLobby(root, { status }) {
         "tr",
         { "data-game": entry.game_id, "data-status": entry.status },
         h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id" }, entry.game_id)),
-        h("td", null, entry.players.map((name) => name ?? "(open)").join(", ")),
-        h("td", null, h("span", { class: ["status", `status-${entry.status}`] }, entry.status)),
+        h("td", null, entry.players.flatMap((name, i) => [i ? t("list.sep") : null, name == null ? t("lobby.open") : who(name)])),
+        h("td", null, h("span", { class: ["status", `status-${entry.status}`], "data-status": entry.status }, has(`status.${entry.status}`) ? t(`status.${entry.status}`) : entry.status)),
         h("td", null, progress(entry)),
         h(
           "td",
@@ -472,26 +474,26 @@ export function mountLobby(root, { status }) {
           h(
             "div",
             { class: "actions" },
-            entry.status === "waiting" ? h("button", { type: "button", class: "primary join", on: { click: (event) => joinForm(entry, event.currentTarget.closest("tr")) } }, "Join") : null,
-            h("a", { href: links.watch(entry.game_id) }, "Watch"),
-            entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, "Step through") : null,
+            entry.status === "waiting" ? h("button", { type: "button", class: "primary join", on: { click: (event) => joinForm(entry, event.currentTarget.closest("tr")) } }, t("lobby.join")) : null,
+            h("a", { href: links.watch(entry.game_id) }, t("lobby.watch")),
+            entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, t("lobby.step_through")) : null,
           ),
         ),
       );
     });
     fill(
       games,
-      h("h2", { id: "games" }, "Games"),
+      h("h2", { id: "games" }, t("lobby.games")),
       filters,
       rows.length
-        ? h("table", { class: "game-list" }, h("thead", null, h("tr", null, ["Game", "Players", "Status", "Progress", ""].map((label) => h("th", { scope: "col" }, label)))), h("tbody", null, rows))
-        : h("p", { class: "empty" }, "No games here yet."),
+        ? h("table", { class: "game-list" }, h("thead", null, h("tr", null, [t("lobby.col.game"), t("lobby.col.players"), t("lobby.col.status"), t("lobby.col.progress"), ""].map((label) => h("th", { scope: "col" }, label)))), h("tbody", null, rows))
+        : h("p", { class: "empty" }, t("lobby.empty")),
       h(
         "div",
         { class: "pager" },
-        h("button", { type: "button", class: "newer", disabled: cursors.length === 0, on: { click: () => listGames(cursors.slice(0, -1)) } }, "← Newer"),
-        h("span", { class: "page-number" }, `page ${cursors.length + 1}`),
-        h("button", { type: "button", class: "older", disabled: !page.next, on: { click: () => listGames([...cursors, page.next]) } }, "Older →"),
+        h("button", { type: "button", class: "newer", disabled: cursors.length === 0, on: { click: () => listGames(cursors.slice(0, -1)) } }, t("lobby.newer")),
+        h("span", { class: "page-number" }, t("lobby.page", { page: cursors.length + 1 })),
+        h("button", { type: "button", class: "older", disabled: !page.next, on: { click: () => listGames([...cursors, page.next]) } }, t("lobby.older")),
       ),
     );
   }

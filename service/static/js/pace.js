@@ -2,6 +2,7 @@
 // stays on screen this long before the next. A person's choice, kept in this browser.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 const PACES = { slow: 1400, normal: 700, fast: 220, instant: 0 };
 const KEY = "poison-table.pace";
@@ -20,8 +21,8 @@ export function paceMs(weight = 1) {
 export function paceControl() {
   const select = h(
     "select",
-    { class: "pace", "aria-label": "Pace of others' moves", on: { change: () => localStorage.setItem(KEY, select.value) } },
-    Object.keys(PACES).map((name) => h("option", { value: name, selected: name === chosen() }, name)),
+    { class: "pace", "aria-label": t("pace.menu"), on: { change: () => localStorage.setItem(KEY, select.value) } },
+    Object.keys(PACES).map((name) => h("option", { value: name, selected: name === chosen() }, t(`pace.${name}`))),
   );
-  return h("label", { class: "pace-control" }, "Pace ", select);
+  return h("label", { class: "pace-control" }, t("pace.label"), select);
 }

@@ -4,25 +4,23 @@
 
 import { cardBack, cardFace } from "./cards.js";
 import { createdNames } from "./seating.js";
-import { h, listing } from "./dom.js";
+import { h } from "./dom.js";
+import { listing, number, t, tn, who } from "./i18n.js";
 
 export const name = "poison";
-export const title = "Poison";
+export const title = t("poison.title");
 export const lowestWins = true;
 /** A cauldron whose total goes above this overflows (docs/poison.md; the page's tests hold it to the core's). */
 export const OVERFLOW_ABOVE = 13;
 export const eventTypes = ["game_created", "round_started", "card_played", "cauldron_overflowed", "round_scored", "game_finished"];
 /** The events after which the score sheet has one more line. */
 export const scoringEvents = ["round_scored"];
-export const help =
-  "Potions go into the cauldron of their colour, or a colourless one; poison goes anywhere. " +
-  `A cauldron above ${OVERFLOW_ABOVE} overflows: whoever played takes the cards that were in it, face down. ` +
-  "Taking strictly the most of a colour discards it; each other potion costs 1, each poison 2. Lowest total wins.";
+export const help = t("poison.rules", { limit: OVERFLOW_ABOVE });
 
 /** Words for the lobby's fields; the fields themselves and their bounds come from the API document. */
 export const optionHints = {
-  rounds: "blank: one round per player",
-  cauldrons: "dynamic: a cauldron takes its potions' colour · fixed: red, blue, purple all game",
+  rounds: t("poison.hint.rounds"),
+  cauldrons: t("poison.hint.cauldrons"),
 };
 export const defaultSeats = 3;
 
@@ -30,24 +28,25 @@ const KINDS = { R: "red", B: "blue", P: "purple", G: "poison" };
 const TALLY_ORDER = ["red", "blue", "purple", "poison"];
 /** The score sheet's mark for each kind taken: a letter per colour, and poison its skull, as on its cards. */
 const TALLY_MARKS = { red: "R", blue: "B", purple: "P", poison: "☠" };
-const TALLY_LEGEND = TALLY_ORDER.map((kind) => `${TALLY_MARKS[kind]} ${kind}`).join(", ");
+const TALLY_LEGEND = TALLY_ORDER.map((kind) => t("poison.sheet.legend", { mark: TALLY_MARKS[kind], kind: t(`kind.${kind}`) })).join(", ");
 
 export function face(code) {
   const kind = KINDS[code[0]];
   const value = Number(code.slice(1));
-  return { code, value, kind, word: kind, label: `${kind} ${value}` };
+  const word = t(`kind.${kind}`);
+  return { code, value, kind, word, label: t("poison.card", { kind: word, value }) };
 }
 
 /** How many lines the score sheet has: one per round scored. */
 export const scoredCount = (scores) => scores.rounds.length;
-export const formatTotal = (total) => String(total);
+export const formatTotal = (total) => number(total);
 
 export const card = (code, options) => cardFace(face(code), options);
 
-const cauldronName = (index) => `cauldron ${index + 1}`;
+const cauldronName = (index) => t("poison.cauldron", { number: index + 1 });
 
 export function status(view) {
-  return [`Round ${view.round} of ${view.rounds}`, `${view.rules.cauldrons} cauldrons`];
+  return [t("poison.status.round", { round: view.round, rounds: view.rounds }), t("poison.status.cauldrons", { cauldrons: view.rules.cauldrons })];
 }
 
 export function seatFacts(player, { event } = {}) {
@@ -55,9 +54,9 @@ export function seatFacts(player, { event } = {}) {
   return [
     h(
       "span",
-      { class: ["pile", grew && "grew"], title: "cards taken this round, face down" },
-      cardBack(player.taken, `${player.taken} taken this round, face down`),
-      " taken",
+      { class: ["pile", grew && "grew"], title: t("poison.pile.title") },
+      cardBack(player.taken, t("poison.pile.label", { count: player.taken })),
+      t("poison.pile.taken"),
     ),
   ];
 }
@@ -66,12 +65,12 @@ export function seatFacts(player, { event } = {}) {
 export function targets(view, code) {
   return (view.you?.legal_moves ?? [])
     .filter((move) => move.card === code)
-    .map((move) => ({ key: String(move.cauldron + 1), move, where: move.cauldron, label: `Drop ${code} into ${cauldronName(move.cauldron)}` }));
+    .map((move) => ({ key: String(move.cauldron + 1), move, where: move.cauldron, label: t("poison.target", { card: code, cauldron: cauldronName(move.cauldron) }) }));
 }
 
 export const prompt = {
-  pick: "Your turn: pick a card, then a cauldron.",
-  place: (code) => `Now a cauldron for ${face(code).label}: click one, or press its number.`,
+  pick: t("poison.prompt.pick"),
+  place: (code) => t("poison.prompt.place", { card: face(code).label }),
 };
 
 /**
@@ -94,16 +93,16 @@ function gauge(total) {
   bar.style.setProperty("--fill", String(Math.min(total / (OVERFLOW_ABOVE + 1), 1)));
   return h(
     "div",
-    { class: ["gauge", `gauge-${state}`], title: `total ${total}; overflows above ${OVERFLOW_ABOVE}` },
-    h("span", { class: "gauge-total" }, String(total)),
-    h("span", { class: "gauge-limit" }, total > OVERFLOW_ABOVE ? `over ${OVERFLOW_ABOVE}!` : `of ${OVERFLOW_ABOVE}`),
+    { class: ["gauge", `gauge-${state}`], title: t("poison.gauge.title", { total, limit: OVERFLOW_ABOVE }) },
+    h("span", { class: "gauge-total" }, number(total)),
+    h("span", { class: "gauge-limit" }, total > OVERFLOW_ABOVE ? t("poison.gauge.over", { limit: OVERFLOW_ABOVE }) : t("poison.gauge.of", { limit: OVERFLOW_ABOVE })),
     h("span", { class: "gauge-track" }, bar),
   );
 }
 
 function cauldron(shown, index, { target, play, fresh, took, names, moment }) {
   const colour = shown.color ?? "none";
-  const word = shown.color ?? "colourless";
+  const word = shown.color ? t(`kind.${shown.color}`) : t("poison.colourless");
   const cards = shown.cards.map((code, i) => card(code, { size: "small", fresh: fresh && i === shown.cards.length - 1 }));
   const attrs = {
     class: ["cauldron", `colour-${colour}`, moment && "overflowing", target && "target"],
@@ -111,15 +110,15 @@ function cauldron(shown, index, { target, play, fresh, took, names, moment }) {
     "data-total": shown.total,
   };
   const body = [
-    h("div", { class: "cauldron-head" }, h("span", { class: "cauldron-name" }, `Cauldron ${index + 1}`), h("span", { class: "cauldron-colour" }, word)),
+    h("div", { class: "cauldron-head" }, h("span", { class: "cauldron-name" }, t("poison.Cauldron", { number: index + 1 })), h("span", { class: "cauldron-colour" }, word)),
     gauge(shown.total),
-    h("div", { class: "cauldron-cards" }, cards.length ? cards : h("span", { class: "empty" }, "empty")),
-    moment && h("div", { class: "ribbon ribbon-over" }, `${names[moment.seat]} overflows it!`),
-    took && h("div", { class: "ribbon ribbon-took" }, `${names[took.seat]} took ${took.taken.length} card${took.taken.length === 1 ? "" : "s"}`, h("span", { class: "flight" }, took.taken.map((code) => card(code, { size: "tiny" })))),
-    target && h("span", { class: "drop-hint" }, "Drop ", h("span", { class: "wide-only" }, "here "), `· ${target.key}`),
+    h("div", { class: "cauldron-cards" }, cards.length ? cards : h("span", { class: "empty" }, t("board.empty"))),
+    moment && h("div", { class: "ribbon ribbon-over" }, tn("poison.ribbon.over", { name: who(names[moment.seat]) })),
+    took && h("div", { class: "ribbon ribbon-took" }, tn("poison.ribbon.took", { name: who(names[took.seat]), count: took.taken.length }), h("span", { class: "flight" }, took.taken.map((code) => card(code, { size: "tiny" })))),
+    target && h("span", { class: "drop-hint" }, t("poison.drop"), h("span", { class: "wide-only" }, t("poison.drop.here")), t("board.key", { key: target.key })),
   ];
   if (!target) return h("div", attrs, body);
-  return h("button", { ...attrs, type: "button", "aria-label": `${target.label} (key ${target.key})`, on: { click: () => play(target.move) } }, body);
+  return h("button", { ...attrs, type: "button", "aria-label": t("board.target", { label: target.label, key: target.key }), on: { click: () => play(target.move) } }, body);
 }
 
 /** The three cauldrons; the selected card's legal cauldrons are buttons. */
@@ -146,26 +145,24 @@ export function describe(event, names) {
   const d = event.data;
   switch (event.type) {
     case "game_created":
-      return `A game for ${createdNames(d.players)}: ${d.rounds} round${d.rounds === 1 ? "" : "s"}, ${d.rules.cauldrons} cauldrons.`;
+      return tn("poison.feed.created", { names: createdNames(d.players), rounds: d.rounds, cauldrons: d.rules.cauldrons });
     case "round_started":
-      return `Round ${d.round}: ${names[d.dealer]} deals.`;
+      return tn("poison.feed.round", { round: d.round, name: who(names[d.dealer]) });
     case "card_played":
-      return `${names[d.seat]} played ${face(d.card).label} into ${cauldronName(d.cauldron)} (${d.total}).`;
+      return tn("poison.feed.played", { name: who(names[d.seat]), card: face(d.card).label, cauldron: cauldronName(d.cauldron), total: d.total });
     case "cauldron_overflowed":
-      return `${cauldronName(d.cauldron)[0].toUpperCase()}${cauldronName(d.cauldron).slice(1)} overflowed: ${names[d.seat]} took ${d.taken.join(" ")}.`;
+      return tn("poison.feed.overflowed", { number: d.cauldron + 1, name: who(names[d.seat]), cards: d.taken.join(" ") });
     case "round_scored":
-      return `Round ${d.round} scored: ${d.scores.map((score, seat) => `${names[seat]} ${score}`).join(", ")}.`;
+      return tn("poison.feed.scored", { round: d.round, scores: d.scores.flatMap((score, seat) => [seat ? ", " : "", ...tn("poison.feed.score", { name: who(names[seat]), score })]) });
     case "game_finished":
-      return `Game over: ${winnersText(d.winners, d.totals, names)}.`;
+      return tn("feed.over", { winners: winnersText(d.winners, d.totals, names) });
     default:
-      return `${event.type.replaceAll("_", " ")}.`;
+      return t("feed.other", { type: event.type.replaceAll("_", " ") });
   }
 }
 
 export function winnersText(winners, totals, names) {
-  const who = listing(winners.map((seat) => names[seat]));
-  const total = totals[winners[0]];
-  return winners.length === 1 ? `${who} wins with ${total} (lowest total)` : `${who} share the win with ${total} each (lowest total)`;
+  return tn("poison.winner", { count: winners.length, who: listing(winners.map((seat) => who(names[seat]))), total: totals[winners[0]] });
 }
 
 /** The score sheet, round by round: each seat's score and what it took, discards struck. */
@@ -175,8 +172,8 @@ export function sheet(scores, view, names, count) {
   return h(
     "table",
     { class: "sheet" },
-    h("caption", null, `Round by round: the score, and the cards taken (${TALLY_LEGEND}; ×2: two cards; struck through: discarded for taking strictly the most).`),
-    h("thead", null, h("tr", null, h("th", { scope: "col" }, "Round"), names.map((who) => h("th", { scope: "col" }, who)))),
+    h("caption", null, t("poison.sheet.caption", { legend: TALLY_LEGEND })),
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, t("poison.sheet.round")), names.map((name) => h("th", { scope: "col" }, who(name))))),
     h(
       "tbody",
       null,
@@ -185,12 +182,12 @@ export function sheet(scores, view, names, count) {
             h(
               "tr",
               { "data-round": round.round },
-              h("th", { scope: "row" }, `Round ${round.round}`),
+              h("th", { scope: "row" }, t("poison.sheet.row", { round: round.round })),
               round.scores.map((score, seat) =>
                 h(
                   "td",
                   null,
-                  h("strong", { class: "score" }, String(score)),
+                  h("strong", { class: "score" }, number(score)),
                   h(
                     "span",
                     { class: "tallies" },
@@ -199,7 +196,7 @@ export function sheet(scores, view, names, count) {
                       const count = round.taken[seat][kind];
                       return h(
                         "span",
-                        { class: ["tally", `kind-${kind}`, discarded && "discarded"], title: `${count} ${kind} taken${discarded ? ": discarded" : ""}` },
+                        { class: ["tally", `kind-${kind}`, discarded && "discarded"], title: t(discarded ? "poison.sheet.tally_discarded" : "poison.sheet.tally", { count, kind: t(`kind.${kind}`) }) },
                         `${TALLY_MARKS[kind]}×${count}`,
                       );
                     }),
@@ -208,7 +205,7 @@ export function sheet(scores, view, names, count) {
               ),
             ),
           )
-        : h("tr", null, h("td", { colspan: names.length + 1, class: "empty" }, "No round scored yet.")),
+        : h("tr", null, h("td", { colspan: names.length + 1, class: "empty" }, t("poison.sheet.none"))),
     ),
     h(
       "tfoot",
@@ -216,8 +213,8 @@ export function sheet(scores, view, names, count) {
       h(
         "tr",
         null,
-        h("th", { scope: "row" }, "Total"),
-        view.totals.map((total, seat) => h("td", { class: ["total", winners.has(seat) && "winner"], "data-seat": seat }, String(total), winners.has(seat) ? " ★" : "")),
+        h("th", { scope: "row" }, t("sheet.total")),
+        view.totals.map((total, seat) => h("td", { class: ["total", winners.has(seat) && "winner"], "data-seat": seat }, number(total), winners.has(seat) ? " ★" : "")),
       ),
     ),
   );
@@ -226,7 +223,7 @@ export function sheet(scores, view, names, count) {
 /** Running totals after each round, one line per seat, for the chart. */
 export function series(scores, count = scores.rounds.length) {
   const rounds = scores.rounds.slice(0, count);
-  const labels = ["start", ...rounds.map((round) => `R${round.round}`)];
+  const labels = [t("chart.start"), ...rounds.map((round) => t("poison.chart.round", { round: round.round }))];
   const lines = scores.totals.map((_, seat) => {
     let sum = 0;
     return [0, ...rounds.map((round) => (sum += round.scores[seat]))];
@@ -236,6 +233,6 @@ export function series(scores, count = scores.rounds.length) {
 
 /** In a replay, every hand is public: each seat's, and the hand set aside with three players. */
 export function hiddenHands(view) {
-  const extra = view.all.set_aside.length ? [{ label: "Set aside", cards: view.all.set_aside }] : [];
+  const extra = view.all.set_aside.length ? [{ label: t("poison.set_aside"), cards: view.all.set_aside }] : [];
   return { hands: view.all.hands, extra };
 }

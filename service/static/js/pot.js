@@ -4,26 +4,24 @@
 
 import { cardBack, cardFace } from "./cards.js";
 import { createdNames } from "./seating.js";
-import { h, listing, signed } from "./dom.js";
+import { h } from "./dom.js";
+import { listing, number, signed, t, tn, who } from "./i18n.js";
 
 export const name = "pot";
-export const title = "The pot game";
+export const title = t("pot.title");
 export const lowestWins = false;
 /** A pot whose toxicity goes above this explodes (docs/pot.md; the page's tests hold it to the core's). */
 export const EXPLODES_ABOVE = 14;
 export const eventTypes = ["game_created", "cards_dealt", "card_played", "pot_exploded", "pot_closed", "pot_started", "cards_drawn", "game_finished"];
 export const scoringEvents = ["pot_closed", "pot_exploded"];
-export const help =
-  "Add one card to the pot and say whether you close it. Closing scores +1, then +1 a card if the toxicity is at most " +
-  `the number of cards, else minus the toxicity. Above ${EXPLODES_ABOVE} the pot explodes for nobody. ` +
-  "Once the draw pile is empty nobody may close. Highest total wins; totals may go below zero.";
+export const help = t("pot.rules", { limit: EXPLODES_ABOVE });
 
 export const optionHints = {};
 export const defaultSeats = 2;
 
 export function face(code) {
   const value = Number(code.slice(1));
-  return { code, value, kind: `tox${value}`, word: "tox", label: `toxicity ${value}` };
+  return { code, value, kind: `tox${value}`, word: t("pot.word"), label: t("pot.card", { value }) };
 }
 
 /** How many lines the score sheet has: one per pot closed or exploded. */
@@ -33,7 +31,7 @@ export const formatTotal = signed;
 export const card = (code, options) => cardFace(face(code), options);
 
 export function status(view) {
-  return [view.endgame ? "Endgame: no closing, no drawing" : `Draw pile: ${view.draw_pile}`];
+  return [view.endgame ? t("pot.status.endgame") : t("pot.status.pile", { count: view.draw_pile })];
 }
 
 export function seatFacts() {
@@ -48,13 +46,13 @@ export function targets(view, code) {
       key: move.close ? "2" : "1",
       move,
       where: move.close ? "close" : "add",
-      label: move.close ? `Add ${code} and close the pot` : `Add ${code}, keep the pot open`,
+      label: t(move.close ? "pot.target.close" : "pot.target.add", { card: code }),
     }));
 }
 
 export const prompt = {
-  pick: "Your turn: pick a card for the pot.",
-  place: (code) => `Add ${face(code).label}: keep the pot open (1) or close it (2).`,
+  pick: t("pot.prompt.pick"),
+  place: (code) => t("pot.prompt.place", { card: face(code).label }),
 };
 
 /** A pot about to end, shown before it goes: the card that closes it or blows it up. */
@@ -71,9 +69,9 @@ function gauge(toxicity) {
   bar.style.setProperty("--fill", String(Math.min(toxicity / (EXPLODES_ABOVE + 1), 1)));
   return h(
     "div",
-    { class: ["gauge", `gauge-${state}`], title: `toxicity ${toxicity}; explodes above ${EXPLODES_ABOVE}` },
-    h("span", { class: "gauge-total" }, String(toxicity)),
-    h("span", { class: "gauge-limit" }, toxicity > EXPLODES_ABOVE ? `over ${EXPLODES_ABOVE}: boom!` : `of ${EXPLODES_ABOVE} toxicity`),
+    { class: ["gauge", `gauge-${state}`], title: t("pot.gauge.title", { toxicity, limit: EXPLODES_ABOVE }) },
+    h("span", { class: "gauge-total" }, number(toxicity)),
+    h("span", { class: "gauge-limit" }, toxicity > EXPLODES_ABOVE ? t("pot.gauge.over", { limit: EXPLODES_ABOVE }) : t("pot.gauge.of", { limit: EXPLODES_ABOVE })),
     h("span", { class: "gauge-track" }, bar),
   );
 }
@@ -90,10 +88,10 @@ export function board(view, { moment, event, targets: choices = [], play, names,
         ["add", "close"].map((where) => {
           const choice = choices.find((c) => c.where === where);
           if (choice) {
-            return h("button", { type: "button", class: ["action", `action-${where}`], "data-move": where, on: { click: () => play(choice.move) } }, `${choice.label} · ${choice.key}`);
+            return h("button", { type: "button", class: ["action", `action-${where}`], "data-move": where, on: { click: () => play(choice.move) } }, t("pot.action", { label: choice.label, key: choice.key }));
           }
-          const why = view.endgame ? "no closing in the endgame" : `${selected} would explode it`;
-          return h("button", { type: "button", class: ["action", `action-${where}`], disabled: true, title: why }, where === "close" ? `Close: ${why}` : "Cannot add");
+          const why = view.endgame ? t("pot.why.endgame") : t("pot.why.explode", { card: selected });
+          return h("button", { type: "button", class: ["action", `action-${where}`], disabled: true, title: why }, where === "close" ? t("pot.action.close_refused", { why }) : t("pot.action.cannot_add"));
         }),
       )
     : null;
@@ -103,20 +101,20 @@ export function board(view, { moment, event, targets: choices = [], play, names,
     h(
       "div",
       { class: ["pot", moment?.exploding && "exploding", moment?.closing && "closing", ended && `ended-${ended.type}`], "data-toxicity": shown.toxicity },
-      h("div", { class: "cauldron-head" }, h("span", { class: "cauldron-name" }, "The pot"), h("span", { class: "cauldron-colour" }, `${shown.cards.length} card${shown.cards.length === 1 ? "" : "s"}`)),
+      h("div", { class: "cauldron-head" }, h("span", { class: "cauldron-name" }, t("pot.name")), h("span", { class: "cauldron-colour" }, t("pot.cards", { count: shown.cards.length }))),
       gauge(shown.toxicity),
-      h("div", { class: "cauldron-cards" }, shown.cards.length ? shown.cards.map((code, i) => card(code, { size: "small", fresh: fresh && i === shown.cards.length - 1 })) : h("span", { class: "empty" }, "empty")),
-      moment?.exploding && h("div", { class: "ribbon ribbon-over" }, `${names[moment.seat]}'s card blows it up!`),
-      moment?.closing && h("div", { class: "ribbon ribbon-close" }, `${names[moment.seat]} closes it…`),
-      ended?.type === "pot_exploded" && h("div", { class: "ribbon ribbon-over boom" }, `Exploded at ${ended.data.toxicity}: nobody scores`),
-      ended?.type === "pot_closed" && h("div", { class: ["ribbon", "ribbon-close", ended.data.points < 0 && "ribbon-loss"] }, `${names[ended.data.seat]} closed it: ${signed(ended.data.points)}`),
+      h("div", { class: "cauldron-cards" }, shown.cards.length ? shown.cards.map((code, i) => card(code, { size: "small", fresh: fresh && i === shown.cards.length - 1 })) : h("span", { class: "empty" }, t("board.empty"))),
+      moment?.exploding && h("div", { class: "ribbon ribbon-over" }, tn("pot.ribbon.blows", { name: who(names[moment.seat]) })),
+      moment?.closing && h("div", { class: "ribbon ribbon-close" }, tn("pot.ribbon.closes", { name: who(names[moment.seat]) })),
+      ended?.type === "pot_exploded" && h("div", { class: "ribbon ribbon-over boom" }, t("pot.ribbon.exploded", { toxicity: ended.data.toxicity })),
+      ended?.type === "pot_closed" && h("div", { class: ["ribbon", "ribbon-close", ended.data.points < 0 && "ribbon-loss"] }, tn("pot.ribbon.closed", { name: who(names[ended.data.seat]), points: signed(ended.data.points) })),
       actions,
     ),
     h(
       "div",
       { class: ["draw-pile", view.endgame && "endgame"], "data-draw-pile": view.draw_pile },
-      cardBack(view.draw_pile, `${view.draw_pile} cards in the draw pile`),
-      h("span", null, view.endgame ? "Draw pile empty: endgame" : "draw pile"),
+      cardBack(view.draw_pile, t("pot.pile.label", { count: view.draw_pile })),
+      h("span", null, view.endgame ? t("pot.pile.endgame") : t("pot.pile.word")),
     ),
   );
 }
@@ -125,30 +123,28 @@ export function describe(event, names) {
   const d = event.data;
   switch (event.type) {
     case "game_created":
-      return `A pot game for ${createdNames(d.players)}.`;
+      return tn("pot.feed.created", { names: createdNames(d.players) });
     case "cards_dealt":
-      return `Four cards each; ${d.pot} starts the pot.`;
+      return t("pot.feed.dealt", { card: d.pot });
     case "card_played":
-      return `${names[d.seat]} added ${d.card}${d.close ? " and closed" : ""} (toxicity ${d.toxicity}).`;
+      return tn("pot.feed.played", { close: d.close ? "yes" : "no", name: who(names[d.seat]), card: d.card, toxicity: d.toxicity });
     case "pot_exploded":
-      return `The pot exploded at ${d.toxicity} (${d.cards.join(" ")}): nobody scores.`;
+      return t("pot.feed.exploded", { toxicity: d.toxicity, cards: d.cards.join(" ") });
     case "pot_closed":
-      return `${names[d.seat]} closed the pot (${d.cards.join(" ")}, toxicity ${d.toxicity}): ${signed(d.points)}.`;
+      return tn("pot.feed.closed", { name: who(names[d.seat]), cards: d.cards.join(" "), toxicity: d.toxicity, points: signed(d.points) });
     case "pot_started":
-      return `${d.card} starts a new pot.`;
+      return t("pot.feed.started", { card: d.card });
     case "cards_drawn":
-      return `${names[d.seat]} drew ${d.count} card${d.count === 1 ? "" : "s"}${d.cards ? `: ${d.cards.join(" ")}` : ""}.`;
+      return tn(d.cards ? "pot.feed.drew_cards" : "pot.feed.drew", { name: who(names[d.seat]), count: d.count, cards: d.cards ? d.cards.join(" ") : "" });
     case "game_finished":
-      return `Game over: ${winnersText(d.winners, d.totals, names)}.`;
+      return tn("feed.over", { winners: winnersText(d.winners, d.totals, names) });
     default:
-      return `${event.type.replaceAll("_", " ")}.`;
+      return t("feed.other", { type: event.type.replaceAll("_", " ") });
   }
 }
 
 export function winnersText(winners, totals, names) {
-  const who = listing(winners.map((seat) => names[seat]));
-  const total = signed(totals[winners[0]]);
-  return winners.length === 1 ? `${who} wins with ${total} (highest total)` : `${who} share the win with ${total} each (highest total)`;
+  return tn("pot.winner", { count: winners.length, who: listing(winners.map((seat) => who(names[seat]))), total: signed(totals[winners[0]]) });
 }
 
 /** The score sheet, pot by pot: who ended it, how, its cards, toxicity and points. */
@@ -161,15 +157,15 @@ export function sheet(scores, view, names, count) {
     h(
       "table",
       { class: "sheet totals-only" },
-      h("caption", null, "Totals (they may go below zero)."),
-      h("thead", null, h("tr", null, names.map((who) => h("th", { scope: "col" }, who)))),
+      h("caption", null, t("pot.sheet.totals")),
+      h("thead", null, h("tr", null, names.map((name) => h("th", { scope: "col" }, who(name))))),
       h("tbody", null, h("tr", null, view.totals.map((total, seat) => h("td", { class: ["total", total < 0 && "negative", winners.has(seat) && "winner"], "data-seat": seat }, signed(total), winners.has(seat) ? " ★" : "")))),
     ),
     h(
       "table",
       { class: "sheet pots" },
-      h("caption", null, "Pot by pot."),
-      h("thead", null, h("tr", null, ["Pot", "Ended by", "Cards", "Toxicity", "Points"].map((label) => h("th", { scope: "col" }, label)))),
+      h("caption", null, t("pot.sheet.caption")),
+      h("thead", null, h("tr", null, ["pot", "by", "cards", "toxicity", "points"].map((label) => h("th", { scope: "col" }, t(`pot.sheet.${label}`))))),
       h(
         "tbody",
         null,
@@ -179,15 +175,15 @@ export function sheet(scores, view, names, count) {
                 h(
                   "tr",
                   { class: `outcome-${pot.outcome}`, "data-pot": i + 1 },
-                  h("th", { scope: "row" }, String(i + 1)),
-                  h("td", { title: `${names[pot.seat]} ${pot.outcome === "closed" ? "closed it" : "exploded it"}` }, names[pot.seat]),
+                  h("th", { scope: "row" }, number(i + 1)),
+                  h("td", { title: t(pot.outcome === "closed" ? "pot.sheet.closed_it" : "pot.sheet.exploded_it", { name: who(names[pot.seat]) }) }, who(names[pot.seat])),
                   h("td", { class: "mini-cards" }, pot.cards.map((code) => card(code, { size: "tiny" }))),
-                  h("td", null, String(pot.toxicity)),
-                  h("td", { class: ["points", pot.points < 0 && "negative"] }, pot.outcome === "exploded" ? "boom: 0" : signed(pot.points)),
+                  h("td", null, number(pot.toxicity)),
+                  h("td", { class: ["points", pot.points < 0 && "negative"] }, pot.outcome === "exploded" ? t("pot.sheet.boom") : signed(pot.points)),
                 ),
               )
               .reverse()
-          : h("tr", null, h("td", { colspan: 5, class: "empty" }, "No pot has ended yet.")),
+          : h("tr", null, h("td", { colspan: 5, class: "empty" }, t("pot.sheet.none"))),
       ),
     ),
   );
@@ -196,7 +192,7 @@ export function sheet(scores, view, names, count) {
 /** Running totals after each pot that ended, one line per seat, for the chart. */
 export function series(scores, count = scores.pots.length) {
   const pots = scores.pots.slice(0, count);
-  const labels = ["start", ...pots.map((_, i) => String(i + 1))];
+  const labels = [t("chart.start"), ...pots.map((_, i) => number(i + 1))];
   const lines = scores.totals.map((_, seat) => {
     let sum = 0;
     return [0, ...pots.map((pot) => (sum += pot.seat === seat ? pot.points : 0))];
@@ -205,5 +201,5 @@ export function series(scores, count = scores.pots.length) {
 }
 
 export function hiddenHands(view) {
-  return { hands: view.all.hands, extra: view.all.draw_pile.length ? [{ label: "Draw pile, top first", cards: view.all.draw_pile }] : [] };
+  return { hands: view.all.hands, extra: view.all.draw_pile.length ? [{ label: t("pot.draw_pile"), cards: view.all.draw_pile }] : [] };
 }

@@ -8,6 +8,7 @@
 import { api } from "./api.js";
 import { verdict } from "./commitment.js";
 import { h } from "./dom.js";
+import { isolated, t } from "./i18n.js";
 import { gameOf } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { stepper } from "./stepper.js";
@@ -21,15 +22,15 @@ export function replayLater(file) {
 
 export function mountReplay(root) {
   const notices = noticeBoard();
-  const input = h("input", { type: "file", accept: ".ndjson,.jsonl,.json,application/x-ndjson", class: "file-input", "aria-label": "An exported game log" });
+  const input = h("input", { type: "file", accept: ".ndjson,.jsonl,.json,application/x-ndjson", class: "file-input", "aria-label": t("replay.input") });
   const zone = h(
     "label",
     { class: "drop-zone", "data-drop": "log" },
-    h("strong", null, "Drop an exported log here "),
-    h("span", null, "or click to choose a file: the NDJSON a finished game's “Download the log” gives."),
+    h("strong", null, t("replay.drop")),
+    h("span", null, t("replay.drop.hint")),
     input,
   );
-  const screen = h("section", { class: "replay-screen" }, h("div", { class: "table-top" }, h("h1", null, "Replay a log")), notices.element, zone);
+  const screen = h("section", { class: "replay-screen" }, h("div", { class: "table-top" }, h("h1", null, t("replay.title"))), notices.element, zone);
   root.replaceChildren(screen);
   let unmount = null;
 
@@ -49,7 +50,7 @@ export function mountReplay(root) {
       zone.classList.add("compact");
       unmount = stepper(stage, {
         game,
-        heading: `${file.name}: ${game.title}, replayed`,
+        heading: t("replay.heading", { file: isolated(file.name), game: game.title }),
         events,
         start: 1,
         everything: true,
@@ -60,7 +61,7 @@ export function mountReplay(root) {
         },
       });
     } catch (problem) {
-      const where = problem.body?.at_version ? `The first bad event is number ${problem.body.at_version}.` : "";
+      const where = problem.body?.at_version ? t("replay.bad_event", { version: problem.body.at_version }) : "";
       notices.problem(problem, where);
     } finally {
       zone.classList.remove("busy");

@@ -4,7 +4,8 @@
 
 import { cardBack } from "./cards.js";
 import { h } from "./dom.js";
-import { botBadges, seatName } from "./seating.js";
+import { t, who } from "./i18n.js";
+import { botBadges, isOpen, seatName } from "./seating.js";
 
 function badge(text, kind) {
   return h("span", { class: ["badge", kind && `badge-${kind}`] }, text);
@@ -18,7 +19,7 @@ export function seatList(view, game, { you = null, event = null, hands = null } 
   const winners = new Set(view.winners);
   return h(
     "ol",
-    { class: "seats", "aria-label": "Seats" },
+    { class: "seats", "aria-label": t("seats.label") },
     view.players.map((player) => {
       const toPlay = view.turn === player.seat && view.status === "active";
       const total = view.totals[player.seat];
@@ -33,21 +34,21 @@ export function seatList(view, game, { you = null, event = null, hands = null } 
           "div",
           { class: "seat-name" },
           h("span", { class: "seat-swatch", "aria-hidden": "true" }),
-          h("span", { class: "name" }, seatName(player)),
-          you === player.seat ? badge("you", "you") : null,
+          h("span", { class: "name" }, isOpen(player) ? seatName(player) : who(player.name)),
+          you === player.seat ? badge(t("badge.you"), "you") : null,
           ...botBadges(player),
-          view.dealer === player.seat ? badge("dealer", "dealer") : null,
-          winners.has(player.seat) ? badge("★ winner", "winner") : null,
+          view.dealer === player.seat ? badge(t("badge.dealer"), "dealer") : null,
+          winners.has(player.seat) ? badge(t("badge.winner"), "winner") : null,
         ),
         h(
           "div",
           { class: "seat-facts" },
-          h("span", { class: "in-hand" }, cardBack(player.hand_size, `${player.hand_size} cards in hand`), " in hand"),
+          h("span", { class: "in-hand" }, cardBack(player.hand_size, t("seats.in_hand.label", { count: player.hand_size })), t("seats.in_hand")),
           ...game.seatFacts(player, { event }),
-          h("span", { class: "seat-total" }, h("span", { class: "total-label" }, "total "), h("strong", { class: "total", "data-total": total }, game.formatTotal(total))),
+          h("span", { class: "seat-total" }, h("span", { class: "total-label" }, t("seats.total")), h("strong", { class: "total", "data-total": total }, game.formatTotal(total))),
         ),
-        toPlay ? h("div", { class: "turn-flag" }, "▶ to play") : null,
-        hands ? h("div", { class: "open-hand", "aria-label": `${player.name}'s hand` }, hands[player.seat].map((code) => game.card(code, { size: "tiny" }))) : null,
+        toPlay ? h("div", { class: "turn-flag" }, t("seats.to_play")) : null,
+        hands ? h("div", { class: "open-hand", "aria-label": t("seats.hand", { name: who(player.name) }) }, hands[player.seat].map((code) => game.card(code, { size: "tiny" }))) : null,
       );
     }),
   );

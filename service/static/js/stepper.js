@@ -6,6 +6,7 @@
 
 import { totalsChart } from "./chart.js";
 import { fill, h } from "./dom.js";
+import { t } from "./i18n.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { seatList } from "./seats.js";
@@ -18,12 +19,12 @@ import { describeLobby } from "./seating.js";
 export function stepper(root, { game, heading, events, start, viewAt, scores, everything = false, onStep, extra }) {
   const last = events.length;
   // The names the table ends with: an open seat is named by whoever joined it last.
-  const names = events[0].data.players.map((player) => player.name ?? `open seat ${player.seat + 1}`);
+  const names = events[0].data.players.map((player) => player.name ?? t("seat.open_name", { seat: player.seat + 1 }));
   for (const event of events) if (event.type === "seat_joined") names[event.data.seat] = event.data.name;
   const notices = noticeBoard();
-  const slider = h("input", { type: "range", class: "step-slider", min: 1, max: last, value: start, "aria-label": "Event" });
+  const slider = h("input", { type: "range", class: "step-slider", min: 1, max: last, value: start, "aria-label": t("steps.slider") });
   const position = h("output", { class: "step-position", "aria-live": "polite" });
-  const playButton = h("button", { type: "button", class: "step-play", "aria-pressed": "false", on: { click: () => toggle() } }, "▶ Play");
+  const playButton = h("button", { type: "button", class: "step-play", "aria-pressed": "false", on: { click: () => toggle() } }, t("steps.play"));
   const button = (label, title, to) => h("button", { type: "button", class: "step", title, "aria-label": title, on: { click: () => go(to()) } }, label);
   const parts = {
     said: h("ol", { class: "said" }),
@@ -39,21 +40,21 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     notices.element,
     h(
       "div",
-      { class: "step-controls", role: "group", "aria-label": "Step through the game" },
-      button("« First", "First event", () => 1),
-      button("‹ Back", "Previous event", () => at - 1),
+      { class: "step-controls", role: "group", "aria-label": t("steps.controls") },
+      button(t("steps.first"), t("steps.first.title"), () => 1),
+      button(t("steps.back"), t("steps.back.title"), () => at - 1),
       slider,
-      button("Next ›", "Next event", () => at + 1),
-      button("Last »", "Last event", () => last),
+      button(t("steps.next"), t("steps.next.title"), () => at + 1),
+      button(t("steps.last"), t("steps.last.title"), () => last),
       playButton,
       position,
     ),
-    h("p", { class: "keys" }, "Keys: ← → step · Home / End · Space plays and pauses."),
+    h("p", { class: "keys" }, t("steps.keys")),
     h(
       "div",
       { class: "table-layout" },
-      h("div", { class: "table-main" }, h("section", { class: "panel said-panel" }, h("h2", null, "This step"), parts.said), parts.seats, parts.board, parts.chart),
-      h("aside", { class: "table-side" }, h("section", { class: "panel" }, h("h2", null, "Score sheet so far"), parts.sheet)),
+      h("div", { class: "table-main" }, h("section", { class: "panel said-panel" }, h("h2", null, t("steps.this")), parts.said), parts.seats, parts.board, parts.chart),
+      h("aside", { class: "table-side" }, h("section", { class: "panel" }, h("h2", null, t("steps.sheet")), parts.sheet)),
     ),
   );
   fill(root, screen);
@@ -86,7 +87,7 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     const event = events[at - 1];
     const scored = events.slice(0, at).filter((e) => game.scoringEvents.includes(e.type)).length;
     screen.dataset.version = String(view.version);
-    position.value = `event ${at} of ${last}`;
+    position.value = t("steps.position", { at, last });
     fill(
       parts.said,
       events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), describeLobby(e, names) ?? game.describe(e, names))),
@@ -102,13 +103,13 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
       extraCards.map((pile) => h("div", { class: "open-pile" }, h("h3", null, pile.label), h("div", { class: "open-hand" }, pile.cards.map((code) => game.card(code, { size: "tiny" }))))),
     );
     fill(parts.sheet, game.sheet(scores, view, names, scored));
-    fill(parts.chart, h("section", { class: "panel" }, h("h2", null, "Running totals"), totalsChart(game.series(scores), names, { at: scored })));
+    fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores), names, { at: scored })));
   }
 
   async function toggle() {
     if (playing) return stop();
     playing = true;
-    playButton.textContent = "⏸ Pause";
+    playButton.textContent = t("steps.pause");
     playButton.setAttribute("aria-pressed", "true");
     if (at >= last) await go(1);
     while (playing && at < last) {
@@ -120,7 +121,7 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
 
   function stop() {
     playing = false;
-    playButton.textContent = "▶ Play";
+    playButton.textContent = t("steps.play");
     playButton.setAttribute("aria-pressed", "false");
   }
 

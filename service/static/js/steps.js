@@ -4,6 +4,7 @@
 
 import { api } from "./api.js";
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 import { gameOf } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { links } from "./route.js";
@@ -19,17 +20,17 @@ export function mountSteps(root, { gameId, version }) {
       const game = gameOf(now.ruleset);
       unmount = stepper(root, {
         game,
-        heading: `${game.title}: step by step`,
+        heading: t("steps.heading", { game: game.title }),
         events,
         start: version ?? events.length,
         viewAt: (n) => api.view(gameId, { version: n }),
         scores,
         onStep: (n) => history.replaceState(null, "", links.steps(gameId, n)),
-        extra: h("nav", { class: "table-links" }, h("a", { href: links.watch(gameId) }, "Back to the table"), scores.status === "finished" ? h("a", { href: api.exportUrl(gameId), download: `${game.name}-${gameId}.ndjson` }, "Download the log") : null),
+        extra: h("nav", { class: "table-links" }, h("a", { href: links.watch(gameId) }, t("steps.back_to_table")), scores.status === "finished" ? h("a", { href: api.exportUrl(gameId), download: `${game.name}-${gameId}.ndjson` }, t("table.download")) : null),
       });
     } catch (problem) {
       const board = noticeBoard();
-      root.replaceChildren(h("section", { class: "steps-screen" }, board.element, h("p", null, h("a", { href: links.lobby() }, "Back to the lobby"))));
+      root.replaceChildren(h("section", { class: "steps-screen" }, board.element, h("p", null, h("a", { href: links.lobby() }, t("table.back")))));
       board.problem(problem);
     }
   })();

@@ -10,7 +10,8 @@
 import { api } from "./api.js";
 import { totalsChart } from "./chart.js";
 import { dealsPanel } from "./commitment.js";
-import { fill, h, listing } from "./dom.js";
+import { fill, h } from "./dom.js";
+import { listing, t, tn, who } from "./i18n.js";
 import { follow } from "./follow.js";
 import { gameOf } from "./games.js";
 import { noticeBoard } from "./notices.js";
@@ -28,7 +29,7 @@ const RECENT = 12;
 const RETRY_MS = 2000;
 /** A move's answer that takes longer than this is a search bot's answering it: the banner says it thinks. */
 const THINKING_MS = 150;
-const CONNECTION_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", offline: "offline: retrying", ended: "every event received" };
+
 
 export function mountTable(root, { gameId, token }) {
   const notices = noticeBoard();
@@ -38,7 +39,7 @@ export function mountTable(root, { gameId, token }) {
     seats: h("div", { class: "seats-area" }),
     board: h("div", { class: "board-area" }),
     hand: h("div", { class: "hand-area" }),
-    feed: h("ol", { class: "feed", reversed: true, "aria-label": "What happened, newest first" }),
+    feed: h("ol", { class: "feed", reversed: true, "aria-label": t("table.feed.label") }),
     sheet: h("div", { class: "sheet-area" }),
     chart: h("div", { class: "chart-area" }),
     help: h("p", { class: "help" }),
@@ -56,10 +57,10 @@ export function mountTable(root, { gameId, token }) {
       h(
         "aside",
         { class: "table-side" },
-        h("section", { class: "panel" }, h("h2", null, "What happened"), parts.feed),
+        h("section", { class: "panel" }, h("h2", null, t("table.feed")), parts.feed),
         parts.deals.element,
-        h("section", { class: "panel" }, h("h2", null, "Score sheet"), parts.sheet),
-        h("details", { class: "panel rules" }, h("summary", null, "Rules in brief"), parts.help),
+        h("section", { class: "panel" }, h("h2", null, t("table.sheet")), parts.sheet),
+        h("details", { class: "panel rules" }, h("summary", null, t("table.rules")), parts.help),
       ),
     ),
   );
@@ -99,9 +100,9 @@ export function mountTable(root, { gameId, token }) {
     try {
       view = await api.view(gameId, { token });
     } catch (problem) {
-      const after = problem.status === 401 ? "This link's token is no seat of this game." : problem.status === 404 ? "Check the link, or pick a game in the lobby." : "";
+      const after = problem.status === 401 ? t("table.after.401") : problem.status === 404 ? t("table.after.404") : "";
       notices.problem(problem, after);
-      fill(parts.turn, h("a", { href: problem.status === 401 ? links.watch(gameId) : links.lobby() }, problem.status === 401 ? "Watch this game instead" : "Back to the lobby"));
+      fill(parts.turn, h("a", { href: problem.status === 401 ? links.watch(gameId) : links.lobby() }, problem.status === 401 ? t("table.watch_instead") : t("table.back")));
       return;
     }
     if (state.stopped) return;
@@ -117,9 +118,9 @@ export function mountTable(root, { gameId, token }) {
       // What happened just before: someone joining mid-game (or after it) reads the last moves.
       for (const event of await api.events(gameId, token, Math.max(0, view.version - RECENT))) addFeed(event);
     } catch (problem) {
-      notices.problem(problem, "The last moves could not be read.");
+      notices.problem(problem, t("table.after.events"));
     }
-    addFeed(null, token ? `You sit at seat ${you() + 1} as ${state.names[you()]}.` : "You are watching: hands stay hidden.");
+    addFeed(null, token ? tn("table.you_sit", { seat: you() + 1, name: who(state.names[you()]) }) : t("table.watching"));
     render();
     focusHandIfMyTurn();
     if (view.status === "active" || view.status === "waiting") {
@@ -138,7 +139,7 @@ export function mountTable(root, { gameId, token }) {
     try {
       state.scores = await api.scores(gameId);
     } catch (problem) {
-      notices.problem(problem, "The score sheet could not be read.");
+      notices.problem(problem, t("table.after.scores"));
     }
   }
 
@@ -180,13 +181,13 @@ export function mountTable(root, { gameId, token }) {
     } catch (problem) {
       if (problem.status === 0 || problem.status >= 500) {
         // The event stays first in line, and is shown once the service answers again.
-        const said = notices.problem(problem, "The table tries again in a moment.");
+        const said = notices.problem(problem, t("table.after.retry"));
         setTimeout(() => {
           said.remove();
           pump();
         }, RETRY_MS);
       } else {
-        notices.problem(problem, "The table shows the game as it is now.");
+        notices.problem(problem, t("table.after.now"));
         state.pending = [];
         catchUp().catch((again) => notices.problem(again));
       }
@@ -273,7 +274,7 @@ export function mountTable(root, { gameId, token }) {
       notices.clear();
       for (const event of answer.events) enqueue(event);
     } catch (problem) {
-      notices.problem(problem, problem.status === 409 || problem.status === 422 ? "Nothing was played; the table now shows the game as it is." : "");
+      notices.problem(problem, problem.status === 409 || problem.status === 422 ? t("table.after.refused") : "");
       try {
         await catchUp();
       } catch (again) {
@@ -301,7 +302,7 @@ export function mountTable(root, { gameId, token }) {
       await api.leave(gameId, you(), token);
       location.hash = links.lobby();
     } catch (problem) {
-      notices.problem(problem, problem.code === "game_started" ? "The game started first: you keep your seat." : "");
+      notices.problem(problem, problem.code === "game_started" ? t("table.after.started") : "");
       state.leaving = false;
       state.stopped = false;
       state.pending = [];
@@ -320,7 +321,7 @@ export function mountTable(root, { gameId, token }) {
       const next = await api.rematch(gameId, token);
       location.hash = links.seat(next.game.game_id, next.token);
     } catch (problem) {
-      notices.problem(problem, "No next game was made.");
+      notices.problem(problem, t("table.after.rematch"));
       state.rematching = false;
       renderTop();
     }
@@ -387,20 +388,20 @@ export function mountTable(root, { gameId, token }) {
     fill(
       parts.top,
       h("h1", null, game.title),
-      h("ul", { class: "facts" }, (waitingForPlayers() ? ["Waiting for players"] : game.status(view)).map((fact) => h("li", null, fact)), h("li", { class: "version" }, `event ${view.version}`)),
-      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, finished ? "game over" : CONNECTION_WORDS[state.connection]),
+      h("ul", { class: "facts" }, (waitingForPlayers() ? [t("table.waiting_players")] : game.status(view)).map((fact) => h("li", null, fact)), h("li", { class: "version" }, t("table.event", { version: view.version }))),
+      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, finished ? t("table.over") : t(`connection.${state.connection}`)),
       paceControl(),
       h(
         "nav",
         { class: "table-links" },
-        token ? h("a", { href: links.watch(gameId), title: "the public view: send this link to anyone" }, "Watch link") : null,
-        finished ? h("a", { href: links.steps(gameId), class: "button" }, "Step through the game") : null,
-        finished ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, "Download the log") : null,
+        token ? h("a", { href: links.watch(gameId), title: t("table.watch_link.title") }, t("table.watch_link")) : null,
+        finished ? h("a", { href: links.steps(gameId), class: "button" }, t("table.step_through")) : null,
+        finished ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, t("table.download")) : null,
         finished && token
-          ? h("button", { type: "button", class: "primary play-again", disabled: state.rematching, title: "the same players, a new deal: the first to ask makes the game, the others join it", on: { click: playAgain } }, view.next_game ? "Join the rematch" : "Play again")
+          ? h("button", { type: "button", class: "primary play-again", disabled: state.rematching, title: t("table.again.title"), on: { click: playAgain } }, view.next_game ? t("table.join_rematch") : t("table.play_again"))
           : null,
-        finished && !token && view.next_game ? h("a", { href: links.watch(view.next_game), class: "next-game" }, "Watch the next game") : null,
-        finished ? h("a", { href: links.lobby() }, "New game") : null,
+        finished && !token && view.next_game ? h("a", { href: links.watch(view.next_game), class: "next-game" }, t("table.watch_next")) : null,
+        finished ? h("a", { href: links.lobby() }, t("table.new_game")) : null,
       ),
     );
   }
@@ -409,23 +410,23 @@ export function mountTable(root, { gameId, token }) {
     const { view, game, names } = state;
     if (waitingForPlayers()) {
       const open = openSeats(view).length;
-      return `Waiting for ${open === 1 ? "one more player" : `${open} more players`} to join…`;
+      return t("table.waiting_for", { open });
     }
-    if (view.status === "finished") return h("span", { class: "game-over" }, `Game over: ${game.winnersText(view.winners, view.totals, names)}.`);
+    if (view.status === "finished") return h("span", { class: "game-over" }, tn("table.game_over", { winners: game.winnersText(view.winners, view.totals, names) }));
     // While the table shows what others did, the banner says it: the move, the overflow, the round's scores.
-    if (state.moment) return `${names[state.moment.seat]} plays…`;
-    if (waiting()) return state.event ? game.describe(state.event, names) : "Catching up…";
-    if (view.turn === null) return "Dealing the next round…";
+    if (state.moment) return tn("table.plays", { name: who(names[state.moment.seat]) });
+    if (waiting()) return state.event ? game.describe(state.event, names) : t("table.catching_up");
+    if (view.turn === null) return t("table.dealing");
     if (state.thinking) return thinkingText(searchers(view).map((player) => names[player.seat]));
-    if (state.sending) return "Sending your move…";
+    if (state.sending) return t("table.sending");
     if (myTurn()) return state.selected === null ? game.prompt.pick : game.prompt.place(view.you.hand[state.selected]);
     const player = view.players[view.turn];
     if (player.bot) return thinkingText([player.name]);
-    return you() === null ? `${player.name} to play.` : `Waiting for ${player.name} to play.`;
+    return tn(you() === null ? "table.to_play" : "table.waiting_for_player", { name: who(player.name) });
   }
 
   function thinkingText(thinkers) {
-    return thinkers.length === 1 ? `${thinkers[0]} (bot) is thinking…` : `${listing(thinkers)} (bots) are thinking…`;
+    return tn("table.thinking", { count: thinkers.length, names: listing(thinkers.map(who)) });
   }
 
   function renderHand() {
@@ -442,12 +443,12 @@ export function mountTable(root, { gameId, token }) {
       parts.hand,
       h(
         "section",
-        { class: ["hand", playable && "my-turn"], "aria-label": "Your hand" },
-        h("h2", null, "Your hand ", h("span", { class: "count" }, `${hand.length} card${hand.length === 1 ? "" : "s"}`)),
+        { class: ["hand", playable && "my-turn"], "aria-label": t("hand.label") },
+        h("h2", null, t("hand.title"), h("span", { class: "count" }, t("hand.count", { count: hand.length }))),
         hand.length
           ? h(
               "div",
-              { class: "hand-cards", role: "group", "aria-label": "Cards in your hand" },
+              { class: "hand-cards", role: "group", "aria-label": t("hand.cards") },
               hand.map((code, index) =>
                 h(
                   "button",
@@ -460,7 +461,7 @@ export function mountTable(root, { gameId, token }) {
                     "data-legal": legal[index] ? "true" : "false",
                     disabled: !legal[index],
                     "aria-pressed": state.selected === index ? "true" : "false",
-                    "aria-label": `${game.face(code).label}${playable && !legal[index] ? ", cannot be played now" : ""}`,
+                    "aria-label": playable && !legal[index] ? t("hand.cannot", { card: game.face(code).label }) : game.face(code).label,
                     tabIndex: index === (state.selected ?? firstLegal) ? 0 : -1,
                     on: { click: () => choose(index), keydown: handKeys },
                   },
@@ -468,8 +469,8 @@ export function mountTable(root, { gameId, token }) {
                 ),
               ),
             )
-          : h("p", { class: "empty" }, "No cards in hand."),
-        playable ? h("p", { class: "keys" }, "Keys: ← → choose a card · Enter picks it · then its number plays it · Esc puts it back.") : null,
+          : h("p", { class: "empty" }, t("hand.none")),
+        playable ? h("p", { class: "keys" }, t("hand.keys")) : null,
       ),
     );
   }
@@ -479,7 +480,7 @@ export function mountTable(root, { gameId, token }) {
     if (!scores) return;
     fill(parts.sheet, game.sheet(scores, view, names, state.scored));
     if (state.scored > 0 || view.status === "finished") {
-      fill(parts.chart, h("section", { class: "panel" }, h("h2", null, "Running totals"), totalsChart(game.series(scores, state.scored), names)));
+      fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores, state.scored), names)));
     } else {
       fill(parts.chart);
     }
@@ -508,7 +509,7 @@ export function mountTable(root, { gameId, token }) {
     }
     renderSide();
     parts.deals.show(view);
-    document.title = `${myTurn() && !waiting() ? "● Your turn · " : ""}${game.title} · the table`;
+    document.title = t(myTurn() && !waiting() ? "title.your_turn" : "title.game", { game: game.title });
     if (focused) screen.querySelector(`[data-focus="${focused}"]:not([disabled])`)?.focus({ preventScroll: true });
   }
 

@@ -1,0 +1,223 @@
+// The page's words in the reader's language (docs/table.md, "Languages"). Each language's
+// messages are one ICU MessageFormat catalogue, /static/i18n/<code>.json, the same files the
+// command line reads (service/i18n.py); this module formats them with the browser's own
+// CLDR data (Intl.PluralRules, Intl.NumberFormat, Intl.ListFormat), so no library is shipped.
+// The language is the `?lang=` of the address, else the one chosen in the page's menu (kept
+// in this browser), else the first of navigator.languages the table speaks, else English.
+// It is loaded before any screen draws (a top-level await: every module importing this one
+// waits for it), so every message is there the first time it is asked for.
+//
+// A name that came from a person is always isolated from the words around it, so that a
+// right-to-left name never reorders a number after it: in the page, inside <bdi> (`who`);
+// in an attribute or a drawing's text, between FSI and PDI (`isolated`).
+
+import { h } from "./dom.js";
+
+const KEY = "poison-table.lang";
+const FSI = "\u2068";
+const PDI = "\u2069";
+
+const languages = await (await fetch("/static/i18n/languages.json", { cache: "no-cache" })).json();
+const known = new Map(languages.map((language) => [language.code, language]));
+
+/** The table's language for a tag such as "pt-BR" or "zh-Hans-CN": by its first subtag. */
+function match(tag) {
+  return tag ? known.get(String(tag).toLowerCase().split(/[-_]/)[0]) ?? null : null;
+}
+
+function chosen() {
+  const asked = match(new URLSearchParams(location.search).get("lang"));
+  if (asked) return asked;
+  let kept = null;
+  try {
+    kept = match(localStorage.getItem(KEY));
+  } catch {
+    // a browser that keeps nothing: the reader's languages decide
+  }
+  if (kept) return kept;
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    const found = match(tag);
+    if (found) return found;
+  }
+  return known.get("en");
+}
+
+export const language = chosen();
+/** The tag Intl formats with ("fa", "zh-CN"): numbers, plurals, lists, dates. */
+export const locale = language.intl;
+const catalogue = await (await fetch(`/static/i18n/${language.code}.json`, { cache: "no-cache" })).json();
+
+document.documentElement.lang = language.tag;
+document.documentElement.dir = language.dir;
+
+// ---- ICU MessageFormat: text, {arg}, {arg, number}, {arg, plural, ...}, {arg, select, ...} ----
+
+/** A message parsed into parts: strings, and {arg, type, options, offset}. Apostrophes quote
+ * as ICU has them: '' is one apostrophe, and ' before { } # (or |) starts a quoted run. */
+function parse(text, at = 0, inPlural = false) {
+  const parts = [];
+  let literal = "";
+  const flush = () => literal && (parts.push(literal), (literal = ""));
+  while (at < text.length) {
+    const c = text[at];
+    if (c === "'") {
+      if (text[at + 1] === "'") {
+        literal += "'";
+        at += 2;
+      } else if ("{}#|".includes(text[at + 1] ?? "")) {
+        const end = text.indexOf("'", at + 1);
+        literal += text.slice(at + 1, end < 0 ? text.length : end);
+        at = end < 0 ? text.length : end + 1;
+      } else {
+        literal += c;
+        at += 1;
+      }
+    } else if (c === "}") {
+      break;
+    } else if (c === "#" && inPlural) {
+      flush();
+      parts.push({ hash: true });
+      at += 1;
+    } else if (c === "{") {
+      flush();
+      const [part, next] = argument(text, at + 1);
+      parts.push(part);
+      at = next;
+    } else {
+      literal += c;
+      at += 1;
+    }
+  }
+  flush();
+  return [parts, at];
+}
+
+function argument(text, at) {
+  const head = /^\s*([^\s,}]+)\s*(?:,\s*(\w+)\s*)?(,|})/.exec(text.slice(at));
+  if (!head) throw new Error(`a message's argument is malformed at ${at}: ${text}`);
+  const [whole, name, type = null, ended] = head;
+  at += whole.length;
+  if (ended === "}") return [{ arg: name, type }, at];
+  const part = { arg: name, type, options: {}, offset: 0 };
+  for (;;) {
+    const option = /^\s*(?:offset:(\d+)\s*)?(=?[^\s{}]+)\s*\{/.exec(text.slice(at));
+    if (!option) {
+      const close = /^\s*\}/.exec(text.slice(at));
+      if (!close) throw new Error(`a message's ${type} is malformed at ${at}: ${text}`);
+      return [part, at + close[0].length];
+    }
+    if (option[1]) part.offset = Number(option[1]);
+    const [body, end] = parse(text, at + option[0].length, type === "plural" || type === "selectordinal");
+    part.options[option[2]] = body;
+    at = end + 1;
+  }
+}
+
+const parsed = new Map();
+const plurals = new Intl.PluralRules(locale);
+const numbers = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
+const lists = new Intl.ListFormat(locale, { style: "long", type: "conjunction" });
+
+/** `n` in the reader's digits and grouping: "2,000", "۲٬۰۰۰", "2 000". */
+export const number = (n) => numbers.format(n);
+
+function render(parts, args, hash) {
+  const out = [];
+  for (const part of parts) {
+    if (typeof part === "string") out.push(part);
+    else if (part.hash) out.push(number(hash));
+    else if (!part.options) {
+      const value = args[part.arg];
+      if (value === undefined) throw new Error(`a message wants the argument ${part.arg}`);
+      if (Array.isArray(value)) out.push(...value.flat(Infinity));
+      else out.push(typeof value === "number" ? number(value) : value);
+    } else {
+      const value = args[part.arg];
+      let options;
+      if (part.type === "plural") {
+        const n = Number(value) - part.offset;
+        options = part.options[`=${Number(value)}`] ?? part.options[plurals.select(n)] ?? part.options.other;
+        out.push(...render(options, args, n));
+        continue;
+      }
+      options = part.options[String(value)] ?? part.options.other;
+      out.push(...render(options, args, hash));
+    }
+  }
+  return out;
+}
+
+function message(key) {
+  if (!parsed.has(key)) {
+    const text = catalogue[key];
+    if (text === undefined) throw new Error(`the catalogue ${language.code} has no message ${key}`);
+    parsed.set(key, parse(text)[0]);
+  }
+  return parsed.get(key);
+}
+
+/** Whether the catalogue has the message (a refusal's code, say): else its caller falls back. */
+export const has = (key) => Object.hasOwn(catalogue, key);
+
+/** The message `key` as text; every name in `args` is isolated between FSI and PDI. */
+export function t(key, args = {}) {
+  const text = (value) => (value instanceof Node ? isolated(value.textContent) : Array.isArray(value) ? value.map(text).join("") : value);
+  const shown = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, text(value)]));
+  return render(message(key), shown).join("");
+}
+
+/** The message `key` as the page's nodes: a name given as `who(name)` stays a <bdi> element. */
+export function tn(key, args = {}) {
+  return render(message(key), args).map((part) => (part instanceof Node ? part : String(part)));
+}
+
+/** A person's name as an element of its own direction (any name, in every language). */
+export const who = (name) => h("bdi", null, name);
+
+/** A person's name in text that is no element (an attribute, a title): between FSI and PDI. */
+export const isolated = (name) => `${FSI}${name}${PDI}`;
+
+/** "Ana, Bob and Cy" in the reader's language; names given as nodes stay nodes. */
+export function listing(items) {
+  const marks = items.map((_, i) => `\u0000${i}\u0000`);
+  return lists
+    .format(marks)
+    .split(/\u0000(\d+)\u0000/)
+    .flatMap((piece, i) => (i % 2 ? [items[Number(piece)]].flat(Infinity) : [piece]))
+    .filter((piece) => piece !== "");
+}
+
+/** "+4", "−3", "0" in the reader's digits: a score whose sign matters (a true minus sign). */
+const signs = new Intl.NumberFormat(locale, { signDisplay: "exceptZero", maximumFractionDigits: 0 });
+export const signed = (points) => signs.format(points).replace("-", "−");
+
+/** The menu of languages: choosing one keeps it in this browser and draws the page again in it. */
+export function languageMenu() {
+  const select = h(
+    "select",
+    {
+      class: "language",
+      "aria-label": t("language.menu"),
+      on: {
+        change: () => {
+          try {
+            localStorage.setItem(KEY, select.value);
+          } catch {
+            // kept for this page only
+          }
+          const url = new URL(location.href);
+          url.searchParams.set("lang", select.value);
+          location.replace(url.href);
+        },
+      },
+    },
+    languages.map((each) => h("option", { value: each.code, lang: each.tag, dir: each.dir, selected: each.code === language.code }, each.name)),
+  );
+  return h("label", { class: "language-control" }, select);
+}
+
+/** A refusal in the reader's words, from its stable code; an unknown code keeps the API's own. */
+export function refusal(problem) {
+  const key = `problem.${problem.code}`;
+  return has(key) ? { title: t(key), detail: "" } : { title: problem.title, detail: problem.detail };
+}
