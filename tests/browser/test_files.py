@@ -16,7 +16,13 @@ from tests.browser.conftest import Watched
 
 pytestmark = pytest.mark.browser
 
-MEDIA = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html"}
+MEDIA = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".html": "text/html",
+    ".json": "application/json",
+}
 
 
 def test_the_root_is_the_table_page_with_its_security_headers(served: str) -> None:

@@ -76,7 +76,13 @@ async def test_a_malformed_or_over_long_static_path_is_a_404_problem_not_a_500(c
 
 
 async def test_every_file_of_the_table_is_still_served_with_its_media_type_and_no_cache(client):
-    kinds = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml", "html": "text/html"}
+    kinds = {
+        "js": "text/javascript",
+        "css": "text/css",
+        "svg": "image/svg+xml",
+        "html": "text/html",
+        "json": "application/json",
+    }
     for name, file in FILES.items():
         response = await client.get(f"/static/{name}")
         assert response.status_code == 200, name
