@@ -22,6 +22,7 @@ MEDIA = {
     ".svg": "image/svg+xml",
     ".html": "text/html",
     ".json": "application/json",
+    ".md": "text/markdown",
 }
 
 
@@ -43,6 +44,8 @@ def test_every_file_of_the_page_is_served_from_the_package_with_its_media_type(s
         assert answer.status_code == 200, path
         assert answer.headers["content-type"].split(";")[0] == MEDIA[path.suffix], path
         assert answer.content == path.read_bytes()
+        if path.suffix == ".md":  # the rules are read as text in every script
+            assert answer.headers["content-type"] == "text/markdown; charset=utf-8", path
     missing = httpx.get(f"{served}/static/js/no-such-module.js", timeout=10)
     assert missing.status_code == 404
 

@@ -82,6 +82,7 @@ async def test_every_file_of_the_table_is_still_served_with_its_media_type_and_n
         "svg": "image/svg+xml",
         "html": "text/html",
         "json": "application/json",
+        "md": "text/markdown; charset=utf-8",
     }
     for name, file in FILES.items():
         response = await client.get(f"/static/{name}")

@@ -7,10 +7,11 @@ import { languageMenu, t } from "./i18n.js";
 import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
 import { parse } from "./route.js";
+import { mountRules } from "./rules.js";
 import { mountSteps } from "./steps.js";
 import { mountTable } from "./table.js";
 
-const SCREENS = { lobby: mountLobby, table: mountTable, steps: mountSteps, file: mountReplay };
+const SCREENS = { lobby: mountLobby, table: mountTable, steps: mountSteps, file: mountReplay, rules: mountRules };
 const main = document.getElementById("screen");
 for (const element of document.querySelectorAll("[data-i18n]")) element.textContent = t(element.dataset.i18n);
 document.querySelector(".masthead-nav")?.append(languageMenu());

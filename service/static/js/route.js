@@ -5,6 +5,7 @@
 //                               Authorization header, never in a request's path or query
 //   #/games/ID/steps?version=N  step through a finished game, event by event
 //   #/replay                    drop an exported log to replay it
+//   #/rules/GAME                the whole rules of a game (poison, pot) in the reader's language
 
 export function parse(hash) {
   const [path, query = ""] = hash.replace(/^#/, "").split("?", 2);
@@ -16,6 +17,7 @@ export function parse(hash) {
     return { screen: "table", gameId: parts[1], token: params.get("token") || null };
   }
   if (parts[0] === "replay") return { screen: "file" };
+  if (parts[0] === "rules") return { screen: "rules", game: parts[1] ?? "" };
   return { screen: "lobby", status: params.get("status") || null };
 }
 
@@ -27,6 +29,7 @@ export const links = {
   seat: (gameId, token) => `${game(gameId)}?token=${encodeURIComponent(token)}`,
   steps: (gameId, version) => `${game(gameId)}/steps${version ? `?version=${version}` : ""}`,
   replay: () => "#/replay",
+  rules: (game) => `#/rules/${encodeURIComponent(game)}`,
   /** The whole address, to send to a friend. */
   absolute: (fragment) => `${location.origin}${location.pathname}${fragment}`,
 };

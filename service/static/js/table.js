@@ -110,7 +110,7 @@ export function mountTable(root, { gameId, token }) {
     state.view = view;
     state.names = namesOf(view);
     screen.classList.add(`ruleset-${view.ruleset}`);
-    fill(parts.help, state.game.help);
+    fill(parts.help, state.game.help, " ", h("a", { class: "whole-rules", href: links.rules(state.game.name) }, t("rules.whole")));
     // A waiting game has nothing scored yet: its sheet is read once it starts.
     if (view.status !== "waiting") await readScores();
     state.scored = state.scores ? state.game.scoredCount(state.scores) : 0;
