@@ -310,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
             while seat is not None:
                 if seat.view.status == "waiting":
                     seat.gather(out)
-                status = Terminal(seat, seat.screen, out, seat.screen.ruleset.title).play()
+                status = Terminal(seat, seat.screen, out, seat.screen.title).play()
                 if seat.view.status != "finished" or not again(out):
                     return status
                 seat = RemoteSeat.rematch(client, seat.game_id, seat.token)

@@ -114,6 +114,23 @@ def poison(
     )
 
 
+def read_through_isolates(text: str) -> str:
+    """`text` without the FSI and PDI around each name (service.i18n.isolated): what a
+    person reads, for the tests of what is said rather than of how names are kept apart
+    (tests/service/test_cli_languages.py holds the isolates themselves)."""
+    return text.replace("\u2068", "").replace("\u2069", "")
+
+
+def poison_read(
+    *args: str, stdin: str | bytes = "", env: Mapping[str, str | None] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`poison_here`, its output and errors as a person reads them (`read_through_isolates`)."""
+    result = poison_here(*args, stdin=stdin, env=env)
+    return subprocess.CompletedProcess(
+        result.args, result.returncode, read_through_isolates(result.stdout), read_through_isolates(result.stderr)
+    )
+
+
 def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, says: str) -> None:
     """Refused as bad usage or input: status 2, nothing on stdout, one line on stderr naming
     the command, no traceback."""
