@@ -44,14 +44,15 @@ def literal_words(parts: list[Any]) -> list[str]:
 
 def english_left(stdout: str, code: str) -> list[str]:
     """English words of `cli.` messages on the screen that the language's own catalogue does
-    not also use (a card code such as 'R5 0' is the same in every language)."""
+    not also use (a card code such as 'R5 0' is the same in every language), nor a
+    ruleset's name ("ruleset poison")."""
     own = " ".join(i18n.catalogue(code).values())
     return sorted(
         {
             words
             for key in cli_keys()
             for words in literal_words(i18n.parsed(i18n.SOURCE, key))
-            if words in stdout and words not in own
+            if words in stdout and words not in own and words not in RULESETS
         }
     )
 
@@ -158,3 +159,19 @@ def test_every_cli_message_is_used_and_every_one_used_exists():
     keys = set(cli_keys())
     assert named - keys == set()
     assert {key for key in keys if key not in named and not key.startswith(tuple(prefixes))} == set()
+
+
+@pytest.mark.parametrize("code", [code for code in LOCALES if code != i18n.SOURCE])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("simulate", "--games", "20", "--players", "3", "--seed", "1"),
+        ("ladder", "--games", "4", "--players", "3", "--bots", "random,greedy", "--seed", "1"),
+    ],
+    ids=["simulate", "ladder"],
+)
+def test_simulate_and_ladder_speak_the_language_lang_names(code, args):
+    result = poison_here(*args, env={**NO_LOCALE, "LANG": LOCALES[code]})
+    assert result.returncode == 0, result.stderr
+    assert i18n.Words(code)("cli.column.wins") in result.stdout
+    assert english_left(result.stdout, code) == []
