@@ -175,3 +175,12 @@ def test_simulate_and_ladder_speak_the_language_lang_names(code, args):
     assert result.returncode == 0, result.stderr
     assert i18n.Words(code)("cli.column.wins") in result.stdout
     assert english_left(result.stdout, code) == []
+
+
+def test_a_refused_move_is_said_in_the_language_from_its_code():
+    hand = create_game("poison", "hand", tuple(Player(seat=s, name=f"p{s}") for s in range(3)), seed=8, options={})[1]
+    missing = next(card for card in RULESETS["poison"].card_codes if card not in hand.game.hand(0))
+    answers = "\n".join([f"{missing} 0", *["1"] * 60]) + "\n"
+    result = poison_here(*PLAY[:-1], "8", "--lang", "ru", stdin=answers)
+    assert result.returncode == 0
+    assert f"ваш ход: {missing} 0\nУ вас нет этой карты — ход — это его номер в списке" in result.stdout
