@@ -355,7 +355,7 @@ def test_on_a_server_the_spinner_names_every_search_bot_the_person_waits_for(ser
     with Client(server) as client:
         seat = RemoteSeat.create(client, args)
         board = play.Terminal(seat, seat.screen, terminal_console(), seat.screen.ruleset.title)
-        assert board.thinking().plain == "mcts bot 2, mcts bot 3, mcts bot 5 are thinking…"
+        assert read_through_isolates(board.thinking().plain) == "mcts bot 2, mcts bot 3, mcts bot 5 are thinking…"
 
 
 @pytest.mark.subprocess
