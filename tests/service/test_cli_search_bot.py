@@ -324,7 +324,7 @@ def test_the_waiting_room_says_each_search_bot_s_strength_once(server):
             chunk = waiting.stdout.read1(65536)  # type: ignore[attr-defined]
             assert chunk, seen
             seen += chunk
-        first = seen.decode().splitlines()[0]
+        first = read_through_isolates(seen.decode()).splitlines()[0]
         assert first.endswith("waits for players: seat 0 you, seat 1 (open), seat 2 mcts bot 2 (300 playouts)")
         waiting.send_signal(signal.SIGINT)  # gives the seat back
         out, _ = waiting.communicate(timeout=30)
