@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from service import i18n
 from service.commands import ladder, play, replay, serve, simulate
 
 #: The distribution whose version `poison --version` shows (pyproject.toml's name).
@@ -66,7 +67,23 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     for command in COMMANDS.values():
         command.add(commands)
+    for subcommand in commands.choices.values():
+        subcommand.add_argument(
+            "--lang",
+            type=language,
+            metavar="CODE",
+            help=f"the language of what the command writes: {', '.join(i18n.codes())} "
+            "(default: from LC_ALL, LC_MESSAGES or LANG, else en)",
+        )
     return top
+
+
+def language(code: str) -> str:
+    """An argparse type: a language the catalogues speak (service/static/i18n)."""
+    if code not in i18n.codes():
+        listed = ", ".join(f"{entry.code} ({entry.name})" for entry in i18n.languages().values())
+        raise argparse.ArgumentTypeError(f"no language '{code}': choose one of {listed}")
+    return code
 
 
 def play_here_or_on_a_server(args: argparse.Namespace) -> int:
@@ -85,6 +102,8 @@ RUNS: dict[str, Callable[[argparse.Namespace], int]] = {"play": play_here_or_on_
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Every word the command writes from here on is in this language.
+    i18n.use(args.lang or i18n.from_environment())
     run: Callable[[argparse.Namespace], int] = RUNS.get(args.command, COMMANDS[args.command].run)
     try:
         code = run(args)

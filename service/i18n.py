@@ -119,6 +119,13 @@ class Words:
         shown = str(format_decimal(value, locale=self.locale, numbering_system="default"))
         return shown.translate(self._digits) if self._digits else shown
 
+    def fixed(self, value: float, places: int, *, grouped: bool = True) -> str:
+        """A number with `places` decimals, in the reader's digits ("1,234.50"; "1500"
+        ungrouped, as a rating is written)."""
+        pattern = ("#,##0" if grouped else "0") + ("." + "0" * places if places else "")
+        shown = str(format_decimal(value, format=pattern, locale=self.locale, numbering_system="default"))
+        return shown.translate(self._digits) if self._digits else shown
+
     def signed(self, value: int) -> str:
         """ "+4", "−3", "0" in the reader's digits (a true minus sign)."""
         shown = self.number(abs(value))

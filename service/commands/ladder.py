@@ -37,6 +37,7 @@ from service.commands.arguments import (
 )
 from service.commands.simulate import CHUNK, SEARCHING_CHUNK, percent, searching_defaults
 from service.commands.standings import bradley_terry, wilson
+from service.i18n import words
 
 GAMES = (2, 1_000_000)  # the bounds of --games, per match (two halves, seats swapped)
 BOTS = (2, 8)  # the fewest and the most bots on a ladder
@@ -184,7 +185,8 @@ def share_of(wins: int, losses: int) -> str:
 
 
 def interval(ci: list[float]) -> str:
-    return f"{100 * ci[0]:.1f}% to {100 * ci[1]:.1f}%"
+    low, high = (words()("cli.simulate.percent", value=words().fixed(100 * end, 1)) for end in ci)
+    return words()("cli.ladder.interval", low=low, high=high)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -208,41 +210,43 @@ def run(args: argparse.Namespace) -> int:
         report = {**settings, "games_per_match": args.games, "seconds": elapsed, "ladder": ladder, "matches": matches}
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
         return 0
-    header = (
-        f"ladder of {len(seats)} bots, ruleset {ruleset.name}, {args.players} players, "
-        f"{args.games:,} games a match, seed {args.seed}"
+    header = words()(
+        "cli.ladder.header",
+        bots=len(seats),
+        ruleset=ruleset.name,
+        players=args.players,
+        games=args.games,
+        seed=str(args.seed),
     )
+    number = words().number
     if ruleset.options:
         header += ", " + describe_options(ruleset, options)
     table = Table(title=literal(header), title_justify="left")
-    for column in ("rank", "bot", "rating", "wins", "losses", "win share", "95% interval"):
-        table.add_column(column, justify="right")
+    for column in ("rank", "bot", "rating", "wins", "losses", "win_share", "interval"):
+        table.add_column(words()(f"cli.column.{column}"), justify="right")
     for rank, row in enumerate(ladder, 1):
         table.add_row(
-            str(rank),
+            number(rank),
             literal(row["bot"]),
-            f"{row['rating']:.0f}",
-            f"{row['wins']:,}",
-            f"{row['losses']:,}",
+            words().fixed(row["rating"], 0, grouped=False),
+            number(row["wins"]),
+            number(row["losses"]),
             share_of(row["wins"], row["losses"]),
             interval(row["ci95"]),
         )
     out.print(table)
-    games = Table(title="matches", title_justify="left")
-    for column in ("bot", "against", "wins", "losses", "win share", "95% interval"):
-        games.add_column(column, justify="right")
+    games = Table(title=words()("cli.ladder.matches"), title_justify="left")
+    for column in ("bot", "against", "wins", "losses", "win_share", "interval"):
+        games.add_column(words()(f"cli.column.{column}"), justify="right")
     for match in matches:
         games.add_row(
             literal(match["a"]),
             literal(match["b"]),
-            f"{match['a_wins']:,}",
-            f"{match['b_wins']:,}",
+            number(match["a_wins"]),
+            number(match["b_wins"]),
             share_of(match["a_wins"], match["b_wins"]),
             interval(match["ci95"]),
         )
     out.print(games)
-    out.print(
-        f"{len(matches) * args.games:,} games in {elapsed:,.1f} s; seats alternate and swap half way; "
-        "a shared win counts for every winner; ratings: Bradley-Terry, Elo scale, mean 1500"
-    )
+    out.print(words()("cli.ladder.footer", games=len(matches) * args.games, seconds=words().fixed(elapsed, 1)))
     return 0

@@ -44,8 +44,9 @@ from service.commands.arguments import (
     ruleset_of,
 )
 from service.commands.screens import SCREENS, Players, Screen, screen_for
-from service.commands.screens.base import searchers, strength
+from service.commands.screens.base import said, searchers, strength
 from service.commands.screens.seat import Refused, Seat, refusal
+from service.i18n import words
 
 #: What a person types to leave the game (the end of input leaves it too).
 QUIT = frozenset({"q", "quit", "exit"})
@@ -200,7 +201,7 @@ class LocalSeat:
         return scores(self.logged)
 
     def where(self) -> Text:
-        return Text(f"; seed {self.seed}")
+        return said("cli.play.seed", seed=str(self.seed))
 
     def come_back(self) -> str | None:
         return None  # the game lives in this process only
@@ -224,11 +225,13 @@ class Terminal:
         self.echo = not sys.stdin.isatty()
         players = seat.players
         others = [s for s in range(len(players)) if s != seat.you]
-        self.header = Text.assemble(
-            f"{title}: you are seat {seat.you} against ",
-            Text(", ").join(self.named(other) for other in others),
-            seat.where(),
-            f". {screen.best.capitalize()} total wins.",
+        self.header = said(
+            "cli.play.header",
+            game=title,
+            seat=seat.you,
+            others=Text(words()("cli.comma")).join(self.named(other) for other in others),
+            where=seat.where(),
+            best=screen.best,
         )
         #: What happened since the person's last move, as told (a redrawn board shows it again).
         self.story: list[RenderableType] = []
@@ -237,14 +240,14 @@ class Terminal:
         """A seat's name, with its strength if a search bot plays it ("mcts bot 1 (2,000 playouts)")."""
         shown = strength(self.seat.view.players[seat])
         name = self.seat.players.name(seat)
-        return name if shown is None else Text.assemble(name, f" ({shown})")
+        return name if shown is None else said("cli.play.strength", name=name, strength=shown)
 
     def thinking(self) -> Text:
         """Who the person waits for while a move's answer takes long: the search bots."""
         seats = searchers(self.seat.view.players)
         if not seats:
-            return Text("waiting for the game's answer…")
-        return Text.assemble(self.seat.players.listed(seats), " is thinking…" if len(seats) == 1 else " are thinking…")
+            return said("cli.play.waiting_answer")
+        return said("cli.play.thinking", count=len(seats), names=self.seat.players.listed(seats))
 
     def say(self, *renderables: RenderableType) -> None:
         # Into a terminal, rich wraps lines between words at its width (the console never
@@ -294,7 +297,7 @@ class Terminal:
         view = self.seat.view
         legal = self.screen.legal(view)
         while True:
-            text = self.ask("your move: ")
+            text = self.ask(words()("cli.play.prompt"))
             if text is None or text.lower() in QUIT:
                 return None
             move = self.screen.parse_move(text, legal, view)
@@ -304,7 +307,9 @@ class Terminal:
             try:
                 return patiently(self.out, self.thinking, partial(self.seat.play, move))
             except Refused as refused:
-                self.say(Text.assemble((visible(str(refused)), "red"), f" — {self.screen.help}"))
+                self.say(
+                    said("cli.play.refused", refusal=Text(visible(str(refused)), style="red"), help=self.screen.help)
+                )
                 if refused.stale:
                     return self.seat.catch_up()  # the game moved on: draw it as it is now
 
@@ -320,9 +325,9 @@ class Terminal:
         return text
 
     def farewell(self) -> str:
-        left = f"you left the game at version {self.seat.view.version}"
+        left = words()("cli.play.left", version=str(self.seat.view.version))
         come_back = self.seat.come_back()
-        return left if come_back is None else f"{left}; {come_back}"
+        return left if come_back is None else words()("cli.play.come_back", left=left, come_back=come_back)
 
     # -- frames --------------------------------------------------------------------------------
 
@@ -341,20 +346,20 @@ class Terminal:
         self.say()
         for renderable in self.screen.board(view, players):
             self.say(renderable)
-        self.say(Text.assemble("your hand: ", self.screen.cards(view.you.hand, empty="(none)")))
+        self.say(said("cli.play.hand", cards=self.screen.cards(view.you.hand, empty="cli.none")))
         if waiting:
-            self.say(Text.assemble("waiting for ", players.name(view.turn), " to move…"))
+            self.say(said("cli.play.waiting", name=players.name(view.turn)))
             return
         labels = [
-            Text.assemble(f"{number}) ", self.screen.label(move))
+            said("cli.play.numbered", number=number, move=self.screen.label(move))
             for number, move in enumerate(self.screen.legal(view), 1)
         ]
         if self.redraw:
             # Each move in one piece: the list wraps between moves, never inside one.
-            self.say("your moves:")
+            self.say(said("cli.play.moves", moves=Text()))
             self.say(Columns(labels, padding=(0, 2)))
         else:
-            self.say(Text.assemble("your moves: ", Text("  ").join(labels)))
+            self.say(said("cli.play.moves", moves=Text.assemble(" ", Text("  ").join(labels))))
 
     def draw_end(self) -> None:
         self.top()
@@ -373,7 +378,7 @@ def starting(bots: list[arguments.Seat]) -> Callable[[], Text]:
     """What a new game's making says when it takes long: the bots before your seat play their
     first moves as it is made (here or on a server), and a search among them takes a while."""
     searching = any(bot.bot == SEARCH_BOT for bot in bots)
-    return lambda: Text("the bots before you are thinking…" if searching else "making the game…")
+    return lambda: said("cli.play.bots_thinking" if searching else "cli.play.making")
 
 
 def patiently(out: Console, words: Callable[[], Text], work: Callable[[], T], *, after: float = THINKING_AFTER) -> T:
@@ -503,4 +508,5 @@ def run(args: argparse.Namespace) -> int:
         return fail("play", error, error.code)
     except RuleError as error:
         return fail("play", error, 2)
-    return Terminal(seat, screen_for(ruleset.name), out, ruleset.title).play()
+    screen = screen_for(ruleset.name)
+    return Terminal(seat, screen, out, screen.title).play()

@@ -44,8 +44,10 @@ from service.commands.play import (
     starting,
 )
 from service.commands.screens import Players, Screen, screen_for
+from service.commands.screens.base import said
 from service.commands.screens.lobby import OPEN, is_open, room, seat_names, told, waiting_games
 from service.commands.screens.seat import refusal
+from service.i18n import words
 from service.schemas import EventOut
 
 
@@ -119,11 +121,10 @@ class RemoteSeat:
         url, game = self.client.base_url, self.game_id
         names = seat_names(self.view.players, self.you)
         try:
-            out.print(
-                Text.assemble(f"game {visible(game)} at {url} waits for players: ", room(self.view.players, self.you))
-            )
-            out.print(Text(f"anyone may join: poison play --server {url} --join={visible(game)} --name NAME"))
-            out.print(Text("Ctrl-C leaves your seat (it opens again for someone else)"))
+            out.print(said("cli.remote.waits", game=visible(game), url=url, room=room(self.view.players, self.you)))
+            join = f"poison play --server {url} --join={visible(game)} --name NAME"
+            out.print(Text(words()("cli.remote.anyone", command=join)))
+            out.print(Text(words()("cli.remote.ctrl_c")))
             with closing(self.client.follow(game, self.token, after=self.view.version)) as stream:
                 for public in stream:
                     event = self._event(public)
@@ -149,10 +150,10 @@ class RemoteSeat:
         except ApiProblem as problem:
             if problem.code != "game_started":
                 raise
-            out.print(Text(f"the game started before you could leave: {visible(problem.detail)}"))
+            out.print(Text(words()("cli.remote.started_first", detail=visible(problem.detail))))
             return
         self.left = True
-        out.print(Text(f"you left seat {self.you} of game {visible(self.game_id)}: it is open again"))
+        out.print(Text(words()("cli.remote.left", seat=self.you, game=visible(self.game_id))))
 
     def _event(self, public: EventOut) -> Event:
         try:
@@ -216,17 +217,20 @@ class RemoteSeat:
         return self.client.scores(self.game_id)
 
     def where(self) -> Text:
-        seed = "" if self.seed is None else f", seed {self.seed}"
-        return Text(f"; game {self.game_id} at {self.client.base_url}{seed}")
+        seed = "" if self.seed is None else words()("cli.remote.seed", seed=str(self.seed))
+        return Text(words()("cli.remote.where", game=self.game_id, url=str(self.client.base_url), seed=seed))
 
     def come_back(self) -> str | None:
         if self.left:
-            return f"to join again: poison play --server {self.client.base_url} --join={self.game_id} --name NAME"
-        return f"to come back: poison play --server {self.client.base_url} --game={self.game_id} --token={self.token}"
+            command = f"poison play --server {self.client.base_url} --join={self.game_id} --name NAME"
+            return words()("cli.remote.join_again", command=command)
+        command = f"poison play --server {self.client.base_url} --game={self.game_id} --token={self.token}"
+        return words()("cli.remote.come_back", command=command)
 
     def play_again(self) -> str | None:
         url = self.client.base_url
-        return f"to play again: poison play --server {url} --game={self.game_id} --token={self.token} --rematch"
+        command = f"poison play --server {url} --game={self.game_id} --token={self.token} --rematch"
+        return words()("cli.remote.play_again", command=command)
 
 
 def take_seat(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat | None:
@@ -250,29 +254,33 @@ def choose(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat
     if not games:
         out.print(
             Text(
-                f"no game waits for players at {client.base_url}; make one: poison play --server "
-                f"{client.base_url} --open 1"
+                words()(
+                    "cli.remote.none_waits",
+                    url=str(client.base_url),
+                    command=f"poison play --server {client.base_url} --open 1",
+                )
             )
         )
         return None
     out.print(waiting_games(games))
     if not (sys.stdin.isatty() and out.is_terminal):
-        out.print(Text(f"to join one: poison play --server {client.base_url} --join=GAME_ID --name NAME"))
+        command = f"poison play --server {client.base_url} --join=GAME_ID --name NAME"
+        out.print(Text(words()("cli.remote.join_one", command=command)))
         return None
     while True:
-        answer = ask(out, f"a game to join (1 to {len(games)}; Enter: none): ")
+        answer = ask(out, words()("cli.remote.pick", last=len(games)))
         if not answer:
             return None
         if answer.isdecimal() and 1 <= int(answer) <= len(games):  # isdigit() takes "²", int() not
             return RemoteSeat.join(client, games[int(answer) - 1].game_id, None, args.name or ask_name(out))
-        out.print(Text(f"{visible(answer)!r} is none of them: type a number from 1 to {len(games)}", style="red"))
+        out.print(Text(words()("cli.remote.none_of_them", answer=repr(visible(answer)), last=len(games)), style="red"))
 
 
 def ask_name(out: Console) -> str:
     """The name the other players will see, asked in a terminal (--name gives it otherwise)."""
     if not sys.stdin.isatty():
         raise CommandError("--join needs --name: the name the other players see at the table")
-    while not (name := ask(out, "your name at the table: ")):
+    while not (name := ask(out, words()("cli.remote.your_name"))):
         if name is None:
             raise CommandError("no name given: the other players see one at the table")
     return name
@@ -291,7 +299,7 @@ def again(out: Console) -> bool:
     """In a terminal, at a game's end: whether the person plays the next game (the rematch)."""
     if not (sys.stdin.isatty() and out.is_terminal):
         return False
-    answer = ask(out, "play again with the same players? (y/N): ")
+    answer = ask(out, words()("cli.remote.again"))
     return answer is not None and answer.lower() in {"y", "yes"}
 
 
@@ -310,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
             while seat is not None:
                 if seat.view.status == "waiting":
                     seat.gather(out)
-                status = Terminal(seat, seat.screen, out, seat.screen.ruleset.title).play()
+                status = Terminal(seat, seat.screen, out, seat.screen.title).play()
                 if seat.view.status != "finished" or not again(out):
                     return status
                 seat = RemoteSeat.rematch(client, seat.game_id, seat.token)

@@ -23,6 +23,7 @@ from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from service.commands import CommandError, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
+from service.i18n import isolated, words
 from service.settings import Settings
 
 
@@ -133,7 +134,9 @@ def seat_names(players: Any) -> list[str]:
     leaves: an open seat is "(open)"), with its bot in brackets (as screens.player_names
     writes them), as markup that shows them exactly (literal)."""
     return [
-        literal("(open)" if player.name is None else player.name + (f" [{player.bot}]" if player.bot else ""))
+        words()("cli.replay.open")
+        if player.name is None
+        else isolated(literal(player.name + (f" [{player.bot}]" if player.bot else "")))
         for player in players
     ]
 
@@ -141,8 +144,8 @@ def seat_names(players: Any) -> list[str]:
 def commitment_line(created: Any) -> str:
     """What the log's commitment to its deals says, checked (rebuild refused one that breaks)."""
     if commitment.check(created) == commitment.NONE:
-        return "no seed commitment to check: the log was written before games committed to their deals"
-    return f"the seed commitment holds: SHA-256 of {f'{created.seed}:{created.salt}'!r} is {created.seed_commitment}"
+        return words()("cli.replay.no_commitment")
+    return words()("cli.replay.commitment", text=repr(f"{created.seed}:{created.salt}"), digest=created.seed_commitment)
 
 
 def show(logged: LoggedGame, console: Console) -> None:
@@ -151,13 +154,17 @@ def show(logged: LoggedGame, console: Console) -> None:
     names = seat_names(logged.players)
     # The headline escapes the game id as markup; its controls are made visible first.
     created = msgspec.structs.replace(logged.created, game_id=visible(logged.created.game_id))
-    console.print(f"{screen.headline(created, game)}; the log is valid up to event {logged.version}")
+    console.print(
+        words()("cli.replay.valid_up_to", headline=screen.headline(created, game), version=str(logged.version))
+    )
     console.print(literal(commitment_line(logged.created)))
     if screen.scored(game):
         console.print(screen.sheet(game, names))
     if logged.finished:
-        winners = ", ".join(names[seat] for seat in game.winners)
-        console.print(f"finished: {screen.best} total {screen.winning_total(game)}, won by {winners}")
+        winners = words()("cli.comma").join(names[seat] for seat in game.winners)
+        console.print(
+            words()("cli.replay.finished", best=screen.best, total=screen.winning_total(game), winners=winners)
+        )
     else:
         for renderable in screen.in_play(game, names):
             console.print(renderable)
@@ -211,9 +218,10 @@ def check_all(logs: list[str], jobs: int, out: Console) -> int:
         with ProcessPoolExecutor(max_workers=min(jobs, len(logs))) as pool:
             verdicts = list(pool.map(check_log, logs, chunksize=max(1, len(logs) // (4 * jobs))))
     for source, why in zip(logs, verdicts, strict=True):
-        out.print(literal(f"{source}: valid" if why is None else f"{source}: invalid: {why}"))
+        verdict = words()("cli.replay.valid") if why is None else words()("cli.replay.invalid", why=why)
+        out.print(literal(f"{source}: {verdict}"))
     invalid = sum(why is not None for why in verdicts)
-    out.print(f"{len(logs) - invalid} of {len(logs)} logs valid")
+    out.print(words()("cli.replay.count", valid=len(logs) - invalid, count=len(logs)))
     return 1 if invalid else 0
 
 

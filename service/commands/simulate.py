@@ -34,6 +34,7 @@ from service.commands.arguments import (
     options_of,
     ruleset_of,
 )
+from service.i18n import words
 
 CHUNK = 20_000  # games per C call: small enough for a live progress bar
 SEARCHING_CHUNK = 4  # the same with a searching seat, whose games take a second or more each
@@ -130,7 +131,7 @@ def percent(part: int, whole: int) -> str:
     while True:
         shown = round(exact, digits)
         if (shown == 100) == (part == whole) and (shown == 0) == (part == 0):
-            return f"{float(shown):.{digits}f}%"
+            return words()("cli.simulate.percent", value=words().fixed(float(shown), digits))
         digits += 1
 
 
@@ -167,24 +168,31 @@ def run(args: argparse.Namespace) -> int:
         settings = {"ruleset": ruleset.name, "players": args.players, "seed": args.seed, "options": options}
         sys.stdout.write(msgspec.json.encode({**settings, "wins_by": winning(ruleset), **report}).decode() + "\n")
         return 0
-    header = f"{args.games:,} games, ruleset {ruleset.name}, {args.players} players, seed {args.seed}"
+    header = words()(
+        "cli.simulate.header", games=args.games, ruleset=ruleset.name, players=args.players, seed=str(args.seed)
+    )
     if ruleset.options:
         header += ", " + describe_options(ruleset, options)
     table = Table(title=literal(header), title_justify="left")
-    for column in ("seat", "bot", "wins", "win rate", "mean total", "spread"):
-        table.add_column(column, justify="right")
+    for column in ("seat", "bot", "wins", "win_rate", "mean", "spread"):
+        table.add_column(words()(f"cli.column.{column}"), justify="right")
+    number, fixed = words().number, words().fixed
     for seat in report["seats"]:
         table.add_row(
-            str(seat["seat"]),
+            number(seat["seat"]),
             literal(seat["bot"]),
-            f"{seat['wins']:,}",
+            number(seat["wins"]),
             percent(seat["wins"], report["games"]),
-            f"{seat['mean']:.2f}",
-            f"{seat['spread']:.2f}",
+            fixed(seat["mean"], 2),
+            fixed(seat["spread"], 2),
         )
     out.print(table)
     out.print(
-        f"{report['games_per_s']:,.0f} games/s ({result.moves / elapsed:,.0f} moves/s); "
-        f"{winning(ruleset)}, shared wins count for every winner"
+        words()(
+            "cli.simulate.footer",
+            games=fixed(report["games_per_s"], 0),
+            moves=fixed(result.moves / elapsed, 0),
+            best="lowest" if ruleset.lowest_wins else "highest",
+        )
     )
     return 0

@@ -18,8 +18,15 @@ from core.pot import engine as pot
 
 # (game, players, deal seed, greedy moves played first, search seed) -> (move, visits).
 SEARCHES: list[tuple[Any, int, int, int, int, tuple[object, ...], tuple[int, ...]]] = [
-    (engine, 4, 5, 0, 1, ("R5", 2),
-     (13, 6, 13, 6, 8, 13, 10, 11, 14, 9, 10, 14, 14, 8, 8, 9, 12, 8, 10, 11, 12, 11, 7, 7, 9, 7, 7, 11, 13, 9)),
+    (
+        engine,
+        4,
+        5,
+        0,
+        1,
+        ("R5", 2),
+        (13, 6, 13, 6, 8, 13, 10, 11, 14, 9, 10, 14, 14, 8, 8, 9, 12, 8, 10, 11, 12, 11, 7, 7, 9, 7, 7, 11, 13, 9),
+    ),
     (engine, 4, 11, 7, 2, ("R4", 0), (56, 65, 48, 22, 56, 36, 17)),
     (engine, 4, 23, 15, 3, ("R2", 0), (55, 70, 37, 36, 25, 24, 33, 20)),
     (pot, 3, 5, 0, 1, ("T5", False), (81, 11, 75, 18, 102, 13)),
@@ -29,10 +36,24 @@ SEARCHES: list[tuple[Any, int, int, int, int, tuple[object, ...], tuple[int, ...
 
 # (game, players, bots, games, seed) -> the Simulation, as a plain tuple.
 SIMULATIONS: list[tuple[Any, int, list[str], int, int, int | None, tuple[object, ...]]] = [
-    (engine, 4, ["mcts", "greedy", "random", "greedy"], 3, 7, 60,
-     (3, 600, (1, 2, 0, 1), (46, 40, 181, 54), (794, 554, 11325, 1154))),
-    (engine, 4, ["greedy"] * 4, 50, 9, None,
-     (50, 10000, (12, 12, 14, 13), (1424, 1435, 1332, 1410), (44820, 45575, 38298, 45056))),
+    (
+        engine,
+        4,
+        ["mcts", "greedy", "random", "greedy"],
+        3,
+        7,
+        60,
+        (3, 600, (1, 2, 0, 1), (46, 40, 181, 54), (794, 554, 11325, 1154)),
+    ),
+    (
+        engine,
+        4,
+        ["greedy"] * 4,
+        50,
+        9,
+        None,
+        (50, 10000, (12, 12, 14, 13), (1424, 1435, 1332, 1410), (44820, 45575, 38298, 45056)),
+    ),
     (pot, 3, ["mcts", "greedy", "random"], 3, 7, 60, (3, 131, (3, 2, 0), (15, 12, -118), (99, 54, 5566))),
     (pot, 3, ["greedy"] * 3, 50, 9, None, (50, 2229, (23, 22, 15), (98, 121, 80), (888, 977, 762))),
 ]

@@ -15,9 +15,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def new(games, game_id="g", n=4, seed=41, rounds=2):
-    return await games.create(
-        game_id, players(n), options={"rounds": rounds}, seed=seed, token_hashes={}, created_ms=1
-    )
+    return await games.create(game_id, players(n), options={"rounds": rounds}, seed=seed, token_hashes={}, created_ms=1)
 
 
 def first_move(logged):

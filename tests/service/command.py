@@ -65,9 +65,14 @@ def run_here(
     without DISPLAY_VARIABLES, with `env`'s changes (None: unset), for the run only.
 
     What a run must leave as it found it is checked: the SIGINT and SIGTERM handlers and
-    the working directory (a command that changed them would change every later test)."""
+    the working directory (a command that changed them would change every later test); the
+    language it chose is put back."""
+    from service import i18n
+
     data = stdin.encode() if isinstance(stdin, str) else stdin
     out, err = io.StringIO(), io.StringIO()
+    # A run speaks its own language (--lang, the locale): the tests after it speak theirs.
+    language = i18n.words().code
     handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     cwd = os.getcwd()
     saved_stdin = sys.stdin
@@ -85,6 +90,7 @@ def run_here(
                     print(code, file=sys.stderr)
     finally:
         sys.stdin = saved_stdin
+        i18n.use(language)
     assert {number: signal.getsignal(number) for number in handlers} == handlers, "a signal handler was left changed"
     assert os.getcwd() == cwd, "the working directory was left changed"
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
@@ -111,6 +117,23 @@ def poison(
         text=True,
         timeout=timeout,
         env=env,
+    )
+
+
+def read_through_isolates(text: str) -> str:
+    """`text` without the FSI and PDI around each name (service.i18n.isolated): what a
+    person reads, for the tests of what is said rather than of how names are kept apart
+    (tests/service/test_cli_languages.py holds the isolates themselves)."""
+    return text.replace("\u2068", "").replace("\u2069", "")
+
+
+def poison_read(
+    *args: str, stdin: str | bytes = "", env: Mapping[str, str | None] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`poison_here`, its output and errors as a person reads them (`read_through_isolates`)."""
+    result = poison_here(*args, stdin=stdin, env=env)
+    return subprocess.CompletedProcess(
+        result.args, result.returncode, read_through_isolates(result.stdout), read_through_isolates(result.stderr)
     )
 
 
@@ -158,7 +181,7 @@ class Terminal:
 
     def read_until(self, wanted: bytes, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
-        while wanted not in self.output:
+        while wanted not in self.shown():
             if time.monotonic() > deadline or not self._read(deadline - time.monotonic()):
                 pytest.fail(f"never saw {wanted!r} in {self.output[-300:]!r}")
 
@@ -182,9 +205,15 @@ class Terminal:
         self.output += chunk
         return bool(chunk)
 
+    def shown(self) -> bytes:
+        """The output without the isolates around names (FSI, PDI): a terminal draws them as
+        nothing, but pyte stops drawing a run of text at a zero-width character that does
+        not combine with the one before."""
+        return self.output.replace("\u2068".encode(), b"").replace("\u2069".encode(), b"")
+
     def screen(self) -> pyte.Screen:
         screen = pyte.Screen(self.columns, self.lines)
-        pyte.ByteStream(screen).feed(self.output)
+        pyte.ByteStream(screen).feed(self.shown())
         return screen
 
 

@@ -18,7 +18,14 @@ import httpx
 import pytest
 
 from events.server import free_port
-from tests.service.command import Terminal, assert_one_line_refusal, poison, poison_here, shown_lines
+from tests.service.command import (
+    Terminal,
+    assert_one_line_refusal,
+    poison,
+    read_through_isolates,
+    shown_lines,
+)
+from tests.service.command import poison_read as poison_here
 from tests.service.served import serving
 from tests.service.test_cli_play import played_lines, said
 from tests.waiting import metric, until
@@ -81,11 +88,13 @@ def finished_together(server: str) -> dict[str, object]:
             ana.communicate()
     return {
         "id": game_id,
-        "ana": (seen + out).decode(),
+        "ana": read_through_isolates((seen + out).decode()),
         "ana_code": ana.returncode,
         "ana_err": err,
-        "list": listed,
-        "bo": bo,
+        "list": subprocess.CompletedProcess(
+            listed.args, listed.returncode, read_through_isolates(listed.stdout), listed.stderr
+        ),
+        "bo": subprocess.CompletedProcess(bo.args, bo.returncode, read_through_isolates(bo.stdout), bo.stderr),
     }
 
 

@@ -8,12 +8,13 @@ from types import SimpleNamespace
 from rich.console import Console
 
 from service.commands.screens.lobby import room, waiting_games
+from tests.service.command import read_through_isolates
 
 
 def shown(renderable: object) -> str:
     console = Console(width=200, record=True, color_system=None)
     console.print(renderable)
-    return console.export_text()
+    return read_through_isolates(console.export_text())
 
 
 def test_a_bot_is_named_once_when_its_name_says_what_it_is_and_in_brackets_when_not() -> None:

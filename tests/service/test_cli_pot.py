@@ -17,7 +17,8 @@ from events.play import LoggedGame, create_game, play_move
 from service import cli
 from service.commands import simulate
 from service.commands.screens import SCREENS
-from tests.service.command import assert_one_line_refusal, poison_here
+from tests.service.command import assert_one_line_refusal
+from tests.service.command import poison_read as poison_here
 
 
 def expected_figures(report: dict, simulation) -> None:

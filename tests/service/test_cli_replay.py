@@ -11,7 +11,8 @@ import pytest
 
 from events.codec import Player, encode_public, to_public
 from events.play import LoggedGame, create_game, play_move
-from tests.service.command import poison, poison_here
+from tests.service.command import poison
+from tests.service.command import poison_read as poison_here
 
 #: Names the API accepts that a terminal or rich would otherwise read: markup, a closing tag
 #: alone, an emoji code, a trailing backslash, an escape sequence, a line break, a

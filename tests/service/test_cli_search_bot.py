@@ -37,7 +37,8 @@ from service.commands.remote import RemoteSeat
 from service.commands.screens import screen_for
 from service.commands.screens.seat import Refused
 from service.schemas import Playouts
-from tests.service.command import Terminal, assert_one_line_refusal, poison_here, shown_lines
+from tests.service.command import Terminal, assert_one_line_refusal, read_through_isolates, shown_lines
+from tests.service.command import poison_read as poison_here
 from tests.service.served import serving
 
 ANSWERS = "\n".join(["1"] * 400) + "\n"
@@ -223,7 +224,7 @@ def test_into_a_pipe_the_work_runs_as_it_is_called_and_nothing_is_added():
 def test_the_spinner_names_the_search_bots_the_person_waits_for(bots, words):
     seat = LocalSeat(RULESETS["pot"], bots, 0, 5, {})
     board = play.Terminal(seat, screen_for("pot"), terminal_console(), RULESETS["pot"].title)
-    assert board.thinking().plain == words
+    assert read_through_isolates(board.thinking().plain) == words
 
 
 @pytest.mark.subprocess
@@ -323,7 +324,7 @@ def test_the_waiting_room_says_each_search_bot_s_strength_once(server):
             chunk = waiting.stdout.read1(65536)  # type: ignore[attr-defined]
             assert chunk, seen
             seen += chunk
-        first = seen.decode().splitlines()[0]
+        first = read_through_isolates(seen.decode()).splitlines()[0]
         assert first.endswith("waits for players: seat 0 you, seat 1 (open), seat 2 mcts bot 2 (300 playouts)")
         waiting.send_signal(signal.SIGINT)  # gives the seat back
         out, _ = waiting.communicate(timeout=30)
@@ -354,7 +355,7 @@ def test_on_a_server_the_spinner_names_every_search_bot_the_person_waits_for(ser
     with Client(server) as client:
         seat = RemoteSeat.create(client, args)
         board = play.Terminal(seat, seat.screen, terminal_console(), seat.screen.ruleset.title)
-        assert board.thinking().plain == "mcts bot 2, mcts bot 3, mcts bot 5 are thinking…"
+        assert read_through_isolates(board.thinking().plain) == "mcts bot 2, mcts bot 3, mcts bot 5 are thinking…"
 
 
 @pytest.mark.subprocess

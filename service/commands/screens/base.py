@@ -24,9 +24,28 @@ from core.errors import SEARCH_BOT
 from core.rulesets import Ruleset
 from events.codec import Event
 from service.commands import visible
+from service.i18n import isolated, words
 
-#: How the person's own seat is called: every line about it is in the second person.
+#: How the person's own seat is called in English (the catalogue's `cli.you`): every line
+#: about it is in the second person.
 YOU = "you"
+#: What stands for a styled argument while a message is formatted: never in a catalogue.
+_SLOT = "\x00"
+
+
+def said(key: str, /, **args: Any) -> Text:
+    """The catalogue's message `key` in the reader's language as rich Text: an argument that
+    is Text (a name in bold, a card in its colour) keeps its style where the message puts it."""
+    styled = {name: value for name, value in args.items() if isinstance(value, Text)}
+    order = list(styled)
+    plain = {name: f"{_SLOT}{order.index(name)}{_SLOT}" if name in styled else value for name, value in args.items()}
+    pieces = words()(key, **plain).split(_SLOT)
+    # Formatted, the message alternates words and slot numbers: "a", "0", " b", "1", "".
+    return Text.assemble(*(styled[order[int(piece)]] if odd else piece for odd, piece in _alternate(pieces)))
+
+
+def _alternate(pieces: list[str]) -> Iterable[tuple[bool, str]]:
+    return ((index % 2 == 1, piece) for index, piece in enumerate(pieces))
 
 
 @dataclass(frozen=True)
@@ -43,11 +62,12 @@ class Players:
         named "you" is told apart by its number. What a terminal would obey in a name (an
         escape, a newline) is shown written out instead."""
         shown = []
+        you_word = words()("cli.you")
         for seat, name in enumerate(map(visible, names)):
             if seat == you:
-                shown.append(YOU)
-            elif you is not None and name.casefold() == YOU:
-                shown.append(f"{name} (seat {seat})")
+                shown.append(you_word)
+            elif you is not None and name.casefold() in {YOU, you_word.casefold()}:
+                shown.append(words()("cli.seat.named", name=name, seat=seat))
             else:
                 shown.append(name)
         return cls(tuple(shown), you)
@@ -56,21 +76,25 @@ class Players:
         return len(self.names)
 
     def name(self, seat: int) -> Text:
-        return Text(self.names[seat], style="bold" if seat == self.you else "")
+        """A seat's name isolated in its own direction (FSI ... PDI); yours, the reader's
+        own word for "you", in bold."""
+        if seat == self.you:
+            return Text(self.names[seat], style="bold")
+        return Text(isolated(self.names[seat]))
 
-    def does(self, seat: int, verb: str) -> Text:
-        """`seat` as the subject of `verb`, agreeing: "you take", "ada takes"."""
-        return Text.assemble(self.name(seat), " ", verb if seat == self.you else verb + "s")
+    def who(self, seat: int) -> str:
+        """The `who` of a message whose verb agrees with its subject: "you play", "ada plays"."""
+        return "you" if seat == self.you else "other"
 
     def listed(self, seats: Iterable[int]) -> Text:
-        return Text(", ").join(self.name(seat) for seat in seats)
+        return Text(words()("cli.comma")).join(self.name(seat) for seat in seats)
 
 
 def strength(player: Any) -> str | None:
     """A search bot's strength as a seat of a view or a listing carries it ("2,000
     playouts"), or None for a seat that does not search (the API gives it no `playouts`)."""
     playouts = getattr(player, "playouts", None)  # None, or UNSET, where a Struct omits it
-    return f"{playouts:,} playout{'' if playouts == 1 else 's'}" if isinstance(playouts, int) else None
+    return words()("cli.playouts", count=playouts) if isinstance(playouts, int) else None
 
 
 def searchers(players: Sequence[Any]) -> list[int]:
@@ -92,12 +116,21 @@ class Screen(ABC):
     and `names` are already escaped; play's take the API's bodies and `Players`."""
 
     ruleset: Ruleset
-    #: How a person types a move in `poison play` (after its number in the list).
-    help: str
-    #: A typed move or two, for `poison play --help`.
-    example: str
-    #: The title of the score sheet at the end of `poison play`.
-    play_title: str
+
+    @property
+    def help(self) -> str:
+        """How a person types a move in `poison play` (after its number in the list)."""
+        return words()(f"cli.{self.ruleset.name}.help")
+
+    @property
+    def example(self) -> str:
+        """A typed move or two, for `poison play --help`."""
+        return words()(f"cli.{self.ruleset.name}.example")
+
+    @property
+    def play_title(self) -> str:
+        """The title of the score sheet at the end of `poison play`."""
+        return words()(f"cli.{self.ruleset.name}.play_title")
 
     # -- replay: a log's game, from the engine -------------------------------------------
 
@@ -137,9 +170,9 @@ class Screen(ABC):
         as the list of moves shows it."""
 
     @abstractmethod
-    def typed(self, words: list[str], view: Any) -> tuple[Any, ...] | str | None:
-        """The move the words name (not checked against the rules), what is wrong with it
-        when the view alone can tell, or None if the words name no move."""
+    def typed(self, parts: list[str], view: Any) -> tuple[Any, ...] | str | None:
+        """The move the parts name (not checked against the rules), what is wrong with it
+        when the view alone can tell, or None if the parts name no move."""
 
     @abstractmethod
     def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
@@ -158,6 +191,7 @@ class Screen(ABC):
 
     @property
     def best(self) -> str:
+        """Which total wins, as a message's `best` selects: "lowest" or "highest"."""
         return "lowest" if self.ruleset.lowest_wins else "highest"
 
     def winning_total(self, game: Scored) -> int:
@@ -166,8 +200,9 @@ class Screen(ABC):
     def card(self, card: str) -> Text:
         return Text(card, style=self.card_style(card))
 
-    def cards(self, cards: Sequence[str], empty: str = "(empty)") -> Text:
-        return Text(" ").join(self.card(card) for card in cards) if cards else Text(empty)
+    def cards(self, cards: Sequence[str], empty: str = "cli.empty") -> Text:
+        """The cards, each in its colour, or the message `empty` for none."""
+        return Text(" ").join(self.card(card) for card in cards) if cards else Text(words()(empty))
 
     def legal(self, view: Any) -> list[tuple[Any, ...]]:
         """The legal moves of the view's `you`, as tuples of the move's fields."""
@@ -181,31 +216,39 @@ class Screen(ABC):
     def parse_move(self, text: str, legal: Sequence[tuple[Any, ...]], view: Any) -> tuple[Any, ...] | str:
         """The move the person typed (its number in the list, or typed out), or what is
         wrong with it."""
-        words = text.split()
-        if len(words) == 1 and words[0].isdecimal():  # isdigit() takes "²", int() not
-            number = int(words[0])
+        parts = text.split()
+        if len(parts) == 1 and parts[0].isdecimal():  # isdigit() takes "²", int() not
+            number = int(parts[0])
             if 1 <= number <= len(legal):
                 return tuple(legal[number - 1])
-            return f"there is no move {number}: choose 1 to {len(legal)}"
-        move = self.typed(words, view)
+            return words()("cli.move.none", number=number, last=len(legal))
+        move = self.typed(parts, view)
         if move is None:
-            return f"{text!r} is not a move: {self.help}"
+            return words()("cli.move.unknown", typed=repr(text), help=self.help)
         if not isinstance(move, str) and move[0] not in self.ruleset.card_codes:
-            return f"{move[0]!r} is not a card code of {self.ruleset.title}: {' '.join(self.ruleset.card_codes)}"
+            return words()(
+                "cli.move.card", card=repr(move[0]), game=self.title, codes=" ".join(self.ruleset.card_codes)
+            )
         return move
+
+    @property
+    def title(self) -> str:
+        """The game's name in the reader's language (`poison.title`, `pot.title`)."""
+        return words()(f"{self.ruleset.name}.title")
 
     def ending(self, scores: Scored, players: Players) -> list[Text]:
         """The last lines of `poison play`, after the score sheet."""
-        totals = Text(", ").join(
-            Text.assemble(players.name(seat), f" {total}") for seat, total in enumerate(scores.totals)
+        totals = Text(words()("cli.comma")).join(
+            said("cli.total.of", name=players.name(seat), total=total) for seat, total in enumerate(scores.totals)
         )
-        winners = len(scores.winners)
         return [
-            Text.assemble("final totals: ", totals),
-            Text.assemble(
-                f"winner{'s' if winners > 1 else ''}: ",
-                players.listed(scores.winners),
-                f" ({self.best} total {self.winning_total(scores)})",
+            said("cli.final", totals=totals),
+            said(
+                "cli.winners",
+                count=len(scores.winners),
+                names=players.listed(scores.winners),
+                best=self.best,
+                total=self.winning_total(scores),
             ),
         ]
 
@@ -214,7 +257,7 @@ def follows(lines: list[RenderableType], consequence: Text) -> None:
     """What a card caused (an overflow, an explosion, a closing), told after the card's own
     line ("… — overflow! …"), or on a line of its own if the card is not in `lines`."""
     if lines and isinstance(lines[-1], Text):
-        lines[-1].append_text(Text.assemble(" — ", consequence))
+        lines[-1].append_text(said("cli.then", consequence=consequence))
     else:
         lines.append(consequence)
 

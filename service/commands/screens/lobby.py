@@ -15,7 +15,8 @@ from rich.text import Text
 from core.rulesets import RULESETS
 from events.codec import Event, GameStarted, RematchCreated, SeatJoined, SeatLeft
 from service.commands import visible
-from service.commands.screens.base import YOU, seats_table, strength
+from service.commands.screens.base import YOU, said, seats_table, strength
+from service.i18n import isolated, words
 
 #: How an open seat is shown where a name would be.
 OPEN = "(open)"
@@ -35,7 +36,8 @@ def seat_names(players: Sequence[Any], you: int | None = None) -> list[str]:
 
 def waiting_games(games: Sequence[Any]) -> Table:
     """`poison play --list`: each waiting game's id, game, seats taken and open, and names."""
-    table = seats_table(("#", "game id", "game", "seats", "players"), title="games waiting for players")
+    columns = ("#", *(words()(f"cli.column.{column}") for column in ("game_id", "game", "seats", "players")))
+    table = seats_table(columns, title=words()("cli.lobby.title"))
     table.columns[0].justify = "right"
     for number, entry in enumerate(games, 1):
         names = list(entry.players)
@@ -43,11 +45,11 @@ def waiting_games(games: Sequence[Any]) -> Table:
         name = getattr(entry, "ruleset", None) or "poison"
         ruleset = RULESETS.get(name)  # a newer server may list a game this client does not know
         table.add_row(
-            str(number),
+            words().number(number),
             Text(visible(entry.game_id)),
-            ruleset.title if ruleset is not None else Text(visible(name)),
-            f"{len(names) - open_seats} taken, {open_seats} open",
-            Text(", ").join(Text(OPEN if name is None else visible(name)) for name in names),
+            words()(f"{name}.title") if ruleset is not None else Text(visible(name)),
+            words()("cli.lobby.seats", taken=len(names) - open_seats, open=open_seats),
+            Text(words()("cli.comma")).join(Text(shown_name(name)) for name in names),
         )
     return table
 
@@ -57,8 +59,14 @@ def room(players: Sequence[Any], you: int) -> Text:
     seat 3 mcts bot 3 (2,000 playouts)"."""
     parts = []
     for seat, (player, name) in enumerate(zip(players, seat_names(players, you), strict=True)):
-        parts.append(Text.assemble(f"seat {seat} ", (name, "bold" if seat == you else ""), played_by(player, name)))
-    return Text(", ").join(parts)
+        shown = Text(words()("cli.you"), style="bold") if seat == you else Text(shown_name(name))
+        parts.append(said("cli.lobby.seat", seat=seat, name=shown, by=played_by(player, name)))
+    return Text(words()("cli.comma")).join(parts)
+
+
+def shown_name(name: str | None) -> str:
+    """A seat's name as the lobby shows it: isolated in its own direction, or "(open)"."""
+    return words()("cli.replay.open") if name is None or name == OPEN else isolated(name)
 
 
 def played_by(player: Any, name: str) -> str:
@@ -76,12 +84,13 @@ def told(event: Event, names: Sequence[str]) -> Text | None:
     """What a lobby event says, or None for any other event. `names`: each seat's name
     before the event (an open seat's is OPEN)."""
     if isinstance(event, SeatJoined):
-        return Text(f"{visible(event.name)} joins at seat {event.seat}")
+        return Text(words()("cli.lobby.joins", name=isolated(visible(event.name)), seat=event.seat))
     if isinstance(event, SeatLeft):
-        who = names[event.seat] if names[event.seat] not in (OPEN, YOU) else f"the player at seat {event.seat}"
-        return Text(f"{who} leaves: seat {event.seat} is open again")
+        known = names[event.seat] not in (OPEN, YOU)
+        who = isolated(names[event.seat]) if known else words()("cli.lobby.the_player", seat=event.seat)
+        return Text(words()("cli.lobby.leaves", name=who, seat=event.seat))
     if isinstance(event, GameStarted):
-        return Text("every seat is taken: the game starts")
+        return Text(words()("cli.lobby.starts"))
     if isinstance(event, RematchCreated):
-        return Text(f"the same table plays again: game {visible(event.game_id)}")
+        return Text(words()("cli.lobby.rematch", game=visible(event.game_id)))
     return None

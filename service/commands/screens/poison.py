@@ -15,7 +15,8 @@ from core.rulesets import POISON
 from events.codec import Event
 from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
 from service.commands import literal
-from service.commands.screens.base import Name, Players, Screen, as_text, follows, seats_table
+from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
+from service.i18n import words
 from service.schemas import GameView, Scores
 
 #: The colours of the cauldrons and of the potions, as the score sheet counts them (the
@@ -29,9 +30,6 @@ STYLES = {"red": "red", "blue": "blue", "purple": "magenta", "poison": "green"}
 
 class PoisonScreen(Screen):
     ruleset = POISON
-    help = "a move is its number in the list, or a card and a cauldron like 'R5 0'; 'q' quits"
-    example = "a card and a cauldron, 'R5 0'"
-    play_title = "The game, round by round"
 
     # -- replay -------------------------------------------------------------------------------
 
@@ -42,18 +40,28 @@ class PoisonScreen(Screen):
         return bool(game.results())
 
     def headline(self, created: GameCreated, game: Game) -> str:
-        return (
-            f"game {literal(created.game_id)}: {game.players} players, "
-            f"{game.rounds} round{'' if game.rounds == 1 else 's'}, "
-            f"{created.rules.cauldrons} cauldrons, seed {created.seed}"
+        return words()(
+            "cli.poison.headline",
+            game=literal(created.game_id),
+            players=game.players,
+            rounds=game.rounds,
+            cauldrons=created.rules.cauldrons,
+            seed=str(created.seed),
         )
 
     def in_play(self, game: Game, names: Sequence[str]) -> list[RenderableType]:
-        lines: list[RenderableType] = [f"in play: round {game.round} of {game.rounds}, seat {game.turn} to move"]
+        lines: list[RenderableType] = [
+            words()("cli.poison.in_play", round=game.round, rounds=game.rounds, seat=game.turn)
+        ]
         for index, cauldron in enumerate(game.cauldrons):
             lines.append(
-                f"  cauldron {index}: {cauldron.colour or 'colourless'}, total {cauldron.total}: "
-                f"{' '.join(cauldron.cards) or 'empty'}"
+                words()(
+                    "cli.poison.cauldron_in_play",
+                    number=index,
+                    colour=self.colour(cauldron.colour),
+                    total=cauldron.total,
+                    cards=" ".join(cauldron.cards) or words()("cli.poison.empty"),
+                )
             )
         return lines
 
@@ -63,27 +71,34 @@ class PoisonScreen(Screen):
         return SUIT_STYLES.get(card[:1], "")
 
     def board(self, view: GameView, players: Players) -> list[RenderableType]:
+        number = words().number
         lines: list[RenderableType] = [
-            Text.assemble(f"round {view.round} of {view.rounds}, dealt by ", players.name(view.dealer))
+            said("cli.poison.round", round=view.round, rounds=view.rounds, dealer=players.name(view.dealer))
         ]
+        # Colours padded to the longest, so the totals stand in a column in every language.
+        named = {colour: self.colour(colour) for colour in (*COLOURS, None)}
+        width = max(len(name) for name in named.values())
         for index, cauldron in enumerate(view.cauldrons):
-            colour = cauldron.color or "colourless"
+            colour = named[cauldron.color]
             lines.append(
-                Text.assemble(
-                    f"  cauldron {index}: ",
-                    (f"{colour:<10}", STYLES.get(colour, "")),
-                    f" total {cauldron.total:>2}  ",
-                    self.cards(cauldron.cards),
+                said(
+                    "cli.poison.cauldron",
+                    number=index,
+                    colour=Text(colour.ljust(width), style=STYLES.get(cauldron.color or "", "")),
+                    total=number(cauldron.total).rjust(2),
+                    cards=self.cards(cauldron.cards),
                 )
             )
-        seats = seats_table(("seat", "player", "in hand", "taken (face down)", "total"))
+        seats = seats_table(
+            tuple(words()(f"cli.column.{column}") for column in ("seat", "player", "hand", "taken", "total"))
+        )
         for player in view.players:
             seats.add_row(
-                str(player.seat),
+                number(player.seat),
                 players.name(player.seat),
-                str(player.hand_size),
-                str(player.taken),
-                str(view.totals[player.seat]),
+                number(player.hand_size),
+                number(player.taken),
+                number(view.totals[player.seat]),
             )
         lines.append(seats)
         return lines
@@ -93,13 +108,17 @@ class PoisonScreen(Screen):
 
     def label(self, move: Sequence[Any]) -> Text:
         card, cauldron = move
-        return Text.assemble(self.card(card), f"→{cauldron}")
+        return Text.assemble(self.card(card), f"→{words().number(cauldron)}")
 
-    def typed(self, words: list[str], view: GameView) -> tuple[str, int] | str | None:
-        if len(words) == 2 and words[1].isdecimal():  # isdigit() takes "²", int() not
-            card, cauldron = words[0].upper(), int(words[1])
+    def typed(self, parts: list[str], view: GameView) -> tuple[str, int] | str | None:
+        if len(parts) == 2 and parts[1].isdecimal():  # isdigit() takes "²", int() not
+            card, cauldron = parts[0].upper(), int(parts[1])
             if cauldron >= len(view.cauldrons):
-                return f"there is no cauldron {cauldron}: they are {', '.join(map(str, range(len(view.cauldrons))))}"
+                return words()(
+                    "cli.poison.no_cauldron",
+                    number=cauldron,
+                    numbers=words()("cli.comma").join(map(words().number, range(len(view.cauldrons)))),
+                )
             return (card, cauldron)
         return None
 
@@ -122,24 +141,26 @@ class PoisonScreen(Screen):
         for event, caused in zip(events, (*events[1:], None), strict=True):
             if isinstance(event, CardPlayed):
                 lines.append(
-                    Text.assemble(
-                        players.does(event.seat, "play"),
-                        " ",
-                        self.card(event.card),
-                        f" into cauldron {event.cauldron}: {self._sum(event, caused)}",
+                    said(
+                        "cli.poison.plays",
+                        who=players.who(event.seat),
+                        name=players.name(event.seat),
+                        card=self.card(event.card),
+                        cauldron=event.cauldron,
+                        sum=self._sum(event, caused),
                     )
                 )
             elif isinstance(event, CauldronOverflowed):
-                count = len(event.taken)
-                overflow = Text.assemble(
-                    "overflow! ",
-                    players.does(event.seat, "take"),
-                    f" {count} card{'s' if count != 1 else ''}: ",
-                    self.cards(event.taken),
+                overflow = said(
+                    "cli.poison.overflow",
+                    who=players.who(event.seat),
+                    name=players.name(event.seat),
+                    count=len(event.taken),
+                    cards=self.cards(event.taken),
                 )
                 follows(lines, overflow)
             elif isinstance(event, RoundStarted) and event.round > 1:
-                lines.append(Text.assemble(f"round {event.round} is dealt by ", players.name(event.dealer)))
+                lines.append(said("cli.poison.dealt", round=event.round, dealer=players.name(event.dealer)))
             elif isinstance(event, RoundScored):
                 lines.append(self._round_table(event, players, view))
         return lines
@@ -149,10 +170,15 @@ class PoisonScreen(Screen):
         that went over the limit ("12 + 2 = 14 > 13"), since the total left once its cards
         are taken (the played card's own value) reads as if that had overflowed."""
         if not isinstance(caused, CauldronOverflowed) or caused.cauldron != played.cauldron:
-            return f"total {played.total}"
+            return words()("cli.poison.total", total=played.total)
         # An overflow takes every card but the one played, so they are the sum before it.
         before, value = sum(map(value_of, caused.taken)), value_of(played.card)
-        return f"{before} + {value} = {before + value} > {OVERFLOW_LIMIT}"
+        return words()("cli.poison.over", before=before, value=value, sum=before + value, limit=OVERFLOW_LIMIT)
+
+    @staticmethod
+    def colour(colour: str | None) -> str:
+        """A cauldron's or a pile's colour in the reader's words (None: colourless)."""
+        return words()(f"cli.colour.{colour or 'none'}")
 
     # -- shared by replay and play ----------------------------------------------------------------
 
@@ -160,7 +186,13 @@ class PoisonScreen(Screen):
         """A round just scored: what each seat took, the colours it discarded for taking
         the most of them, its score and its running total."""
         totals = [sum(scores) for scores in zip(*view.scores[: scored.round], strict=True)]
-        table = seats_table(("player", *PILES, "discarded", "score", "total"), title=f"round {scored.round} scored")
+        number = words().number
+        columns = (
+            words()("cli.column.player"),
+            *map(self.colour, PILES),
+            *self._columns("discarded", "score", "total"),
+        )
+        table = seats_table(columns, title=words()("cli.poison.scored", round=scored.round))
         for pile, column in zip(PILES, table.columns[1:], strict=False):
             column.justify, column.style = "right", STYLES[pile]
         for column in table.columns[-2:]:
@@ -168,39 +200,51 @@ class PoisonScreen(Screen):
         for seat, taken in enumerate(scored.taken):
             table.add_row(
                 players.name(seat),
-                *(str(getattr(taken, pile)) for pile in PILES),
+                *(number(getattr(taken, pile)) for pile in PILES),
                 self._colours(scored.discarded[seat]),
-                str(scored.scores[seat]),
-                str(totals[seat]),
+                number(scored.scores[seat]),
+                number(totals[seat]),
             )
         return table
 
     def _colours(self, colours: Sequence[str]) -> Text:
-        return Text(", ").join(Text(colour, style=STYLES[colour]) for colour in colours) if colours else Text("-")
+        return (
+            Text(words()("cli.comma")).join(Text(self.colour(colour), style=STYLES[colour]) for colour in colours)
+            if colours
+            else Text("-")
+        )
+
+    @staticmethod
+    def _columns(*columns: str) -> list[str]:
+        return [words()(f"cli.column.{column}") for column in columns]
 
     def _sheet(self, rounds: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
         """`rounds` are the engine's round results or the API's rounds: both have `round`,
         `dealer`, `taken` (a count per pile), `discarded` and `scores`."""
         shown = [as_text(name) for name in names]
-        table = Table(title=title or "Round by round", title_justify="left")
-        table.add_column("round", justify="right")
-        table.add_column("seat", justify="right")
-        table.add_column("player")
+        number = words().number
+        round_column, seat_column, player_column, discarded, score, total_row = self._columns(
+            "round", "seat", "player", "discarded", "score", "total"
+        )
+        table = Table(title=title or words()("cli.poison.sheet"), title_justify="left")
+        table.add_column(round_column, justify="right")
+        table.add_column(seat_column, justify="right")
+        table.add_column(player_column)
         for pile in PILES:
-            table.add_column(pile, justify="right", style=STYLES[pile])
-        table.add_column("discarded")
-        table.add_column("score", justify="right")
+            table.add_column(self.colour(pile), justify="right", style=STYLES[pile])
+        table.add_column(discarded)
+        table.add_column(score, justify="right")
         for result in rounds:
             for seat, taken in enumerate(result.taken):
                 table.add_row(
-                    str(result.round) if seat == 0 else "",
-                    str(seat),
-                    Text.assemble(shown[seat], " (dealer)" if seat == result.dealer else ""),
-                    *(str(getattr(taken, pile)) for pile in PILES),
+                    number(result.round) if seat == 0 else "",
+                    number(seat),
+                    said("cli.dealer", name=shown[seat]) if seat == result.dealer else shown[seat],
+                    *(number(getattr(taken, pile)) for pile in PILES),
                     self._colours(result.discarded[seat]),
-                    str(result.scores[seat]),
+                    number(result.scores[seat]),
                     end_section=seat == len(result.taken) - 1,
                 )
         for seat, total in enumerate(totals):
-            table.add_row("total" if seat == 0 else "", str(seat), shown[seat], "", "", "", "", "", str(total))
+            table.add_row(total_row if seat == 0 else "", number(seat), shown[seat], "", "", "", "", "", number(total))
         return table

@@ -15,7 +15,8 @@ from core.rulesets import POT
 from events.codec import Event
 from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotGameCreated, PotStarted
 from service.commands import literal
-from service.commands.screens.base import Name, Players, Screen, as_text, follows, seats_table
+from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
+from service.i18n import words
 from service.schemas import PotGameView, PotScores
 
 LIMIT: int = POT.engine.EXPLODE_LIMIT  # a pot whose toxicity exceeds this explodes
@@ -26,18 +27,21 @@ TOXICITY_STYLES = ("green", "green", "yellow", "yellow", "dark_orange", "dark_or
 
 
 def cards(shown: Sequence[str]) -> str:
-    return " ".join(shown) or "(empty)"
+    return " ".join(shown) or words()("cli.empty")
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def signed(points: int) -> str:
+    """Points with their sign, "+4", "+0", "-2", in the reader's digits."""
+    return ("+" if points >= 0 else "-") + words().number(abs(points))
+
+
+def counted(count: int) -> str:
+    """ "1 card", "3 cards" in the reader's words."""
+    return words()("cli.pot.cards", count=count)
 
 
 class PotScreen(Screen):
     ruleset = POT
-    help = "a move is its number in the list, or a card like 'T3', with 'close' after it to close the pot; 'q' quits"
-    example = "a card, 'T3', or a card that closes the pot, 'T3 close'"
-    play_title = "The game, pot by pot"
 
     # -- replay -------------------------------------------------------------------------------
 
@@ -48,19 +52,26 @@ class PotScreen(Screen):
         return bool(game.results())
 
     def headline(self, created: PotGameCreated, game: Any) -> str:
-        return f"game {literal(created.game_id)}: the pot game, {game.players} players, seed {created.seed}"
+        return words()("cli.pot.headline", game=literal(created.game_id), players=game.players, seed=str(created.seed))
 
     def in_play(self, game: Any, names: Sequence[str]) -> list[RenderableType]:
         if game.status == "dealing":
-            return ["in play: the cards are not dealt yet"]
-        hands = ", ".join(f"{name} {size}" for name, size in zip(names, game.hand_sizes, strict=True))
-        line = (
-            f"pot: {cards(game.pot)}, toxicity {game.toxicity} of {LIMIT}; draw pile: {plural(game.draw_pile, 'card')}"
+            return [words()("cli.pot.not_dealt")]
+        hands = words()("cli.comma").join(
+            words()("cli.total.of", name=name, total=size) for name, size in zip(names, game.hand_sizes, strict=True)
+        )
+        line = words()(
+            "cli.pot.pot",
+            cards=cards(game.pot),
+            toxicity=game.toxicity,
+            limit=LIMIT,
+            pile=counted(game.draw_pile),
+            endgame=self._endgame(game.endgame),
         )
         return [
-            f"in play: seat {game.turn} to move",
-            f"  {line}{self._endgame(game.endgame)}",
-            f"  cards in hand: {hands}",
+            words()("cli.pot.in_play", seat=game.turn),
+            f"  {line}",
+            words()("cli.pot.hands", hands=hands),
         ]
 
     # -- play -----------------------------------------------------------------------------------
@@ -70,16 +81,22 @@ class PotScreen(Screen):
         return TOXICITY_STYLES[int(toxicity)] if toxicity.isdigit() and int(toxicity) < len(TOXICITY_STYLES) else ""
 
     def board(self, view: PotGameView, players: Players) -> list[RenderableType]:
-        pot = Text.assemble(
-            "pot: ",
-            self.cards(view.pot.cards),
-            f", toxicity {view.pot.toxicity} of {LIMIT}; draw pile: {plural(view.draw_pile, 'card')}",
-            self._endgame(view.endgame),
+        number = words().number
+        pot = said(
+            "cli.pot.pot",
+            cards=self.cards(view.pot.cards),
+            toxicity=view.pot.toxicity,
+            limit=LIMIT,
+            pile=counted(view.draw_pile),
+            endgame=self._endgame(view.endgame),
         )
-        seats = seats_table(("seat", "player", "in hand", "total"))
+        seats = seats_table(self._columns("seat", "player", "hand", "total"))
         for player in view.players:
             seats.add_row(
-                str(player.seat), players.name(player.seat), str(player.hand_size), str(view.totals[player.seat])
+                number(player.seat),
+                players.name(player.seat),
+                number(player.hand_size),
+                number(view.totals[player.seat]),
             )
         return [pot, seats]
 
@@ -88,12 +105,12 @@ class PotScreen(Screen):
 
     def label(self, move: Sequence[Any]) -> Text:
         card, close = move
-        return Text.assemble(self.card(card), " close" if close else "")
+        return said("cli.pot.label", card=self.card(card), close=str(bool(close)).lower())
 
-    def typed(self, words: list[str], view: PotGameView) -> tuple[str, bool] | None:
+    def typed(self, parts: list[str], view: PotGameView) -> tuple[str, bool] | None:
         # Anything shaped like a card is checked against the card codes, then the rules.
-        if words and CARD_SHAPE.match(words[0]) and (len(words) == 1 or words[1:] in CLOSE_WORDS):
-            return (words[0].upper(), len(words) == 2)
+        if parts and CARD_SHAPE.match(parts[0]) and (len(parts) == 1 or parts[1:] in CLOSE_WORDS):
+            return (parts[0].upper(), len(parts) == 2)
         return None
 
     def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
@@ -113,73 +130,91 @@ class PotScreen(Screen):
             if isinstance(event, PotCardPlayed):
                 closing_asked = event.close
                 lines.append(
-                    Text.assemble(
-                        players.does(event.seat, "play"),
-                        " ",
-                        self.card(event.card),
-                        Text.assemble(" and ", "close" if event.seat == players.you else "closes", " the pot")
-                        if event.close
-                        else "",
-                        f": toxicity {event.toxicity}",
+                    said(
+                        "cli.pot.plays",
+                        who=players.who(event.seat),
+                        name=players.name(event.seat),
+                        card=self.card(event.card),
+                        close=str(bool(event.close)).lower(),
+                        toxicity=event.toxicity,
                     )
                 )
             elif isinstance(event, PotExploded):
                 follows(
-                    lines, Text.assemble(("the pot explodes!", "bold"), " ", self.cards(event.cards), " are discarded")
+                    lines,
+                    said(
+                        "cli.pot.explodes",
+                        explodes=Text(words()("cli.pot.explodes_word"), style="bold"),
+                        cards=self.cards(event.cards),
+                    ),
                 )
             elif isinstance(event, PotClosed) and closing_asked:
                 closing_asked = False
-                scored = Text.assemble(
-                    players.does(event.seat, "score"), f" {event.points:+d} for ", self.cards(event.cards)
+                scored = said(
+                    "cli.pot.scores",
+                    who=players.who(event.seat),
+                    name=players.name(event.seat),
+                    points=signed(event.points),
+                    cards=self.cards(event.cards),
                 )
                 follows(lines, scored)
             elif isinstance(event, PotClosed):
                 lines.append(
-                    Text.assemble(
-                        ("the last card is in:", "bold"),
-                        " the pot ",
-                        self.cards(event.cards),
-                        f" (toxicity {event.toxicity}) is closed for ",
-                        players.name(event.seat),
-                        f", {event.points:+d}",
+                    said(
+                        "cli.pot.last_card",
+                        last=Text(words()("cli.pot.last_card_word"), style="bold"),
+                        cards=self.cards(event.cards),
+                        toxicity=event.toxicity,
+                        name=players.name(event.seat),
+                        points=signed(event.points),
                     )
                 )
             elif isinstance(event, PotStarted):
-                lines.append(Text.assemble("  a new pot starts with ", self.card(event.card), " from the draw pile"))
+                lines.append(said("cli.pot.started", card=self.card(event.card)))
             elif isinstance(event, CardsDrawn):
-                drawn = Text(plural(event.count, "card")) if event.cards is None else self.cards(event.cards)
-                lines.append(Text.assemble("  ", players.does(event.seat, "draw"), " ", drawn))
+                drawn = Text(counted(event.count)) if event.cards is None else self.cards(event.cards)
+                lines.append(
+                    said("cli.pot.draws", who=players.who(event.seat), name=players.name(event.seat), cards=drawn)
+                )
         return lines
 
     # -- shared by replay and play ----------------------------------------------------------------
 
     @staticmethod
     def _endgame(endgame: bool) -> str:
-        return " (endgame: no more closing, no more drawing)" if endgame else ""
+        return words()("cli.pot.endgame") if endgame else ""
+
+    @staticmethod
+    def _columns(*columns: str) -> list[str]:
+        return [words()(f"cli.column.{column}") for column in columns]
 
     def _sheet(self, pots: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
         """`pots` are the engine's pot results or the API's pot lines: both have `seat`,
         `outcome`, `cards`, `toxicity` and `points`."""
         shown = [as_text(name) for name in names]
-        table = Table(title=title or "Pot by pot", title_justify="left")
-        table.add_column("pot", justify="right")
-        table.add_column("seat", justify="right")
-        table.add_column("player")
-        table.add_column("outcome")
-        table.add_column("cards")
-        table.add_column("toxicity", justify="right")
-        table.add_column("points", justify="right")
-        for number, pot in enumerate(pots, start=1):
+        number = words().number
+        pot_column, seat_column, player_column, outcome, cards_column, toxicity, points, total_row = self._columns(
+            "pot", "seat", "player", "outcome", "cards", "toxicity", "points", "total"
+        )
+        table = Table(title=title or words()("cli.pot.sheet"), title_justify="left")
+        table.add_column(pot_column, justify="right")
+        table.add_column(seat_column, justify="right")
+        table.add_column(player_column)
+        table.add_column(outcome)
+        table.add_column(cards_column)
+        table.add_column(toxicity, justify="right")
+        table.add_column(points, justify="right")
+        for count, pot in enumerate(pots, start=1):
             table.add_row(
-                str(number),
-                str(pot.seat),
+                number(count),
+                number(pot.seat),
                 shown[pot.seat],
-                pot.outcome,
-                self.cards(pot.cards, empty=""),
-                str(pot.toxicity),
-                f"{pot.points:+d}" if pot.outcome == "closed" else "0",
-                end_section=number == len(pots),
+                words()("cli.pot.outcome", outcome=pot.outcome),
+                Text(" ").join(self.card(card) for card in pot.cards),
+                number(pot.toxicity),
+                signed(pot.points) if pot.outcome == "closed" else number(0),
+                end_section=count == len(pots),
             )
         for seat, total in enumerate(totals):
-            table.add_row("total" if seat == 0 else "", str(seat), shown[seat], "", "", "", str(total))
+            table.add_row(total_row if seat == 0 else "", number(seat), shown[seat], "", "", "", number(total))
         return table

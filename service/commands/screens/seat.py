@@ -17,6 +17,7 @@ from rich.text import Text
 
 from events.codec import Event
 from service.commands.screens.base import Players
+from service.i18n import SOURCE, catalogue, words
 
 #: Refusals that mean the seat's view is behind the game (another client moved): it must
 #: catch up before it tries again.
@@ -37,6 +38,10 @@ def refusal(code: str, message: str, move: Sequence[Any]) -> Refused:
     seats ("seat 2 holds no P1"), the person is "you"."""
     if code == "card_not_in_hand":
         message = f"you hold no {move[0]}"
+    language = words()
+    if language.code != SOURCE and f"problem.{code}" in catalogue(language.code):
+        # Said from the stable code, as the table says it (the rules' own words are English).
+        message = language(f"problem.{code}")
     return Refused(message, stale=code in STALE)
 
 
