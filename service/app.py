@@ -133,7 +133,7 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
     Content-Length) with an empty body. Once the head has gone, the handler is told that the
     client left, so a streamed answer (the live stream) ends at once instead of being
     followed for nothing. A path without GET answers 405 with its `Allow`, as for any other
-    method. (The server's own scope keeps `HEAD`: uvicorn then writes no body either.)
+    method. (The server's own scope keeps `HEAD`.)
 
     OPTIONS on a path of the API is 204 with `Allow`, every method the path takes."""
 
@@ -173,7 +173,7 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
 
 
 def create_app_from_environment() -> Litestar:
-    """The factory `poison serve` hands to uvicorn: every worker reads the same settings,
+    """The factory `poison serve` hands to granian: every worker reads the same settings,
     and the same server key: POISON_SECRET_KEY, else the data directory's key file (made
     by the first to need it), so that tokens outlive every worker and every restart."""
     settings = Settings.from_environment()

@@ -3,7 +3,7 @@
 
 A game's traffic is nearly all these two: a read and a move a turn. Litestar's share of a
 request is most of what a bare route costs (`python -m benchmarks.instructions` counts a
-bare Litestar JSON route against the same answer from a plain ASGI function under uvicorn;
+bare Litestar JSON route against the same answer from a plain ASGI function under one server;
 figures: docs/performance.md), so the framework's routing, request object, signature model
 and middleware cost about what the game itself does. Here a request of these two shapes goes
 straight to the same handler code the Litestar routes call (service/controllers/games.py:

@@ -9,11 +9,19 @@ the terminal would obey an escape sequence in a name.
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.markup import escape
+
+
+class Commands(Protocol):
+    """What each module's `add` is given: the `poison` parser's subcommands, as
+    `add_subparsers()` returns them (argparse names their class only privately)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
 class CommandError(Exception):

@@ -24,7 +24,7 @@ from rich.table import Table
 
 from core import RuleError
 from core.rulesets import RULESETS, Ruleset
-from service.commands import CommandError, arguments, console, fail, literal
+from service.commands import CommandError, Commands, arguments, console, fail, literal
 from service.commands.arguments import (
     STRENGTH_HELP,
     Seat,
@@ -43,7 +43,7 @@ GAMES = (2, 1_000_000)  # the bounds of --games, per match (two halves, seats sw
 BOTS = (2, 8)  # the fewest and the most bots on a ladder
 
 
-def add(commands: argparse._SubParsersAction) -> None:
+def add(commands: Commands) -> None:
     command = commands.add_parser(
         "ladder",
         help="play every bot against every other and rate them",

@@ -34,7 +34,7 @@ from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET, Ruleset
 from events.codec import Event, Player
 from events.play import create_game, play_move
-from service.commands import CommandError, arguments, console, fail, visible
+from service.commands import CommandError, Commands, arguments, console, fail, visible
 from service.commands.arguments import (
     add_ruleset,
     add_seats,
@@ -81,7 +81,7 @@ class Paragraphs(argparse.HelpFormatter):
         return "\n\n".join(super(Paragraphs, self)._fill_text(part, width, indent) for part in text.split("\n\n"))
 
 
-def add(commands: argparse._SubParsersAction) -> None:
+def add(commands: Commands) -> None:
     command = commands.add_parser(
         "play",
         help="play a game against bots in the terminal, here or on a server",

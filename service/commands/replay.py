@@ -21,13 +21,13 @@ from events.codec import Event
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
 from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
-from service.commands import CommandError, arguments, console, fail, literal, visible
+from service.commands import CommandError, Commands, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
 from service.i18n import isolated, words
 from service.settings import Settings
 
 
-def add(commands: argparse._SubParsersAction) -> None:
+def add(commands: Commands) -> None:
     command = commands.add_parser(
         "replay",
         help="validate a log and show its scores",

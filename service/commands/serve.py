@@ -41,7 +41,9 @@ from service.settings import SETTINGS, Setting, Settings, unknown_variables
 if TYPE_CHECKING:
     from litestar import Litestar
 
-#: uvicorn's exit status when the service could not start (could not listen, or a worker failed).
+    from service.commands import Commands
+
+#: The exit status when the service could not start (could not listen, or its workers failed).
 STARTUP_FAILURE = 3
 #: The cyclic collector's thresholds in a worker (Python's are 700, 10, 10). A young
 #: collection every 700 allocations promoted the objects of every request under way (dozens
@@ -187,7 +189,7 @@ def serve(settings: Settings) -> int:
     return status
 
 
-#: The kernel's queue of connections not yet accepted (uvicorn's default, kept).
+#: The kernel's queue of connections not yet accepted.
 BACKLOG = 2048
 #: The longest request head read, in bytes: a longer one is refused by the server (431).
 MAX_HEAD_BYTES = 65_536
@@ -392,7 +394,7 @@ HOST = next(setting for setting in SETTINGS if setting.name == "host")
 PORT = next(setting for setting in SETTINGS if setting.name == "port")
 
 
-def add(commands: argparse._SubParsersAction) -> None:
+def add(commands: Commands) -> None:
     run = commands.add_parser(
         "serve",
         help="run the HTTP API",
@@ -401,12 +403,14 @@ def add(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for setting in FLAGGED:
+        flag = setting.flag
+        assert flag is not None  # FLAGGED holds the settings that have one
         options: dict[str, Any] = {"dest": setting.name, "help": f"{setting.description} ({setting.variable})"}
         if isinstance(setting.default, bool):
             options.update(action="store_true", default=None)  # None: the variable, or the default
         elif isinstance(setting.default, (int, Path)):
             options["type"] = type(setting.default)
-        run.add_argument(setting.flag, **options)
+        run.add_argument(flag, **options)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from core import RuleError, Simulation
 from core.errors import SEARCH_BOT
 from core.results import merged
 from core.rulesets import RULESETS, Ruleset
-from service.commands import CommandError, arguments, console, fail, literal
+from service.commands import CommandError, Commands, arguments, console, fail, literal
 from service.commands.arguments import (
     Seat,
     add_ruleset,
@@ -41,7 +41,7 @@ SEARCHING_CHUNK = 4  # the same with a searching seat, whose games take a second
 GAMES = (1, 1_000_000_000)  # the bounds of --games
 
 
-def add(commands: argparse._SubParsersAction) -> None:
+def add(commands: Commands) -> None:
     command = commands.add_parser(
         "simulate",
         help="play many games of bots and compare them",
