@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import pytest
 from core.rulesets import RULESETS
 from events.server import free_port
 from service.client import ApiProblem, Client
+from tests.service.command import read_through_isolates
 from tests.service.served import serving
 from tests.service.test_cli_play import names_of, played_lines, said, service_game
 from tests.waiting import metric, until
@@ -33,8 +35,13 @@ ANSWERS = "\n".join(["1"] * 400) + "\n"
 
 
 def poison(*args: str, stdin: str = ANSWERS) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    """A `poison` command run to its end, what it wrote as a person reads it (names without
+    their isolates: tests/service/test_cli_languages.py holds those)."""
+    result = subprocess.run(
         [sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True, text=True, timeout=300
+    )
+    return subprocess.CompletedProcess(
+        result.args, result.returncode, read_through_isolates(result.stdout), read_through_isolates(result.stderr)
     )
 
 
@@ -324,9 +331,16 @@ def test_the_client_reads_a_problem_as_its_code_and_detail(server):
     assert "no-such-game" in refused.value.detail
 
 
-def read_until(stream: IO[bytes], wanted: bytes, seen: bytes = b"") -> bytes:
-    """What the command wrote, read until it has written `wanted` (a prompt ends no line)."""
-    while wanted not in seen:
+def read_until(stream: IO[bytes], wanted: bytes, seen: bytes = b"", patience: float = 60.0) -> bytes:
+    """What the command wrote, read until it has written `wanted` (a prompt ends no line),
+    as a person reads it (names without their isolates); a failure, not a hang, when it has
+    not within `patience` seconds."""
+    deadline = time.monotonic() + patience
+    while wanted.decode() not in read_through_isolates(seen.decode(errors="replace")):
+        left = deadline - time.monotonic()
+        assert left > 0, f"{wanted!r} not written within {patience} s; written: {seen[-2000:]!r}"
+        if not select.select([stream], [], [], left)[0]:
+            continue
         chunk = stream.read1(65536)  # type: ignore[attr-defined]
         assert chunk, seen[-2000:]
         seen += chunk
@@ -409,4 +423,4 @@ def test_ctrl_c_while_waiting_for_another_player_says_how_to_come_back_and_ends_
     assert process.returncode == 130
     assert err == b"poison play: interrupted\n"
     come_back = f"to come back: poison play --server {server} --game={game_id} --token={token}\n"
-    assert (seen + out).decode().endswith(come_back)
+    assert read_through_isolates((seen + out).decode()).endswith(come_back)
