@@ -140,7 +140,9 @@ def test_a_bad_strength_is_refused_in_words(bots, said):
 #: few MB above what the process holds, and every decision at 200,000 playouts asks for more.
 SIMULATE_SHORT_OF_MEMORY = """
 import resource, sys
+from service import i18n
 from service.cli import main
+i18n.words().number(1)  # its language loaded, as a command has it long before a search runs short
 with open("/proc/self/status") as status:
     size = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (size + 3_000_000, resource.RLIM_INFINITY))
