@@ -132,11 +132,12 @@ async def _read(game_id: str, settings: Settings) -> list[tuple[int, Event]]:
 def seat_names(players: Any) -> list[str]:
     """Each seat's name as the log leaves it (game_created's, with the lobby's joins and
     leaves: an open seat is "(open)"), with its bot in brackets (as screens.player_names
-    writes them), as markup that shows them exactly (literal)."""
+    writes them), as markup that shows them exactly (literal). Not isolated: each stands
+    alone in a cell of the sheet (Players.cell says why); a sentence isolates the ones it names."""
     return [
         words()("cli.replay.open")
         if player.name is None
-        else isolated(literal(player.name + (f" [{player.bot}]" if player.bot else "")))
+        else literal(player.name + (f" [{player.bot}]" if player.bot else ""))
         for player in players
     ]
 
@@ -161,7 +162,7 @@ def show(logged: LoggedGame, console: Console) -> None:
     if screen.scored(game):
         console.print(screen.sheet(game, names))
     if logged.finished:
-        winners = words()("cli.comma").join(names[seat] for seat in game.winners)
+        winners = words()("cli.comma").join(isolated(names[seat]) for seat in game.winners)
         console.print(
             words()("cli.replay.finished", best=screen.best, total=screen.winning_total(game), winners=winners)
         )

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
+from rich.table import Table
 
 from core.rulesets import RULESETS
 from events.codec import Player
@@ -121,28 +123,36 @@ def played_to_the_end() -> tuple[list[Any], Any]:
     return log, logged
 
 
+def shown(*renderables: Any) -> str:
+    out = Console(file=io.StringIO(), width=200, emoji=False, highlight=False)
+    for renderable in renderables:
+        out.print(renderable)
+    return out.file.getvalue()  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("code", list(LOCALES))
-def test_every_name_in_four_scripts_is_isolated_on_the_screen(code):
+def test_every_name_in_four_scripts_is_isolated_in_a_sentence_and_alone_in_a_cell(code):
     log, logged = played_to_the_end()
     i18n.use(code)
     try:
         screen = screen_for("poison")
         view = game_view(logged, seat=None)
         players = Players.of(NAMES, None)
-        out = Console(file=io.StringIO(), width=200, emoji=False, highlight=False)
-        for renderable in [
+        screens = [
             *screen.narrate(log, players, view),
             *screen.board(view, players),
             screen.score_sheet(scores(logged), players),
             *screen.ending(scores(logged), players),
-        ]:
-            out.print(renderable)
-        shown = out.file.getvalue()  # type: ignore[attr-defined]
+        ]
+        sentences = shown(*(renderable for renderable in screens if not isinstance(renderable, Table)))
+        cells = shown(*(renderable for renderable in screens if isinstance(renderable, Table)))
     finally:
         i18n.use(i18n.SOURCE)
     for name in NAMES:
-        assert shown.count(name) > 0
-        assert shown.count(name) == shown.count(i18n.isolated(name)), name
+        assert sentences.count(name) > 0
+        assert sentences.count(name) == sentences.count(i18n.isolated(name)), name
+        assert cells.count(name) > 0
+    assert i18n.FSI not in cells and i18n.PDI not in cells
 
 
 def test_every_cli_message_is_used_and_every_one_used_exists():
@@ -184,3 +194,38 @@ def test_a_refused_move_is_said_in_the_language_from_its_code():
     result = poison_here(*PLAY[:-1], "8", "--lang", "ru", stdin=answers)
     assert result.returncode == 0
     assert f"ваш ход: {missing} 0\nУ вас нет этой карты — ход — это его номер в списке" in result.stdout
+
+
+
+def drawn(line: str) -> str:
+    """`line` as a terminal that draws FSI and PDI as one-cell marks (tmux) lays it out: one
+    character a cell, a wide one (李) followed by a filler ("\0") for its second cell."""
+    cells = []
+    for character in line:
+        width = 1 if character in (i18n.FSI, i18n.PDI) else cell_len(character)
+        cells.append(character + "\0" * (width - 1) if width else "")
+    return "".join(cells)
+
+
+def rows_out_of_line(table: Any, column: str) -> list[str]:
+    """The rows of a borderless table whose value in the column headed `column` does not
+    start in the cell where that header does, as tmux lays them out."""
+    out = Console(file=io.StringIO(), width=120, emoji=False, highlight=False)
+    out.print(table)
+    header, *rows = map(drawn, out.file.getvalue().splitlines())  # type: ignore[attr-defined]
+    start = header.index(column)
+    return [row for row in rows if row[start - 1] != " " or row[start] in " \0"]
+
+
+@pytest.mark.parametrize("code", ["ru", "fa"])
+def test_the_seat_tables_columns_line_up_where_the_terminal_draws_isolates_as_marks(code):
+    """tmux draws FSI and PDI as a cell each: a name alone in a cell goes without them, so
+    every row's "in hand" starts under its header, whatever script the names are in."""
+    _, logged = played_to_the_end()
+    i18n.use(code)
+    try:
+        seats = screen_for("poison").board(game_view(logged, seat=None), Players.of(NAMES, None))[-1]
+        hand = i18n.words()("cli.column.hand")
+    finally:
+        i18n.use(i18n.SOURCE)
+    assert rows_out_of_line(seats, hand) == []
