@@ -154,7 +154,9 @@ def strength_help() -> str:
     long a move takes is no figure here (it depends on the playouts and the machine, and
     would rot): docs/performance.md measures it, against the bar the documents state."""
     defaults = ", ".join(f"{r.name} {words().number(r.default_playouts)}" for r in RULESETS.values())
-    return words()("cli.help.strength", bot=SEARCH_BOT, low=PLAYOUT_BOUNDS[0], high=PLAYOUT_BOUNDS[1], defaults=defaults)
+    return words()(
+        "cli.help.strength", bot=SEARCH_BOT, low=PLAYOUT_BOUNDS[0], high=PLAYOUT_BOUNDS[1], defaults=defaults
+    )
 
 
 class Seat(NamedTuple):
@@ -203,9 +205,7 @@ JOBS = THREAD_BOUNDS
 def add_seed_and_jobs(command: argparse.ArgumentParser) -> None:
     """--seed (default 0) and --jobs (threads, default 1) of the commands that play games in
     the core: simulate and ladder."""
-    command.add_argument(
-        "--seed", type=seed, default=0, help=words()("cli.help.seed", range=seed_range())
-    )
+    command.add_argument("--seed", type=seed, default=0, help=words()("cli.help.seed", range=seed_range()))
     command.add_argument(
         "--jobs",
         type=whole_number,

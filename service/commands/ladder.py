@@ -26,7 +26,6 @@ from core import RuleError
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, Commands, arguments, console, fail, literal
 from service.commands.arguments import (
-    strength_help,
     Seat,
     add_ruleset,
     check_players,
@@ -34,6 +33,7 @@ from service.commands.arguments import (
     options_of,
     ruleset_of,
     seat_of,
+    strength_help,
 )
 from service.commands.simulate import CHUNK, SEARCHING_CHUNK, percent, searching_defaults
 from service.commands.standings import bradley_terry, wilson

@@ -61,6 +61,7 @@ THINKING_AFTER = 0.15
 #: own, so there they are refused (see `check_server_options`).
 NEW_GAME_DEFAULTS = {"ruleset": DEFAULT_RULESET, "players": 4, "bots": BOTS, "seat": 0}
 
+
 class Paragraphs(argparse.HelpFormatter):
     """Help filled to the terminal's width paragraph by paragraph (argparse would run the
     epilog's paragraphs into one)."""
@@ -82,9 +83,13 @@ def add(commands: Commands) -> None:
     )
     add_ruleset(command)
     add_seats(command, BOTS, "other_seat", engine=True)
-    command.add_argument("--seed", type=arguments.seed, help=words()("cli.help.play.seed", range=arguments.seed_range()))
+    command.add_argument(
+        "--seed", type=arguments.seed, help=words()("cli.help.play.seed", range=arguments.seed_range())
+    )
     command.add_argument("--seat", type=int, metavar="N", help=words()("cli.help.play.seat"))
-    server = command.add_argument_group(words()("cli.help.play.server_group"), words()("cli.help.play.server_description"))
+    server = command.add_argument_group(
+        words()("cli.help.play.server_group"), words()("cli.help.play.server_description")
+    )
     server.add_argument("--server", metavar="URL", help=words()("cli.help.play.server"))
     server.add_argument("--game", metavar="ID", help=words()("cli.help.play.game"))
     server.add_argument("--token", help=words()("cli.help.play.token"))
@@ -392,9 +397,7 @@ def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[ar
     options = options_of(args, ruleset)
     check_players(ruleset, args.players)
     if not 0 <= args.seat < args.players:
-        raise CommandError(
-            words()("cli.error.play.seat", seat=args.seat, players=args.players, last=args.players - 1)
-        )
+        raise CommandError(words()("cli.error.play.seat", seat=args.seat, players=args.players, last=args.players - 1))
     waiting = args.open or 0
     if not 0 <= waiting < args.players:
         raise CommandError(

@@ -153,9 +153,7 @@ def run(args: argparse.Namespace) -> int:
         ruleset = ruleset_of(args)
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)
-        bots = searching_defaults(
-            engine_seats_for(args.bots, ruleset, args.players, of="players"), ruleset
-        )
+        bots = searching_defaults(engine_seats_for(args.bots, ruleset, args.players, of="players"), ruleset)
         result, elapsed = run_chunks(args, ruleset, bots, options, console(stderr=True))
     except CommandError as error:
         return fail("simulate", error, error.code)

@@ -58,7 +58,8 @@ class PotScreen(Screen):
         if game.status == "dealing":
             return [words()("cli.pot.not_dealt")]
         hands = words()("cli.comma").join(
-            words()("cli.total.of", name=isolated(name), total=size) for name, size in zip(names, game.hand_sizes, strict=True)
+            words()("cli.total.of", name=isolated(name), total=size)
+            for name, size in zip(names, game.hand_sizes, strict=True)
         )
         line = words()(
             "cli.pot.pot",
