@@ -115,9 +115,9 @@ def chosen_language(argv: Sequence[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Every word the command writes from here on is in this language, argparse's included.
-    code = chosen_language(argv)
-    i18n.use(code)
-    with parser_words.speaking(code):
+    language = chosen_language(argv)
+    i18n.use(language)
+    with parser_words.speaking(language):
         args = parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = RUNS.get(args.command, COMMANDS[args.command].run)
     try:
