@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from service import i18n
+from service import i18n, parser_words
 from service.commands import ladder, play, replay, serve, simulate
+from service.i18n import words
 
 #: The distribution whose version `poison --version` shows (pyproject.toml's name).
 DISTRIBUTION = "poison"
@@ -43,7 +44,7 @@ class CommandParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
+            self.error(words()("cli.argparse.unrecognized", value=" ".join(extras)))
         return parsed, extras
 
 
@@ -57,12 +58,11 @@ def installed_version() -> str:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="poison",
-        description="Poison, Reiner Knizia's card game of three cauldrons, and the pot game: the reference service "
-        "and its tools.",
-        epilog="Run 'poison COMMAND --help' for a command's options.",
+        description=words()("cli.help.poison.description"),
+        epilog=words()("cli.help.poison.epilog"),
     )
     top.add_argument(
-        "--version", action="version", version=f"%(prog)s {installed_version()}", help="show poison's version and exit"
+        "--version", action="version", version=f"%(prog)s {installed_version()}", help=words()("cli.help.version")
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     for command in COMMANDS.values():
@@ -72,8 +72,7 @@ def parser() -> argparse.ArgumentParser:
             "--lang",
             type=language,
             metavar="CODE",
-            help=f"the language of what the command writes: {', '.join(i18n.codes())} "
-            "(default: from LC_ALL, LC_MESSAGES or LANG, else en)",
+            help=words()("cli.help.lang", codes=", ".join(i18n.codes())),
         )
     return top
 
@@ -82,7 +81,7 @@ def language(code: str) -> str:
     """An argparse type: a language the catalogues speak (service/static/i18n)."""
     if code not in i18n.codes():
         listed = ", ".join(f"{entry.code} ({entry.name})" for entry in i18n.languages().values())
-        raise argparse.ArgumentTypeError(f"no language '{code}': choose one of {listed}")
+        raise argparse.ArgumentTypeError(words()("cli.error.language", code=code, listed=listed))
     return code
 
 
@@ -100,10 +99,26 @@ def play_here_or_on_a_server(args: argparse.Namespace) -> int:
 RUNS: dict[str, Callable[[argparse.Namespace], int]] = {"play": play_here_or_on_a_server}
 
 
+def chosen_language(argv: Sequence[str]) -> str:
+    """The language `--lang` names in `argv` (`--lang ru`, `--lang=ru`), else the locale's:
+    read before the parser is built, so that its help and its errors are in it too. A
+    `--lang` the catalogues do not speak is left for the parser to refuse."""
+    for at, arg in enumerate(argv):
+        code = arg.removeprefix("--lang=") if arg.startswith("--lang=") else None
+        if arg == "--lang" and at + 1 < len(argv):
+            code = argv[at + 1]
+        if code in i18n.codes():
+            return code
+    return i18n.from_environment()
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    # Every word the command writes from here on is in this language.
-    i18n.use(args.lang or i18n.from_environment())
+    argv = sys.argv[1:] if argv is None else argv
+    # Every word the command writes from here on is in this language, argparse's included.
+    language = chosen_language(argv)
+    i18n.use(language)
+    with parser_words.speaking(language):
+        args = parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = RUNS.get(args.command, COMMANDS[args.command].run)
     try:
         code = run(args)
@@ -111,11 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         # Whatever was on the screen (a progress bar) was put away as the exception left it.
-        print(f"poison {args.command}: interrupted", file=sys.stderr)
+        interrupted = words()("cli.error.interrupted")
+        print(f"poison {args.command}: {interrupted}", file=sys.stderr)
         return INTERRUPTED
     except MemoryError as error:
         # A search bot's tree at a large budget is the one allocation a command may be refused.
-        print(f"poison {args.command}: out of memory: {error}", file=sys.stderr)
+        refused = words()("cli.error.memory", error=error)
+        print(f"poison {args.command}: {refused}", file=sys.stderr)
         return FAILED
     except BrokenPipeError:
         # Python would complain again when it flushes stdout at exit: point it at nothing.

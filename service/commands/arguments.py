@@ -10,9 +10,12 @@ from core import RuleError
 from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT, THREAD_BOUNDS
 from core.rulesets import DEFAULT_RULESET, RULESETS, Option, Ruleset, get_ruleset
 from service.commands import CommandError
+from service.i18n import words
 
-#: How --seed is described in every command's help: the one range of seeds, as the API takes it.
-SEED_RANGE = f"0 to {SEED_LIMIT:,}"
+
+def seed_range() -> str:
+    """How --seed is described in every command's help: the one range of seeds, as the API takes it."""
+    return words()("cli.range", low=0, high=SEED_LIMIT)
 
 
 def whole_number(text: str) -> int:
@@ -21,7 +24,7 @@ def whole_number(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number, not '{text}'") from None
+        raise argparse.ArgumentTypeError(words()("cli.error.whole_number", text=text)) from None
 
 
 def seed(text: str) -> int:
@@ -31,7 +34,7 @@ def seed(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value <= SEED_LIMIT:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number from {SEED_RANGE}, not '{text}'")
+        raise argparse.ArgumentTypeError(words()("cli.error.seed", range=seed_range(), text=text))
     return value
 
 
@@ -53,39 +56,45 @@ def add_ruleset(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--ruleset",
         default=DEFAULT_RULESET,
-        help=f"the game: {', '.join(RULESETS)} (default {DEFAULT_RULESET})",
+        help=words()("cli.help.ruleset", rulesets=", ".join(RULESETS), default=DEFAULT_RULESET),
     )
     for name, (option, owners) in _every_option().items():
-        default = "" if option.default is None else f"; default {option.default}"
+        default = "" if option.default is None else words()("cli.help.option_default", value=option.default)
         command.add_argument(
             f"--{name}",
             dest=_dest(name),
             type=whole_number if option.bounds is not None else str,
             metavar=name.upper(),
-            help=f"--ruleset {' or '.join(owners)} only: {option.description}{default}",
+            help=words()(
+                "cli.help.option",
+                owners=words()("cli.or").join(owners),
+                description=words()(f"cli.option.{name}"),
+                default=default,
+            ),
         )
 
 
 def add_seats(command: argparse.ArgumentParser, bots: str, seats: str, *, engine: bool = False) -> None:
-    """--players (default 4) and --bots (`bots` by default), their bounds and names per ruleset;
+    """--players (default 4) and --bots (`bots` by default), their bounds and names per ruleset,
+    for one bot a `seats` ("seat", or "other_seat" beside yours);
     with `engine`, every bot the engine plays (the search bot too, with its strength)."""
-    bounds = ", ".join(f"{r.name} {r.players[0]} to {r.players[1]}" for r in RULESETS.values())
+    bounds = ", ".join(
+        words()("cli.help.bounds", ruleset=r.name, low=r.players[0], high=r.players[1]) for r in RULESETS.values()
+    )
     names = "; ".join(f"{r.name}: {', '.join(r.engine_bots if engine else r.bots)}" for r in RULESETS.values())
     if engine:
-        names += f"; {STRENGTH_HELP}"
-    command.add_argument("--players", type=whole_number, default=4, help=f"how many seats (default 4; {bounds})")
-    command.add_argument(
-        "--bots",
-        default=bots,
-        help=f"one bot for every {seats}, or one per {seats}, comma-separated ({names}; default {bots})",
-    )
+        names += f"; {strength_help()}"
+    command.add_argument("--players", type=whole_number, default=4, help=words()("cli.help.players", bounds=bounds))
+    command.add_argument("--bots", default=bots, help=words()("cli.help.bots", seats=seats, names=names, bots=bots))
 
 
 def ruleset_of(args: argparse.Namespace) -> Ruleset:
     try:
         return get_ruleset(args.ruleset)
     except RuleError as error:
-        raise CommandError(f"--ruleset: {error}") from None
+        raise CommandError(
+            words()("cli.error.ruleset", name=args.ruleset, rulesets=", ".join(f"'{name}'" for name in RULESETS))
+        ) from error
 
 
 def options_of(args: argparse.Namespace, ruleset: Ruleset) -> dict[str, Any]:
@@ -98,8 +107,9 @@ def options_of(args: argparse.Namespace, ruleset: Ruleset) -> dict[str, Any]:
             continue
         if name not in own:
             has = ", ".join(f"--{option.name}" for option in ruleset.options)
-            why = f"its options are {has}" if has else "it has none"
-            raise CommandError(f"--{name} is not an option of --ruleset {ruleset.name} ({why})")
+            raise CommandError(
+                words()("cli.error.not_an_option", name=name, ruleset=ruleset.name, options=has or "none")
+            )
         given[name] = value
     return given
 
@@ -109,38 +119,44 @@ def describe_options(ruleset: Ruleset, given: dict[str, Any]) -> str:
     shown = []
     for option in ruleset.options:
         value = given.get(option.name, option.default)
-        shown.append(f"{option.name} {'default' if value is None else value}")
-    return ", ".join(shown)
+        shown.append(
+            words()(
+                "cli.option.shown",
+                name=words()("cli.option.name", name=option.name),
+                value=words()("cli.option.value", value="default" if value is None else str(value)),
+            )
+        )
+    return words()("cli.comma").join(shown)
 
 
 def check_players(ruleset: Ruleset, players: int) -> None:
     fewest, most = ruleset.players
     if not ruleset.accepts_players(players):
-        raise CommandError(f"--ruleset {ruleset.name} is played by {fewest} to {most} players, not {players}")
+        raise CommandError(words()("cli.error.players", ruleset=ruleset.name, low=fewest, high=most, count=players))
 
 
-def bots_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> list[str]:
-    """One bot per seat from `spec` (one name for all, or one per seat); `of` and `each`
-    name the seats in messages ("players", "seat")."""
+def bots_for(spec: str, ruleset: Ruleset, count: int, *, of: str) -> list[str]:
+    """One bot per seat from `spec` (one name for all, or one per seat); `of` names the seats
+    in messages ("players", or "other_seats" beside yours)."""
     bots = [name.strip() for name in spec.split(",")]
     if len(bots) == 1:
         bots *= count
     if len(bots) != count:
-        raise CommandError(f"--bots names {len(bots)} bots for {count} {of}: give one, or one per {each}")
+        raise CommandError(words()("cli.error.bot_count", count=len(bots), seats=count, of=of))
     unknown = [bot for bot in bots if bot not in ruleset.bots]
     if unknown:
-        raise CommandError(f"unknown bot '{unknown[0]}': choose from {', '.join(ruleset.bots)}")
+        raise CommandError(words()("cli.error.unknown_bot", bot=unknown[0], bots=", ".join(ruleset.bots)))
     return bots
 
 
-#: How the search bot's strength is written: its playouts per move after a colon. How long
-#: a move takes is no figure here (it depends on the playouts and the machine, and would
-#: rot): docs/performance.md measures it, against the bar the documents state.
-STRENGTH_HELP = (
-    f"{SEARCH_BOT}:N searches N playouts a move, {PLAYOUT_BOUNDS[0]} to {PLAYOUT_BOUNDS[1]:,} "
-    f"(default: {', '.join(f'{r.name} {r.default_playouts:,}' for r in RULESETS.values())}; "
-    "a move's time grows with N: docs/performance.md)"
-)
+def strength_help() -> str:
+    """How the search bot's strength is written: its playouts per move after a colon. How
+    long a move takes is no figure here (it depends on the playouts and the machine, and
+    would rot): docs/performance.md measures it, against the bar the documents state."""
+    defaults = ", ".join(f"{r.name} {words().number(r.default_playouts)}" for r in RULESETS.values())
+    return words()(
+        "cli.help.strength", bot=SEARCH_BOT, low=PLAYOUT_BOUNDS[0], high=PLAYOUT_BOUNDS[1], defaults=defaults
+    )
 
 
 class Seat(NamedTuple):
@@ -158,27 +174,27 @@ def seat_of(name: str, ruleset: Ruleset) -> Seat:
     """A bot named as `simulate` and `ladder` take it: `greedy`, `mcts`, `mcts:2000`."""
     bot, strong, strength = (part.strip() for part in name.partition(":"))
     if bot not in ruleset.engine_bots:
-        raise CommandError(f"unknown bot '{bot}': choose from {', '.join(ruleset.engine_bots)}")
+        raise CommandError(words()("cli.error.unknown_bot", bot=bot, bots=", ".join(ruleset.engine_bots)))
     if not strong:
         return Seat(bot)
     if bot != SEARCH_BOT:
-        raise CommandError(f"'{name}': only {SEARCH_BOT} takes a strength ({STRENGTH_HELP})")
+        raise CommandError(words()("cli.error.no_strength", name=name, bot=SEARCH_BOT, strength=strength_help()))
     try:
         playouts = int(strength)
     except ValueError:
         playouts = 0
     if not PLAYOUT_BOUNDS[0] <= playouts <= PLAYOUT_BOUNDS[1]:
-        raise CommandError(f"'{name}': {STRENGTH_HELP}, not '{strength}'")
+        raise CommandError(words()("cli.error.strength", name=name, strength=strength_help(), given=strength))
     return Seat(bot, playouts)
 
 
-def engine_seats_for(spec: str, ruleset: Ruleset, count: int, *, of: str, each: str) -> list[Seat]:
+def engine_seats_for(spec: str, ruleset: Ruleset, count: int, *, of: str) -> list[Seat]:
     """bots_for with every bot the engine plays, the search bot's strength included."""
     names = [name.strip() for name in spec.split(",")]
     if len(names) == 1:
         names *= count
     if len(names) != count:
-        raise CommandError(f"--bots names {len(names)} bots for {count} {of}: give one, or one per {each}")
+        raise CommandError(words()("cli.error.bot_count", count=len(names), seats=count, of=of))
     return [seat_of(name, ruleset) for name in names]
 
 
@@ -189,17 +205,15 @@ JOBS = THREAD_BOUNDS
 def add_seed_and_jobs(command: argparse.ArgumentParser) -> None:
     """--seed (default 0) and --jobs (threads, default 1) of the commands that play games in
     the core: simulate and ladder."""
-    command.add_argument(
-        "--seed", type=seed, default=0, help=f"{SEED_RANGE} (default 0): the same seed, the same games"
-    )
+    command.add_argument("--seed", type=seed, default=0, help=words()("cli.help.seed", range=seed_range()))
     command.add_argument(
         "--jobs",
         type=whole_number,
         default=1,
-        help=f"threads to play the games on at once, {JOBS[0]} to {JOBS[1]} (default 1): the figures do not change",
+        help=words()("cli.help.jobs", low=JOBS[0], high=JOBS[1]),
     )
 
 
 def check_jobs(jobs: int) -> None:
     if not JOBS[0] <= jobs <= JOBS[1]:
-        raise CommandError(f"--jobs is {JOBS[0]} to {JOBS[1]}, not {jobs:,}")
+        raise CommandError(words()("cli.error.jobs", low=JOBS[0], high=JOBS[1], jobs=jobs))

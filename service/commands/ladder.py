@@ -26,7 +26,6 @@ from core import RuleError
 from core.rulesets import RULESETS, Ruleset
 from service.commands import CommandError, Commands, arguments, console, fail, literal
 from service.commands.arguments import (
-    STRENGTH_HELP,
     Seat,
     add_ruleset,
     check_players,
@@ -34,6 +33,7 @@ from service.commands.arguments import (
     options_of,
     ruleset_of,
     seat_of,
+    strength_help,
 )
 from service.commands.simulate import CHUNK, SEARCHING_CHUNK, percent, searching_defaults
 from service.commands.standings import bradley_terry, wilson
@@ -46,39 +46,35 @@ BOTS = (2, 8)  # the fewest and the most bots on a ladder
 def add(commands: Commands) -> None:
     command = commands.add_parser(
         "ladder",
-        help="play every bot against every other and rate them",
-        description="A round robin between bots in the compiled core of a ruleset "
-        f"({', '.join(RULESETS)}): every pair plays --games games, seats alternating between the two and "
-        "swapped half way, on the same deals. Shows each match's win share with its 95% confidence interval, "
-        "and each bot's rating (Bradley-Terry, on the Elo scale, mean 1500).",
+        help=words()("cli.help.ladder"),
+        description=words()("cli.help.ladder.description", rulesets=", ".join(RULESETS)),
     )
     add_ruleset(command)
     names = "; ".join(f"{r.name}: {', '.join(r.engine_bots)}" for r in RULESETS.values())
-    command.add_argument("--players", type=arguments.whole_number, default=4, help="seats at each game (default 4)")
+    command.add_argument("--players", type=arguments.whole_number, default=4, help=words()("cli.help.ladder.players"))
     command.add_argument(
         "--bots",
         default="random,greedy",
-        help=f"the bots on the ladder, {BOTS[0]} to {BOTS[1]}, comma-separated, all different "
-        f"({names}; {STRENGTH_HELP}; default random,greedy)",
+        help=words()("cli.help.ladder.bots", low=BOTS[0], high=BOTS[1], names=names, strength=strength_help()),
     )
     command.add_argument(
         "--games",
         type=arguments.whole_number,
         default=1_000,
-        help=f"games per match, {GAMES[0]:,} to {GAMES[1]:,} (default 1,000)",
+        help=words()("cli.help.ladder.games", low=GAMES[0], high=GAMES[1], default=1_000),
     )
     arguments.add_seed_and_jobs(command)
-    command.add_argument("--json", action="store_true", help="print the figures as JSON")
+    command.add_argument("--json", action="store_true", help=words()("cli.help.json"))
 
 
 def contestants(spec: str, ruleset: Ruleset) -> list[Seat]:
     seats = searching_defaults([seat_of(name.strip(), ruleset) for name in spec.split(",")], ruleset)
     if not BOTS[0] <= len(seats) <= BOTS[1]:
-        raise CommandError(f"--bots names {len(seats)} bots: a ladder has {BOTS[0]} to {BOTS[1]}")
+        raise CommandError(words()("cli.error.ladder.bot_count", count=len(seats), low=BOTS[0], high=BOTS[1]))
     names = [str(seat) for seat in seats]
     twice = next((name for name in names if names.count(name) > 1), None)
     if twice is not None:
-        raise CommandError(f"--bots names '{twice}' twice: every bot on a ladder is a different one")
+        raise CommandError(words()("cli.error.ladder.twice", bot=twice))
     return seats
 
 
@@ -176,7 +172,7 @@ def run_ladder(
 
 def check(args: argparse.Namespace) -> None:
     if not GAMES[0] <= args.games <= GAMES[1]:
-        raise CommandError(f"--games is {GAMES[0]:,} to {GAMES[1]:,} per match, not {args.games:,}")
+        raise CommandError(words()("cli.error.ladder.games", low=GAMES[0], high=GAMES[1], games=args.games))
     arguments.check_jobs(args.jobs)
 
 

@@ -61,17 +61,6 @@ THINKING_AFTER = 0.15
 #: own, so there they are refused (see `check_server_options`).
 NEW_GAME_DEFAULTS = {"ruleset": DEFAULT_RULESET, "players": 4, "bots": BOTS, "seat": 0}
 
-EPILOG = """\
-Each turn shows the table, your hand and your legal moves, numbered: answer with a number,
-or type the move out. 'q' (or 'quit', or the end of the input) leaves the game, saying at
-which version (on a server, with how to come back to it).
-
-Exit status: 0 when the game ends or you leave it; 1 when the server cannot be reached or
-fails; 2 for a bad option, a bad token, an unknown game or a seat the lobby refused (taken,
-or the game started); 130 on Ctrl-C. While a game waits for players, Ctrl-C gives your
-seat back.
-"""
-
 
 class Paragraphs(argparse.HelpFormatter):
     """Help filled to the terminal's width paragraph by paragraph (argparse would run the
@@ -84,48 +73,31 @@ class Paragraphs(argparse.HelpFormatter):
 def add(commands: Commands) -> None:
     command = commands.add_parser(
         "play",
-        help="play a game against bots in the terminal, here or on a server",
-        description="Play one seat of a game against bots, here or on a server. A move is its number in the "
-        "list, or typed out (" + "; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items()) + ").",
-        epilog=EPILOG,
+        help=words()("cli.help.play"),
+        description=words()(
+            "cli.help.play.description",
+            examples="; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items()),
+        ),
+        epilog=words()("cli.help.play.epilog"),
         formatter_class=Paragraphs,
     )
     add_ruleset(command)
-    add_seats(command, BOTS, "other seat", engine=True)
-    command.add_argument("--seed", type=arguments.seed, help=f"{arguments.SEED_RANGE} (default: random)")
+    add_seats(command, BOTS, "other_seat", engine=True)
     command.add_argument(
-        "--seat", type=int, metavar="N", help="your seat, from 0 (default 0); the bots sit in the others"
+        "--seed", type=arguments.seed, help=words()("cli.help.play.seed", range=arguments.seed_range())
     )
+    command.add_argument("--seat", type=int, metavar="N", help=words()("cli.help.play.seat"))
     server = command.add_argument_group(
-        "on a server",
-        "Play over the HTTP API of a `poison serve`: without --game, a new game is created there with the "
-        "options above; with --game and --token, you take the seat of an existing game that the token names. "
-        "The lobby: --open leaves seats of a new game for people to join, --list shows the games waiting for "
-        "players, --join takes an open seat of one; while a game waits, you see who joins, and Ctrl-C gives "
-        "your seat back.",
+        words()("cli.help.play.server_group"), words()("cli.help.play.server_description")
     )
-    server.add_argument("--server", metavar="URL", help="the service's address, like http://127.0.0.1:8000")
-    server.add_argument("--game", metavar="ID", help="the game to come back to (with --token)")
-    server.add_argument("--token", help="your seat's token, from the game's creation or from joining it")
-    server.add_argument(
-        "--open",
-        type=arguments.whole_number,
-        metavar="N",
-        help="leave N of the other seats of the new game open for people to join (the seats after yours); "
-        "bots take the rest",
-    )
-    server.add_argument(
-        "--list", action="store_true", help="list the games waiting for players (in a terminal: pick one)"
-    )
-    server.add_argument(
-        "--join",
-        metavar="ID",
-        help="take an open seat of a waiting game, as --name (--seat N: which one; default the first)",
-    )
-    server.add_argument("--name", help=f"your name at the table (with --join or --open; default '{YOUR_NAME}')")
-    server.add_argument(
-        "--rematch", action="store_true", help="with --game and --token of a finished game: play its next game"
-    )
+    server.add_argument("--server", metavar="URL", help=words()("cli.help.play.server"))
+    server.add_argument("--game", metavar="ID", help=words()("cli.help.play.game"))
+    server.add_argument("--token", help=words()("cli.help.play.token"))
+    server.add_argument("--open", type=arguments.whole_number, metavar="N", help=words()("cli.help.play.open"))
+    server.add_argument("--list", action="store_true", help=words()("cli.help.play.list"))
+    server.add_argument("--join", metavar="ID", help=words()("cli.help.play.join"))
+    server.add_argument("--name", help=words()("cli.help.play.name", name=YOUR_NAME))
+    server.add_argument("--rematch", action="store_true", help=words()("cli.help.play.rematch"))
     # None tells an option given from one left out: a game joined with --game has its own.
     command.set_defaults(**dict.fromkeys(NEW_GAME_DEFAULTS))
 
@@ -425,23 +397,18 @@ def new_game(args: argparse.Namespace) -> tuple[Ruleset, dict[str, Any], list[ar
     options = options_of(args, ruleset)
     check_players(ruleset, args.players)
     if not 0 <= args.seat < args.players:
-        raise CommandError(
-            f"--seat {args.seat} is not a seat of a {args.players}-player game: choose 0 to {args.players - 1}"
-        )
+        raise CommandError(words()("cli.error.play.seat", seat=args.seat, players=args.players, last=args.players - 1))
     waiting = args.open or 0
     if not 0 <= waiting < args.players:
         raise CommandError(
-            f"--open {waiting}: a {args.players}-player game has {args.players - 1} other seats to leave open"
+            words()("cli.error.play.open_many", open=waiting, players=args.players, others=args.players - 1)
             if waiting > 0
-            else f"--open {waiting}: leave 1 seat open or more"
+            else words()("cli.error.play.open_few", open=waiting)
         )
     if waiting and args.seed is not None:
         # As the service refuses it (seed_with_open_seats), in the command's own words.
-        raise CommandError(
-            f"--seed {args.seed} with --open {waiting}: a game with an open seat is dealt from a seed the "
-            "service draws, so that nobody can work out the hand of whoever joins; leave out --seed"
-        )
-    bots = engine_seats_for(args.bots, ruleset, args.players - 1 - waiting, of="other seats", each="other seat")
+        raise CommandError(words()("cli.error.play.seed_open", seed=str(args.seed), open=waiting))
+    bots = engine_seats_for(args.bots, ruleset, args.players - 1 - waiting, of="other_seats")
     return ruleset, options, bots, args.seat
 
 
@@ -460,25 +427,25 @@ SERVER_ONLY = {
 def check_server_options(args: argparse.Namespace) -> None:
     # An empty id or token is refused here: it would read as no option below, then as one.
     for flag, value, wanted in (
-        ("--game", args.game, "the game's id"),
-        ("--join", args.join, "the game's id"),
-        ("--token", args.token, "your seat's token"),
+        ("--game", args.game, "game"),
+        ("--join", args.join, "game"),
+        ("--token", args.token, "token"),
     ):
         if value is not None and not value.strip():
-            raise CommandError(f"{flag} is empty: give {wanted}")
+            raise CommandError(words()("cli.error.play.empty", flag=flag, wanted=wanted))
     given_server = [flag for name, flag in SERVER_ONLY.items() if getattr(args, name) not in (None, False)]
     if args.server is None and (args.game is not None or args.token is not None):
-        raise CommandError("--game and --token join a game on a server: give its --server URL too")
+        raise CommandError(words()("cli.error.play.game_token_server"))
     if args.server is None and given_server:
-        raise CommandError(f"{given_server[0]} plays on a server: give its --server URL too")
+        raise CommandError(words()("cli.error.play.needs_server", flag=given_server[0]))
     if (args.game is None) != (args.token is None):
-        raise CommandError("--game and --token go together: a game, and the token of your seat in it")
+        raise CommandError(words()("cli.error.play.together"))
     if args.rematch and args.game is None:
-        raise CommandError("--rematch plays again after a finished game: give its --game and your --token")
+        raise CommandError(words()("cli.error.play.rematch"))
     # One way to a seat at a time: a game's token, an open seat, or the list to choose from.
     ways = [flag for flag, given in (("--game", args.game), ("--join", args.join), ("--list", args.list)) if given]
     if len(ways) > 1:
-        raise CommandError(f"{ways[0]} and {ways[1]} are two ways to a seat: give one")
+        raise CommandError(words()("cli.error.play.two_ways", first=ways[0], second=ways[1]))
     if args.game is not None or args.join is not None or args.list:
         way = ways[0]
         given = [name for name in NEW_GAME_DEFAULTS if getattr(args, name) is not None]
@@ -489,9 +456,9 @@ def check_server_options(args: argparse.Namespace) -> None:
         given += ["open"] if args.open is not None else []
         if given:
             flag = "--" + given[0].removeprefix("option_").replace("_", "-")
-            raise CommandError(f"{flag} is for a new game: a game joined with {way} keeps its own")
+            raise CommandError(words()("cli.error.play.new_game_only", flag=flag, way=way))
         if args.name is not None and way == "--game":
-            raise CommandError("--name is for a seat taken with --join or a new game: a token's seat keeps its name")
+            raise CommandError(words()("cli.error.play.name_token"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -279,10 +279,10 @@ def choose(client: Client, args: argparse.Namespace, out: Console) -> RemoteSeat
 def ask_name(out: Console) -> str:
     """The name the other players will see, asked in a terminal (--name gives it otherwise)."""
     if not sys.stdin.isatty():
-        raise CommandError("--join needs --name: the name the other players see at the table")
+        raise CommandError(words()("cli.error.remote.join_name"))
     while not (name := ask(out, words()("cli.remote.your_name"))):
         if name is None:
-            raise CommandError("no name given: the other players see one at the table")
+            raise CommandError(words()("cli.error.remote.no_name"))
     return name
 
 

@@ -30,32 +30,32 @@ from service.settings import Settings
 def add(commands: Commands) -> None:
     command = commands.add_parser(
         "replay",
-        help="validate a log and show its scores",
-        description="Validate an exported game log of any ruleset against the rules and print its score sheet "
-        "(Poison: round by round; the pot game: pot by pot) and final state. The log is NDJSON, as GET "
-        '/v1/games/{id}/export gives it, or JSON {"events": [...]}, as POST /v1/replays also takes it. An invalid '
-        "log is named by its first bad event. Exit status: 0 valid, 1 invalid log or store trouble, 2 bad usage.",
+        help=words()("cli.help.replay"),
+        description=words()(
+            "cli.help.replay.description",
+            export="GET /v1/games/{id}/export",
+            json=LOG_SHAPE,
+            replays="POST /v1/replays",
+        ),
     )
     source = command.add_mutually_exclusive_group(required=True)
-    source.add_argument("log", nargs="?", help="the exported log (NDJSON or JSON); - for standard input")
-    source.add_argument("--game", metavar="GAME_ID", help="replay a game from the store instead")
+    source.add_argument("log", nargs="?", help=words()("cli.help.replay.log"))
+    source.add_argument("--game", metavar="GAME_ID", help=words()("cli.help.replay.game"))
     command.add_argument(
         "more",
         nargs="*",
         metavar="LOG",
-        help="more logs: with several logs, or a directory as LOG (its *.ndjson and *.json files), each is "
-        "checked and named on one line, valid or invalid with the reason",
+        help=words()("cli.help.replay.more", patterns=words().listed(["*" + suffix for suffix in LOG_SUFFIXES])),
     )
-    command.add_argument("--version", type=int, metavar="N", help="stop after event N")
+    command.add_argument("--version", type=int, metavar="N", help=words()("cli.help.replay.version"))
     command.add_argument(
         "--jobs",
         type=arguments.whole_number,
         default=1,
-        help="with several logs: how many to check at once, in as many processes, "
-        f"{arguments.JOBS[0]} to {arguments.JOBS[1]} (default 1)",
+        help=words()("cli.help.replay.jobs", low=arguments.JOBS[0], high=arguments.JOBS[1]),
     )
-    command.add_argument("--redis-url", help="the store for --game (POISON_REDIS_URL; default: embedded)")
-    command.add_argument("--data-dir", type=Path, help="the embedded store's data for --game (default ./poison-data)")
+    command.add_argument("--redis-url", help=words()("cli.help.replay.redis_url"))
+    command.add_argument("--data-dir", type=Path, help=words()("cli.help.replay.data_dir"))
 
 
 #: How the log given as `-` is named in messages.
@@ -63,6 +63,8 @@ STDIN = "standard input"
 #: The bounds of --jobs (as simulate's --jobs).
 #: What a directory's logs are named: the two forms `poison replay` reads.
 LOG_SUFFIXES = (".ndjson", ".json")
+#: The JSON form of a log, as messages name it.
+LOG_SHAPE = '{"events": [...]}'
 
 
 def read_log(source: str) -> list[tuple[int, Event]]:
@@ -72,13 +74,13 @@ def read_log(source: str) -> list[tuple[int, Event]]:
     try:
         body = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as error:
-        raise CommandError(f"cannot read {name}: {error.strerror}") from None
+        raise CommandError(words()("cli.error.replay.cannot_read", name=name, why=error.strerror)) from None
     if looks_like_json(body):
         try:
             public = from_json(body)
         except NotALog as error:
             raise CommandError(
-                f'invalid log: {name} is JSON but not a log {{"events": [...]}}: {error.detail}', 1
+                words()("cli.error.replay.not_a_log", name=name, shape=LOG_SHAPE, detail=error.detail), 1
             ) from None
     else:
         public = from_ndjson(body)
@@ -101,8 +103,7 @@ def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> l
         raise CommandError(str(error)) from None
     if settings.redis_url is None and not settings.data_dir.is_dir():
         # Starting an embedded store there would create an empty one, to find nothing in it.
-        where = f"no store in {settings.data_dir}"
-        raise CommandError(f"{where}: name the one holding the game with --data-dir or --redis-url", 1)
+        raise CommandError(words()("cli.error.replay.no_store", where=str(settings.data_dir)), 1)
     try:
         return asyncio.run(_read(game_id, settings))
     except ValueError as error:  # a URL of no scheme we know
@@ -111,9 +112,9 @@ def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> l
         raise CommandError(str(error), 1) from None
     except ServerFailed as error:  # its message carries the store's log: one line here
         log = settings.data_dir / "server.log"
-        raise CommandError(f"the embedded store {error.what} (its log: {log})", 1) from None
+        raise CommandError(words()("cli.error.replay.embedded", what=error.what, log=str(log)), 1) from None
     except UnknownGame as error:
-        raise CommandError(f"no game '{visible(error.args[0])}' in the store", 1) from None
+        raise CommandError(words()("cli.error.replay.no_game", game=visible(error.args[0])), 1) from None
     except (StoreUnavailable, ServerNotFound) as error:
         raise CommandError(str(error), 1) from None
 
@@ -132,11 +133,12 @@ async def _read(game_id: str, settings: Settings) -> list[tuple[int, Event]]:
 def seat_names(players: Any) -> list[str]:
     """Each seat's name as the log leaves it (game_created's, with the lobby's joins and
     leaves: an open seat is "(open)"), with its bot in brackets (as screens.player_names
-    writes them), as markup that shows them exactly (literal)."""
+    writes them), as markup that shows them exactly (literal). Not isolated: each stands
+    alone in a cell of the sheet (Players.cell says why); a sentence isolates the ones it names."""
     return [
         words()("cli.replay.open")
         if player.name is None
-        else isolated(literal(player.name + (f" [{player.bot}]" if player.bot else "")))
+        else literal(player.name + (f" [{player.bot}]" if player.bot else ""))
         for player in players
     ]
 
@@ -161,7 +163,7 @@ def show(logged: LoggedGame, console: Console) -> None:
     if screen.scored(game):
         console.print(screen.sheet(game, names))
     if logged.finished:
-        winners = words()("cli.comma").join(names[seat] for seat in game.winners)
+        winners = words()("cli.comma").join(isolated(names[seat]) for seat in game.winners)
         console.print(
             words()("cli.replay.finished", best=screen.best, total=screen.winning_total(game), winners=winners)
         )
@@ -175,22 +177,23 @@ def logs_of(args: argparse.Namespace) -> list[str] | None:
     one log (or stored game) to show."""
     given = [args.log, *args.more] if args.log is not None else list(args.more)
     if args.more and args.game is not None:
-        raise CommandError("--game replays one stored game: give it no log files")
+        raise CommandError(words()("cli.error.replay.game_and_logs"))
     if len(given) == 1 and not Path(given[0]).is_dir():
         return None
     if not given:
         return None
     if args.version is not None:
-        raise CommandError("--version stops one log: give a single file")
+        raise CommandError(words()("cli.error.replay.version_one"))
     logs: list[str] = []
     for source in given:
         if source == "-":
-            raise CommandError("standard input (-) is one log: with several, give files or directories")
+            raise CommandError(words()("cli.error.replay.stdin_one"))
         path = Path(source)
         if path.is_dir():
             found = sorted(str(child) for child in path.iterdir() if child.is_file() and child.suffix in LOG_SUFFIXES)
             if not found:
-                raise CommandError(f"no logs ({', '.join('*' + suffix for suffix in LOG_SUFFIXES)}) in {source}", 1)
+                patterns = ", ".join("*" + suffix for suffix in LOG_SUFFIXES)
+                raise CommandError(words()("cli.error.replay.no_logs", patterns=patterns, source=str(source)), 1)
             logs += found
         else:
             logs.append(source)
@@ -233,19 +236,21 @@ def run(args: argparse.Namespace) -> int:
         if logs is not None:
             return check_all(logs, args.jobs, out)
         if args.version is not None and args.version < 1:
-            raise CommandError("--version is an event number from 1")
+            raise CommandError(words()("cli.error.replay.version_from"))
         stored = args.game is not None
         events = read_stored(args.game, args.redis_url, args.data_dir) if stored else read_log(args.log)
         if args.version is not None:
             if args.version > len(events):
-                raise CommandError(f"--version {args.version} is beyond the log's {len(events)} events")
+                raise CommandError(
+                    words()("cli.error.replay.version_beyond", version=str(args.version), count=len(events))
+                )
             events = events[: args.version]
         logged = rebuild(events)
         if args.version is None:
             require_complete(logged)
         show(logged, out)
     except InvalidLog as error:
-        return fail("replay", f"invalid log: {error}", 1)
+        return fail("replay", words()("cli.error.replay.invalid", error=error), 1)
     except CommandError as error:
         return fail("replay", error, error.code)
     return 0

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from service import logs
+from service import i18n, logs
 from service.logs import LogFormat
 from service.serverkey import KeyFileError, key_file, read_or_make, too_open
 from service.settings import SETTINGS, Setting, Settings, unknown_variables
@@ -97,9 +97,9 @@ def serve(settings: Settings) -> int:
             say(str(error))
             return 1
         where = key_file(settings.data_dir)
-        say(f"server key {'made in' if made else 'read from'} {where} (keep it secret; POISON_SECRET_KEY sets one)")
+        tell("cli.serve.key", made="made" if made else "read", where=str(where))
         if too_open(settings.data_dir):
-            say(f"warning: {where} may be read by others than its owner: chmod 600 it")
+            tell("cli.serve.key_open", where=str(where))
     server = None
     if settings.redis_url is None:
         server = EmbeddedServer(settings.data_dir, binary=settings.redis_server)
@@ -108,11 +108,11 @@ def serve(settings: Settings) -> int:
         except (ServerNotFound, ServerFailed) as error:
             say(str(error))
             return 1
-        say(f"embedded store at {server.shown_url}, data in {server.data_dir}")
+        tell("cli.serve.store", url=server.shown_url, dir=str(server.data_dir))
         for path in server.tightened:
-            say(f"made {path} its owner's alone to read: it was open to others")
+            tell("cli.serve.tightened", path=str(path))
         for path in server.left_loose:
-            say(f"warning: {path} is open to others and not ours to change: chmod go= it")
+            tell("cli.serve.left_loose", path=str(path))
         server.supervise(say, first_delay=settings.store_restart_delay)
     else:
         url = settings.redis_url
@@ -125,7 +125,7 @@ def serve(settings: Settings) -> int:
         try:
             address = listenable(settings)
         except CannotListen as error:
-            say(str(error))
+            tell(error.key, **error.fields)
             return STARTUP_FAILURE
         granian = Granian(
             "service.commands.serve:worker_app",
@@ -159,10 +159,7 @@ def serve(settings: Settings) -> int:
             # under way has had its deadlines and every live stream ended at once.
             workers_kill_timeout=KILL_TIMEOUT,
         )
-        say(
-            f"listening on {base_url(settings)} ({_workers(settings.workers)}); "
-            f"the table at {table_url(settings)}, docs at {docs_url(settings)}"
-        )
+        say_listening(settings)
         # Workers are started afresh (not forked from this process, whose threads supervise
         # the store), as a new program would be.
         multiprocessing.set_start_method("spawn", force=True)
@@ -174,9 +171,10 @@ def serve(settings: Settings) -> int:
             # cannot open its store fails at start, again and again).
             status = STARTUP_FAILURE if exit.code else 0
             if status:
-                say("a worker failed to start, or kept failing: see the lines above")
+                tell("cli.serve.worker_failed")
         except OSError as error:  # the port was taken between the check and the server's bind
-            say(str(CannotListen.of(settings, error)))
+            refused = CannotListen.of(settings, error)
+            tell(refused.key, **refused.fields)
             status = STARTUP_FAILURE
     except (KeyboardInterrupt, Stopped):
         status = 0
@@ -185,7 +183,7 @@ def serve(settings: Settings) -> int:
             server.stop()
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
-        say("stopped")
+        tell("cli.serve.stopped")
     return status
 
 
@@ -202,17 +200,22 @@ _GRANIAN_LEVELS = {"trace": "debug"}
 
 
 class CannotListen(Exception):
-    """The socket cannot be bound: the line says why, and which setting chooses otherwise."""
+    """The socket cannot be bound: the line (a message of the catalogues, `key` with `args`)
+    says why, and which setting chooses otherwise."""
+
+    def __init__(self, key: str, **args: str) -> None:
+        super().__init__(i18n.Words(i18n.SOURCE)(key, **args))
+        self.key, self.fields = key, args
 
     @classmethod
     def of(cls, settings: Settings, error: OSError) -> CannotListen:
-        where = f"cannot listen on {settings.host} port {settings.port}"
+        where = {"host": settings.host, "port": str(settings.port)}
         if error.errno == errno.EADDRINUSE:
-            return cls(f"{where}: it is in use (by another poison serve?); {_choose(PORT)}")
+            return cls("cli.serve.in_use", **where, **_choose(PORT))
         if error.errno == errno.EACCES:
-            return cls(f"{where}: this user may not use it; {_choose(PORT)}")
+            return cls("cli.serve.forbidden", **where, **_choose(PORT))
         why = error.strerror or str(error)
-        return cls(f"{where}: {why[:1].lower()}{why[1:]}; {_choose(HOST)}")
+        return cls("cli.serve.cannot_listen", **where, why=f"{why[:1].lower()}{why[1:]}", **_choose(HOST))
 
 
 def listenable(settings: Settings) -> str:
@@ -236,8 +239,9 @@ def listenable(settings: Settings) -> str:
     return str(where[0])
 
 
-def _choose(setting: Setting) -> str:
-    return f"choose another {setting.name} with {setting.flag} or {setting.variable}"
+def _choose(setting: Setting) -> dict[str, str]:
+    """The words of "choose another port with --port or POISON_PORT"."""
+    return {"setting": setting.name, "flag": setting.flag or "", "variable": setting.variable}
 
 
 def _metrics_dir(workers: int) -> str | None:
@@ -265,6 +269,23 @@ def _stop(signum: int, frame: object) -> None:
 
 #: How this process's own lines are written (`run` sets it from the `log_format` setting).
 said_as: LogFormat = "text"
+
+
+def tell(key: str, **args: Any) -> None:
+    """Say a message of the catalogues: in the reader's language to a person, in English in a
+    JSON record (read by an operator's tools, whatever the machine's language)."""
+    say((i18n.Words(i18n.SOURCE) if said_as == "json" else i18n.words())(key, **args))
+
+
+def say_listening(settings: Settings) -> None:
+    """The start-up line: where the service listens, and where to open the table and the docs."""
+    tell(
+        "cli.serve.listening",
+        url=base_url(settings),
+        workers=settings.workers,
+        table=table_url(settings),
+        docs=docs_url(settings),
+    )
 
 
 def say(line: str) -> None:
@@ -295,10 +316,6 @@ def docs_url(settings: Settings) -> str:
     root = document.openapi_router.path if document.openapi_router is not None else document.path
     pages = [path for plugin in document.render_plugins for path in plugin.paths]
     return f"{base_url(settings)}{root or ''}{pages[0] if pages else ''}"
-
-
-def _workers(count: int) -> str:
-    return "1 worker" if count == 1 else f"{count} workers"
 
 
 def logging_config(settings: Settings) -> dict[str, Any]:
@@ -366,13 +383,15 @@ def _room_for_connections(connections: int) -> None:
 
 def settings_help() -> str:
     """Every setting, as `poison serve --help` lists them after its flags."""
-    lines = ["settings (environment variables; a flag, where there is one, wins):"]
+    words = i18n.words()
+    lines = [words("cli.help.serve.settings")]
     for setting in SETTINGS:
-        default = "unset" if setting.default is None else shown(setting.default)
+        default = words("cli.help.serve.unset") if setting.default is None else shown(setting.default)
         flag = f" ({setting.flag})" if setting.flag else ""
-        lines.append(f"  {setting.variable}{flag}  default {default}; {setting.bounds}".rstrip("; "))
+        given = words("cli.help.serve.default", value=default)
+        lines.append(f"  {setting.variable}{flag}  {given}; {setting.bounds}".rstrip("; "))
         lines.append(f"      {setting.description}")
-    lines.append("Any other POISON_* variable is named in a warning at start (a typo would be ignored).")
+    lines.append(words("cli.help.serve.others"))
     return "\n".join(lines)
 
 
@@ -397,8 +416,8 @@ PORT = next(setting for setting in SETTINGS if setting.name == "port")
 def add(commands: Commands) -> None:
     run = commands.add_parser(
         "serve",
-        help="run the HTTP API",
-        description="Run the HTTP API v1 (docs/http-api.md); docs/serve.md says how to run it.",
+        help=i18n.words()("cli.help.serve"),
+        description=i18n.words()("cli.help.serve.description"),
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -418,7 +437,7 @@ def run(args: argparse.Namespace) -> int:
     # Until the settings are read (their refusal included), lines are JSON if JSON was asked.
     said_as = "json" if os.environ.get(LOG_FORMAT.variable, "").strip().lower() == "json" else "text"
     for name in unknown_variables():
-        say(f"warning: {name} is no setting of poison serve and is ignored (see poison serve --help)")
+        tell("cli.serve.unknown_variable", name=name)
     try:
         settings = Settings.from_environment(**{setting.name: getattr(args, setting.name) for setting in FLAGGED})
     except ValueError as error:

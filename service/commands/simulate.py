@@ -44,10 +44,8 @@ GAMES = (1, 1_000_000_000)  # the bounds of --games
 def add(commands: Commands) -> None:
     command = commands.add_parser(
         "simulate",
-        help="play many games of bots and compare them",
-        description="Play GAMES complete games of bots in the compiled core of a ruleset "
-        f"({', '.join(RULESETS)}) and show, per seat, its bot, win rate, mean and spread of final totals, and "
-        "the speed. Shared wins count for every winner.",
+        help=words()("cli.help.simulate"),
+        description=words()("cli.help.simulate.description", rulesets=", ".join(RULESETS)),
     )
     add_ruleset(command)
     add_seats(command, "random", "seat", engine=True)
@@ -55,10 +53,10 @@ def add(commands: Commands) -> None:
         "--games",
         type=arguments.whole_number,
         default=10_000,
-        help=f"how many games, {GAMES[0]:,} to {GAMES[1]:,} (default 10,000)",
+        help=words()("cli.help.simulate.games", low=GAMES[0], high=GAMES[1], default=10_000),
     )
     arguments.add_seed_and_jobs(command)
-    command.add_argument("--json", action="store_true", help="print the figures as JSON")
+    command.add_argument("--json", action="store_true", help=words()("cli.help.json"))
 
 
 def run_chunks(
@@ -71,9 +69,9 @@ def run_chunks(
     playouts = [seat.playouts for seat in seats]
     show_progress = args.games > chunk and not args.json and console.is_terminal
     with Progress(
-        TextColumn("simulating"),
+        TextColumn(words()("cli.simulate.progress")),
         BarColumn(),
-        TextColumn("{task.completed:,.0f} of {task.total:,.0f} games"),
+        TextColumn(words()("cli.simulate.progress_games", done="{task.completed:,.0f}", total="{task.total:,.0f}")),
         TimeRemainingColumn(),
         console=console,
         transient=True,
@@ -150,14 +148,12 @@ def run(args: argparse.Namespace) -> int:
     out = console()
     try:
         if not GAMES[0] <= args.games <= GAMES[1]:
-            raise CommandError(f"--games is {GAMES[0]:,} to {GAMES[1]:,}, not {args.games:,}")
+            raise CommandError(words()("cli.error.simulate.games", low=GAMES[0], high=GAMES[1], games=args.games))
         arguments.check_jobs(args.jobs)
         ruleset = ruleset_of(args)
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)
-        bots = searching_defaults(
-            engine_seats_for(args.bots, ruleset, args.players, of="players", each="seat"), ruleset
-        )
+        bots = searching_defaults(engine_seats_for(args.bots, ruleset, args.players, of="players"), ruleset)
         result, elapsed = run_chunks(args, ruleset, bots, options, console(stderr=True))
     except CommandError as error:
         return fail("simulate", error, error.code)

@@ -4,20 +4,26 @@ and every seat's name, in any script, isolated between FSI and PDI (service.i18n
 
 from __future__ import annotations
 
+import errno
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
+from rich.table import Table
 
 from core.rulesets import RULESETS
 from events.codec import Player
 from events.play import create_game, play_move
 from service import i18n
 from service.cli import COMMANDS
+from service.commands import replay, serve
 from service.commands.screens import Players, screen_for
+from service.settings import Settings
 from service.views import game_view, scores
 from tests.service.command import poison_here
 
@@ -121,28 +127,37 @@ def played_to_the_end() -> tuple[list[Any], Any]:
     return log, logged
 
 
+def shown(*renderables: Any) -> str:
+    out = Console(file=io.StringIO(), width=200, emoji=False, highlight=False)
+    for renderable in renderables:
+        out.print(renderable)
+    return out.file.getvalue()  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("code", list(LOCALES))
-def test_every_name_in_four_scripts_is_isolated_on_the_screen(code):
+def test_every_name_in_four_scripts_is_isolated_in_a_sentence_and_alone_in_a_cell(code):
     log, logged = played_to_the_end()
     i18n.use(code)
     try:
         screen = screen_for("poison")
         view = game_view(logged, seat=None)
         players = Players.of(NAMES, None)
-        out = Console(file=io.StringIO(), width=200, emoji=False, highlight=False)
-        for renderable in [
+        screens = [
             *screen.narrate(log, players, view),
             *screen.board(view, players),
             screen.score_sheet(scores(logged), players),
             *screen.ending(scores(logged), players),
-        ]:
-            out.print(renderable)
-        shown = out.file.getvalue()  # type: ignore[attr-defined]
+        ]
+        sentences = shown(*(renderable for renderable in screens if not isinstance(renderable, Table)))
+        cells = shown(*(renderable for renderable in screens if isinstance(renderable, Table)))
     finally:
         i18n.use(i18n.SOURCE)
     for name in NAMES:
-        assert shown.count(name) > 0
-        assert shown.count(name) == shown.count(i18n.isolated(name)), name
+        assert sentences.count(name) > 0
+        assert sentences.count(name) == sentences.count(i18n.isolated(name)), name
+        assert cells.count(name) > 0
+    assert i18n.FSI not in cells
+    assert i18n.PDI not in cells
 
 
 def test_every_cli_message_is_used_and_every_one_used_exists():
@@ -184,3 +199,115 @@ def test_a_refused_move_is_said_in_the_language_from_its_code():
     result = poison_here(*PLAY[:-1], "8", "--lang", "ru", stdin=answers)
     assert result.returncode == 0
     assert f"ваш ход: {missing} 0\nУ вас нет этой карты — ход — это его номер в списке" in result.stdout
+
+
+def drawn(line: str) -> str:
+    """`line` as a terminal that draws FSI and PDI as one-cell marks (tmux) lays it out: one
+    character a cell, a wide one (李) followed by a filler ("\0") for its second cell."""
+    cells = []
+    for character in line:
+        width = 1 if character in (i18n.FSI, i18n.PDI) else cell_len(character)
+        cells.append(character + "\0" * (width - 1) if width else "")
+    return "".join(cells)
+
+
+def rows_out_of_line(table: Any, column: str) -> list[str]:
+    """The rows of a borderless table whose value in the column headed `column` does not
+    start in the cell where that header does, as tmux lays them out."""
+    out = Console(file=io.StringIO(), width=120, emoji=False, highlight=False)
+    out.print(table)
+    header, *rows = map(drawn, out.file.getvalue().splitlines())  # type: ignore[attr-defined]
+    start = header.index(column)
+    return [row for row in rows if row[start - 1] != " " or row[start] in " \0"]
+
+
+@pytest.mark.parametrize("code", ["ru", "fa"])
+def test_the_seat_tables_columns_line_up_where_the_terminal_draws_isolates_as_marks(code):
+    """tmux draws FSI and PDI as a cell each: a name alone in a cell goes without them, so
+    every row's "in hand" starts under its header, whatever script the names are in."""
+    _, logged = played_to_the_end()
+    i18n.use(code)
+    try:
+        seats = screen_for("poison").board(game_view(logged, seat=None), Players.of(NAMES, None))[-1]
+        hand = i18n.words()("cli.column.hand")
+    finally:
+        i18n.use(i18n.SOURCE)
+    assert rows_out_of_line(seats, hand) == []
+
+
+@pytest.mark.parametrize("code", [code for code in LOCALES if code != i18n.SOURCE])
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_is_in_the_language_lang_names(code, command):
+    """`poison --help` and each command's: argparse's own words too ("usage:", "options")."""
+    result = poison_here(*([command] if command else []), "--help", env={**NO_LOCALE, "LANG": LOCALES[code]})
+    words = i18n.Words(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(words("cli.argparse.usage") + "poison")
+    assert words("cli.argparse.options") in result.stdout
+    shown = result.stdout.replace(replay.LOG_SHAPE, "")  # a log's JSON, as it is written
+    if command == "serve":
+        # The settings' descriptions (the flags' help and the list after them) are docs/serve.md's, in English.
+        shown = shown.split(words("cli.argparse.options"))[0]
+        assert words("cli.help.serve.settings") in result.stdout
+    assert english_left(shown, code) == []
+
+
+@pytest.mark.parametrize("code", list(LOCALES))
+def test_argparses_own_errors_are_in_the_language_lang_names(code):
+    words = i18n.Words(code)
+    missing = poison_here("replay", "--lang", code)
+    assert missing.returncode == 2
+    assert missing.stderr.startswith(words("cli.argparse.usage") + "poison replay")
+    required = words("cli.argparse.one_required", value="log --game")
+    assert missing.stderr.endswith(words("cli.argparse.error", prog="poison replay", message=required))
+    unknown = poison_here("simulate", "--lang", code, "--bogus")
+    message = words("cli.argparse.unrecognized", value="--bogus")
+    assert unknown.stderr.endswith(words("cli.argparse.error", prog="poison simulate", message=message))
+    wrong = poison_here("simulate", "--games", "many", env={**NO_LOCALE, "LANG": LOCALES[code]})
+    value = words("cli.error.whole_number", text="many")
+    message = words("cli.argparse.argument", argument_name="--games", message=value)
+    assert wrong.stderr.endswith(words("cli.argparse.error", prog="poison simulate", message=message))
+
+
+@pytest.mark.parametrize("code", list(LOCALES))
+def test_a_refused_option_is_said_in_the_language_lang_names(code):
+    words = i18n.Words(code)
+    result = poison_here("simulate", "--lang", code, "--games", "0")
+    assert result.returncode == 2
+    refusal = words("cli.error.simulate.games", low=1, high=1_000_000_000, games=0)
+    assert result.stderr == f"poison simulate: {refusal}\n"
+    ruleset = poison_here("simulate", "--ruleset", "pot", "--rounds", "2", env={**NO_LOCALE, "LANG": LOCALES[code]})
+    assert ruleset.stderr == "poison simulate: {}\n".format(
+        words("cli.error.not_an_option", name="rounds", ruleset="pot", options="none")
+    )
+    if code != i18n.SOURCE:
+        assert english_left(result.stderr + ruleset.stderr, code) == []
+
+
+@pytest.mark.parametrize("code", list(LOCALES))
+def test_serve_says_where_to_open_the_table_in_the_readers_language(code, capsys):
+    settings = Settings.from_environment(port=8123)
+    i18n.use(code)
+    try:
+        serve.said_as = "text"
+        serve.say_listening(settings)
+        refused = serve.CannotListen.of(settings, OSError(errno.EADDRINUSE, "Address already in use"))
+        serve.tell(refused.key, **refused.fields)
+        serve.said_as = "json"
+        serve.say_listening(settings)
+    finally:
+        serve.said_as = "text"
+        i18n.use(i18n.SOURCE)
+    listening, in_use, record = capsys.readouterr().err.splitlines()
+    words = i18n.Words(code)
+    table = "http://127.0.0.1:8123/"
+    expected = words("cli.serve.listening", url=table[:-1], workers=1, table=table, docs=f"{table}schema/swagger")
+    assert listening == f"poison serve: {expected}"
+    assert in_use.startswith("poison serve: ")
+    assert "8123" in in_use
+    assert "--port" in in_use
+    assert in_use.removeprefix("poison serve: ") == words("cli.serve.in_use", **refused.fields)
+    if code != i18n.SOURCE:
+        assert english_left(listening + in_use, code) == []
+    # A JSON record is for an operator's tools: in English, whatever the reader's language.
+    assert json.loads(record)["message"].startswith("listening on http://127.0.0.1:8123 (1 worker)")

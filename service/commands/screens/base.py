@@ -82,6 +82,14 @@ class Players:
             return Text(self.names[seat], style="bold")
         return Text(isolated(self.names[seat]))
 
+    def cell(self, seat: int) -> Text:
+        """A seat's name alone in a table's cell: not isolated, since the cell holds nothing
+        else for it to reorder, and a terminal that draws FSI and PDI as marks (tmux does)
+        would push that row's columns two cells out of line with the others."""
+        if seat == self.you:
+            return Text(self.names[seat], style="bold")
+        return Text(self.names[seat])
+
     def who(self, seat: int) -> str:
         """The `who` of a message whose verb agrees with its subject: "you play", "ada plays"."""
         return "you" if seat == self.you else "other"

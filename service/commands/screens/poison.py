@@ -95,7 +95,7 @@ class PoisonScreen(Screen):
         for player in view.players:
             seats.add_row(
                 number(player.seat),
-                players.name(player.seat),
+                players.cell(player.seat),
                 number(player.hand_size),
                 number(player.taken),
                 number(view.totals[player.seat]),
@@ -104,7 +104,7 @@ class PoisonScreen(Screen):
         return lines
 
     def score_sheet(self, scores: Scores, players: Players, title: str | None = None) -> Table:
-        return self._sheet(scores.rounds, scores.totals, [players.name(s) for s in range(len(players))], title)
+        return self._sheet(scores.rounds, scores.totals, [players.cell(s) for s in range(len(players))], title)
 
     def label(self, move: Sequence[Any]) -> Text:
         card, cauldron = move
@@ -199,7 +199,7 @@ class PoisonScreen(Screen):
             column.justify = "right"
         for seat, taken in enumerate(scored.taken):
             table.add_row(
-                players.name(seat),
+                players.cell(seat),
                 *(number(getattr(taken, pile)) for pile in PILES),
                 self._colours(scored.discarded[seat]),
                 number(scored.scores[seat]),

@@ -16,7 +16,7 @@ from events.codec import Event
 from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotGameCreated, PotStarted
 from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
-from service.i18n import words
+from service.i18n import isolated, words
 from service.schemas import PotGameView, PotScores
 
 LIMIT: int = POT.engine.EXPLODE_LIMIT  # a pot whose toxicity exceeds this explodes
@@ -58,7 +58,8 @@ class PotScreen(Screen):
         if game.status == "dealing":
             return [words()("cli.pot.not_dealt")]
         hands = words()("cli.comma").join(
-            words()("cli.total.of", name=name, total=size) for name, size in zip(names, game.hand_sizes, strict=True)
+            words()("cli.total.of", name=isolated(name), total=size)
+            for name, size in zip(names, game.hand_sizes, strict=True)
         )
         line = words()(
             "cli.pot.pot",
@@ -94,14 +95,14 @@ class PotScreen(Screen):
         for player in view.players:
             seats.add_row(
                 number(player.seat),
-                players.name(player.seat),
+                players.cell(player.seat),
                 number(player.hand_size),
                 number(view.totals[player.seat]),
             )
         return [pot, seats]
 
     def score_sheet(self, scores: PotScores, players: Players, title: str | None = None) -> Table:
-        return self._sheet(scores.pots, scores.totals, [players.name(s) for s in range(len(players))], title)
+        return self._sheet(scores.pots, scores.totals, [players.cell(s) for s in range(len(players))], title)
 
     def label(self, move: Sequence[Any]) -> Text:
         card, close = move
