@@ -207,8 +207,13 @@ class Codec:
         return self.decode_data(kind, data, schema)
 
     def from_public(self, public: PublicEvent) -> Event:
-        """An event from its public form (an exported log line), validated."""
-        return self.decode_data(public.type, public.data)
+        """An event from its public form (an exported log line), validated. A whole number
+        written with a fraction (`3.0`) is taken where an integer is due (whole_numbers)."""
+        try:
+            return self.decode_data(public.type, public.data)
+        except MalformedEvent:
+            # Refused: once more with such numbers whole (what is wrong even so is said then).
+            return self.decode_data(public.type, whole_numbers(public.data))
 
 
 def to_public(version: int, event: Event) -> PublicEvent:
@@ -225,7 +230,29 @@ def decode_public_line(line: bytes | str) -> PublicEvent:
             document = msgspec.json.decode(line)
         except msgspec.DecodeError:
             document = NOTHING
+        if isinstance(error, msgspec.ValidationError):
+            try:  # its version written as `1.0`, say
+                return msgspec.convert(whole_numbers(document), PublicEvent, strict=True)
+            except msgspec.ValidationError:
+                pass  # wrong with its numbers made whole too: said of it as sent
         raise MalformedEvent(plain(error, document, kind=PublicEvent, whole="it")) from None
+
+
+def whole_numbers(document: Any) -> Any:
+    """`document` with every number whose fraction is zero as an integer (`3.0` -> `3`).
+
+    The OpenAPI document calls the bodies' and the events' whole numbers `integer`, and
+    JSON Schema's integer is any number whose fraction is zero, so a client generated from
+    it, or a language whose every number is a float, may send `3.0`. msgspec refuses those
+    even when lax (which would also turn "3" into 3), so a body or an event refused is
+    decoded again with such numbers made integers: what needs nothing pays nothing."""
+    if isinstance(document, float):
+        return int(document) if document.is_integer() else document
+    if isinstance(document, list):
+        return [whole_numbers(item) for item in document]
+    if isinstance(document, dict):
+        return {key: whole_numbers(value) for key, value in document.items()}
+    return document
 
 
 def encode_public(event: PublicEvent) -> bytes:

@@ -16,6 +16,7 @@ from litestar.types import Empty, Receive, Scope
 from core import RuleError
 from core.errors import clipped, quoted
 from core.rulesets import DEFAULT_RULESET
+from events.codec import whole_numbers
 from events.games import Games, UnknownGame
 from events.pool import Gone
 from events.wording import NOTHING, plain
@@ -129,12 +130,9 @@ async def strict_body(request: Request, kind: type[T]) -> T:
 def decoded(body: bytes, kind: type[T]) -> T:
     """A checked body decoded strictly as `kind`, or the 400 saying what is wrong with it.
 
-    A whole number written with a fraction (`3.0`, `3e2`) is taken where an integer is due:
-    the OpenAPI document calls those fields `integer`, and JSON Schema's integer is any
-    number whose fraction is zero, so a client generated from it, or a language whose every
-    number is a float, may send one. msgspec refuses them even when lax (which would also
-    turn "3" into 3), so a body refused is decoded again with such numbers made integers;
-    the bodies that need nothing of the kind pay nothing for it."""
+    A whole number written with a fraction (`3.0`, `3e2`) is taken where an integer is due,
+    as in a replayed log's events (events.codec.whole_numbers says why): a body refused is
+    decoded again with such numbers made integers."""
     decoder = _strict_decoders.get(kind)
     if decoder is None:
         decoder = _strict_decoders[kind] = msgspec.json.Decoder(kind)
@@ -148,17 +146,6 @@ def decoded(body: bytes, kind: type[T]) -> T:
             raise invalid_body(refused, body, kind) from None
     except msgspec.DecodeError as error:
         raise invalid_body(error, body, kind) from None
-
-
-def whole_numbers(document: Any) -> Any:
-    """`document` with every number whose fraction is zero as an integer (`3.0` -> `3`)."""
-    if isinstance(document, float):
-        return int(document) if document.is_integer() else document
-    if isinstance(document, list):
-        return [whole_numbers(item) for item in document]
-    if isinstance(document, dict):
-        return {key: whole_numbers(value) for key, value in document.items()}
-    return document
 
 
 def invalid_body(error: msgspec.DecodeError, body: bytes, kind: Any) -> ApiError:

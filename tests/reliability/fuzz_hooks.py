@@ -4,15 +4,15 @@ They touch only requests generated as *valid* (positive mode), and only for what
 cannot say, so that "valid data rejected" means a disagreement between the document and
 the service, not a limit of JSON Schema:
 
-- JSON Schema's `integer` admits `3.0`; the API reads bodies strictly (msgspec: an integer
-  is written as one, docs/http-api.md "Strict bodies"), so a valid body's integral floats are written
-  as integers. Negative cases are left as generated.
 - Names must be unique in a game, which no JSON Schema keyword can say of a property of an
   array's items: a "valid" new game with two equal names is not generated.
 - `?version=N` may not go beyond the game's (or the replayed log's) version, a bound that
   lives in the store (or the body), not in the document: a valid time travel asks for
   version 1, which every game has, and a valid replay for at most as many events as it sends;
   likewise the live stream's `?after=` (0).
+
+A generated integer written as `3.0` is sent as generated: JSON Schema's `integer` admits it,
+and so does the service (docs/http-api.md), in bodies and in replayed logs alike.
 
 Nothing here filters a failure or a response: every answer is checked.
 """
@@ -29,22 +29,10 @@ def _positive(case: Any) -> bool:
     return meta is not None and meta.generation.mode.is_positive
 
 
-def _integers(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _integers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_integers(item) for item in value]
-    return value
-
-
 @schemathesis.hook
 def map_case(context: Any, case: Any) -> Any:
     if not _positive(case):
         return case
-    if isinstance(case.body, (dict, list)):
-        case.body = _integers(case.body)
     query = case.query if isinstance(case.query, dict) else {}
     if case.operation.path.endswith("/events/stream") and isinstance(query.get("after"), int):
         query["after"] = 0  # a resume point beyond the game's version is 400 (#5)

@@ -298,6 +298,33 @@ def test_a_join_whose_client_hangs_up_while_the_search_it_starts_waits_leaves_th
     assert joined.status_code == 201, joined.text  # and its bot's search paid for
 
 
+def _searched_log() -> bytes:
+    """A pot game's log whose mcts seat answered once (600 playouts): checking it searches."""
+    table = (Player(seat=0, name="ana"), Player(seat=1, name="bob", bot="mcts", playouts=600))
+    log, created = create_game("pot", "g", table, seed=3, options={})
+    answered, _ = play_move(created, 0, tuple(created.game.legal_moves()[0]))
+    return msgspec.json.encode({"events": [to_public(v, e) for v, e in enumerate(log + answered, start=1)]})
+
+
+def test_a_replay_whose_client_hangs_up_while_its_search_waits_is_dropped_and_costs_nothing(one_thread):
+    # Issue 27's replays of an mcts log whose clients hung up still searched, one after another.
+    client = one_thread
+    games = games_of(client)
+    body = _searched_log()
+    held = Held(client, games.searches)
+    try:
+        caller = Caller(client, "POST", "/v1/replays", body)
+        until(lambda: games.searches.waiting == 1, what="the replay waits for the search thread")
+        caller.hang_up()
+        assert caller.status == 499  # answered while the only search thread is still held: it never ran
+        assert caller.json()["code"] == "client_gone"
+    finally:
+        held.release()
+    # It was not billed: the budget (1,000 playouts) still pays for a replay's 600.
+    replayed = client.post("/v1/replays", content=body, headers={"content-type": "application/json"})
+    assert replayed.status_code == 200, replayed.text
+
+
 def test_a_search_that_got_its_thread_is_appended_though_its_client_hangs_up_later(one_thread):
     client = one_thread
     caller = Caller(client, "POST", "/v1/games", msgspec.json.encode(SEARCHING))

@@ -10,8 +10,9 @@ both through the API. Each game lives in a store namespace of its own under the 
 with the same tokens, written as a log whose deal is in its deal event and whose seed is
 none (a seed would tell the deals apart, and is public once the game is over anyway). Both
 are compared while active, where the secret is kept: every move's answer, the view at every
-version and now, the event log, the live stream's frames, the score sheet, the listing, and
-the refusals of a few bad requests, each with seat k's token and with none.
+version (the public one, and seat k's own with `you=true`) and now, the event log, the live
+stream's frames, the score sheet, the listing, and the refusals of a few bad requests, each
+with seat k's token and with none.
 
 A difference is a leak: something in the answers to seat k depends on a card it may not
 see. (A failing example names the seat, the deal and the moves.)
@@ -209,6 +210,9 @@ async def answers(client: AsyncTestClient, game_id: str, ruleset: Ruleset, heade
     got: dict[str, Any] = {"view": answer(await client.get(base, headers=headers))}
     for at in range(1, version + 1):
         got[f"view@{at}"] = answer(await client.get(f"{base}?version={at}", headers=headers))
+        # With a token, the seat's own view then too: its hand and legal moves as they were.
+        # (Without one, `you=true` is refused, 401, alike in both games.)
+        got[f"view@{at}&you"] = answer(await client.get(f"{base}?version={at}&you=true", headers=headers))
     for path in ("/events", "/events?after=1&limit=3", "/scores", "/export", f"?version={version + 1}"):
         got[path] = answer(await client.get(base + path, headers=headers))
     got["listing"] = answer(await client.get("/v1/games", headers=headers))

@@ -2,7 +2,8 @@
 under /static answer every path they do not hold 404 (never 500); a client that leaves in
 the middle of its body is counted as having left (never as a 500); no problem repeats more
 than 64 characters of what was sent; and a whole number written as `3.0` is taken where the
-OpenAPI document says `integer`. Each test failed on the service as it was before its fix.
+OpenAPI document says `integer`, in a body and in a replayed log's events alike. Each test
+failed on the service as it was before its fix.
 
 Some requests are made straight through the application's ASGI callable, with a scope
 written by hand: an HTTP client would tidy the path (`/js/api.js/..` becomes `/js`), and
@@ -292,3 +293,44 @@ async def test_a_number_with_a_fraction_is_still_refused_where_a_whole_number_is
     response = await client.post("/v1/games", json={"players": THREE, "seed": 7.0, "rounds": "2"})
     refused = problem(response, 400, "invalid_request")
     assert refused["detail"].startswith("rounds must be"), refused["detail"]
+
+
+def _floated(value: Any) -> Any:
+    """`value` with every integer (not a boolean) written as a float: `3` as `3.0`."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, list):
+        return [_floated(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _floated(item) for key, item in value.items()}
+    return value
+
+
+async def test_a_replayed_log_whose_whole_numbers_are_written_as_floats_is_taken_as_json_and_as_ndjson(client):
+    # The document calls an event's version and its data's numbers `integer`, as it does a
+    # move's fields: a log written by a client that writes every number as a float is the same log.
+    players = [{"name": "a", "bot": "greedy"}, {"name": "b", "bot": "greedy"}, {"name": "c", "bot": "random"}]
+    created = await client.post("/v1/games", json={"players": players, "rounds": 1, "seed": 9})
+    game_id = created.json()["game_id"]
+    exported = [
+        msgspec.json.decode(line) for line in (await client.get(f"/v1/games/{game_id}/export")).content.splitlines()
+    ]
+    whole = await client.post("/v1/replays", json={"events": exported})
+    assert whole.status_code == 200, whole.text
+    floated = _floated(exported)
+    assert isinstance(floated[0]["version"], float)
+    assert isinstance(floated[0]["data"]["seed"], float)
+    as_json = await client.post("/v1/replays", json={"events": floated})
+    assert (as_json.status_code, as_json.content) == (200, whole.content), as_json.text[:300]
+    ndjson = b"".join(msgspec.json.encode(event) + b"\n" for event in floated)
+    as_ndjson = await client.post("/v1/replays", content=ndjson, headers={"content-type": "application/x-ndjson"})
+    assert (as_ndjson.status_code, as_ndjson.content) == (200, whole.content), as_ndjson.text[:300]
+    # A fraction is still no whole number, in the envelope or in the data.
+    for broken, where in (
+        ({**floated[0], "version": 1.5}, "version"),
+        ({**floated[0], "data": {**floated[0]["data"], "seed": 9.5}}, "seed"),
+    ):
+        refused = problem(await client.post("/v1/replays", json={"events": [broken, *floated[1:]]}), 422, "invalid_log")
+        assert where in refused["detail"], refused["detail"]
