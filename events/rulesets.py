@@ -9,7 +9,7 @@ from __future__ import annotations
 from core.errors import quoted
 from core.rulesets import DEFAULT_RULESET, get_ruleset
 from events.codec import Codec, Event, MalformedEvent
-from events.poison import PoisonEvents
+from events.poison.rules import PoisonEvents
 from events.pot.rules import PotEvents
 from events.ruleset import EventRules
 

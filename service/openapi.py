@@ -9,7 +9,7 @@ of a second, which an app that is never asked for it should not pay):
   `additionalProperties: false` where unknown fields are refused, descriptions from their
   docstrings. Enums that recur (statuses, colours, bots, problem codes) are named once, so
   a generated client has one type for each, nullable or not.
-- Events: each event type of each ruleset (events.schema, events.pot.schema) as
+- Events: each event type of each ruleset (events.poison.schema, events.pot.schema) as
   `{"version", "type", "data"}` with its own `data`; a union per ruleset told apart by
   `type`, and `Event`, either. Logs, moves' answers, the export, the stream and the replay's
   body are all made of them.

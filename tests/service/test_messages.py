@@ -19,7 +19,7 @@ from core.errors import SEED_LIMIT
 from core.poison import reference
 from core.rulesets import POISON, POT, RULESETS
 from events.codec import MalformedEvent, PublicEvent
-from events.schema import CODEC
+from events.poison.schema import CODEC
 from events.wording import plain
 from service.app import create_app
 from service.problems import TITLES, TYPE_BASE

@@ -13,7 +13,7 @@ from core import Game
 from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import POISON
 from events.codec import Event
-from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
+from events.poison.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
 from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
 from service.i18n import words
