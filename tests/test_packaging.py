@@ -50,6 +50,8 @@ def test_every_folder_of_the_package_that_holds_python_is_found_as_a_package() -
         "events",
         "events.poison",
         "events.pot",
+        "service.poison",
+        "service.pot",
         "service.commands.screens",
     } <= folders
     assert folders - set(SETUPTOOLS["packages"]) == set()

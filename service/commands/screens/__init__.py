@@ -10,8 +10,8 @@ game ids, what a person typed) is shown as it is, never read as markup.
 from __future__ import annotations
 
 from service.commands.screens.base import Players, Screen
-from service.commands.screens.poison import PoisonScreen
-from service.commands.screens.pot import PotScreen
+from service.poison.screen import PoisonScreen
+from service.pot.screen import PotScreen
 
 #: Every ruleset's screen, by the ruleset's name (one for each of core.rulesets.RULESETS).
 SCREENS: dict[str, Screen] = {screen.ruleset.name: screen for screen in (PoisonScreen(), PotScreen())}

@@ -17,7 +17,7 @@ from events.poison.schema import CardPlayed, CauldronOverflowed, GameCreated, Ro
 from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
 from service.i18n import words
-from service.schemas import GameView, Scores
+from service.poison.schemas import GameView, Scores
 
 #: The colours of the cauldrons and of the potions, as the score sheet counts them (the
 #: fields of a taken pile), then poison.
