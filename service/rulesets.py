@@ -1,17 +1,17 @@
 """The registry of the HTTP service: each ruleset's requests and answers, by name, and the
-unions of every ruleset's bodies, views and scores that the API's answers are made of."""
+unions of every ruleset's bodies, views and scores that the API's answers are made of. Made
+once, at import, from the core's registry: each ruleset's entry says where its service is
+(core.rulesets.FACETS: `service/<game>/rules.py`'s SERVICE)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Union
 
-from core.rulesets import get_ruleset
+from core.rulesets import facets_of, get_ruleset
 from events.play import LoggedGame
-from service.poison.rules import PoisonService
-from service.pot.rules import PotService
 from service.ruleset import ServiceRules
 
-SERVICE_RULES: dict[str, ServiceRules] = {rules.name: rules for rules in (PoisonService(), PotService())}
+SERVICE_RULES: dict[str, ServiceRules] = facets_of("service")
 
 # Types made from the registry at run time; a type checker reads each as any ruleset's.
 if TYPE_CHECKING:

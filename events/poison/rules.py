@@ -167,3 +167,7 @@ class PoisonEvents(EventRules):
 
     def summary(self, game: Game) -> dict[str, str | int]:
         return {"round": game.round, "rounds": game.rounds}
+
+
+#: Poison's facet of the event layer, where core.rulesets.FACETS says the layer finds it.
+EVENTS = PoisonEvents()

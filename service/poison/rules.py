@@ -106,3 +106,7 @@ class PoisonService(ServiceRules):
                 for result in game.results()
             ],
         )
+
+
+#: Poison's facet of the service, where core.rulesets.FACETS says the service finds it.
+SERVICE = PoisonService()

@@ -248,3 +248,7 @@ class PoisonScreen(Screen):
         for seat, total in enumerate(totals):
             table.add_row(total_row if seat == 0 else "", number(seat), shown[seat], "", "", "", "", "", number(total))
         return table
+
+
+#: Poison's screen, where core.rulesets.FACETS says the terminal finds it.
+SCREEN = PoisonScreen()

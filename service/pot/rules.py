@@ -90,3 +90,7 @@ class PotService(ServiceRules):
                 for r in game.results()
             ],
         )
+
+
+#: The pot game's facet of the service (core.rulesets.FACETS).
+SERVICE = PotService()

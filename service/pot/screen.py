@@ -218,3 +218,7 @@ class PotScreen(Screen):
         for seat, total in enumerate(totals):
             table.add_row(total_row if seat == 0 else "", number(seat), shown[seat], "", "", "", number(total))
         return table
+
+
+#: The pot game's screen (core.rulesets.FACETS).
+SCREEN = PotScreen()
