@@ -6,6 +6,7 @@ pyproject.toml cannot. Compiler warnings are errors, so a sloppy cast fails the 
 
 import os
 import sys
+from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -26,11 +27,12 @@ else:
     COMPILE_ARGS = ["-O3", "-Wall", "-Wno-unused-function", "-Werror"]
 
 #: Every compiled module: the search every game's bot runs and the machinery every game's
-#: face shares, then each game's rules, search table and face (core/<game>/).
-MODULES = (
-    "core.search", "core.face",
-    "core.poison.rules", "core.poison.mcts", "core.poison.engine",
-    "core.pot.rules", "core.pot.mcts", "core.pot.engine",
+#: face shares (core/*.pyx), then each game's rules, search table and face (core/<game>/*.pyx),
+#: found in its folder, so that a new game's folder is built without a line here.
+HERE = Path(__file__).resolve().parent
+MODULES = tuple(
+    ".".join(path.relative_to(HERE).with_suffix("").parts)
+    for path in sorted(HERE.glob("core/*.pyx")) + sorted(HERE.glob("core/*/*.pyx"))
 )
 
 extensions = [Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS) for name in MODULES]

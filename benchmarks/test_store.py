@@ -33,8 +33,8 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from events.codec import Event
 from events.games import Games
 from events.play import LoggedGame, create_game, move, new_game, play_move
+from events.poison.schema import CODEC, Player, Rules
 from events.restore import restore
-from events.schema import CODEC, Player, Rules
 from events.server import EmbeddedServer
 from events.store import Appended, EventStore, GameSummary, listing_member
 

@@ -26,7 +26,7 @@ from benchmarks.test_store import has_finished_copy, six_round_game
 from events.cluster import LocalCluster
 from events.games import Games
 from events.pipelined import Replication
-from events.schema import CODEC
+from events.poison.schema import CODEC
 from events.store import EventStore
 from tests.events.logs import game_log
 

@@ -1,16 +1,24 @@
 """Every game the product plays, described as data, and the registry that finds one by name.
 
 A ruleset says what it is (its name, player bounds, card codes, options, bots, the refusals
-its moves can meet) and where its rules are (a compiled engine and a plain reference with the
-same interface). The layers above look a ruleset up here by the name a game was created with
-and ask it; they never branch on the name by hand. Each fact here is read from the engine
-that enforces it, so a bound is declared once, in the rules, and shown everywhere else.
+its moves can meet), where its rules are (a compiled engine and a plain reference with the
+same interface), and where each layer above finds its facet of the game (its events, its
+service, its screen, its browser table: `FACETS`, by convention `<layer>/<name>/`). This is
+the one registry of the games: every layer builds its own view of them from it, once, at
+import (`facets_of`), and never branches on a name by hand. Each fact here is read from the
+engine that enforces it, so a bound is declared once, in the rules, and shown everywhere else.
+
+A ruleset defined elsewhere (the tests' own third game) joins with `register`, before any
+layer has read the registry.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 from core import errors as errors
 from core.poison import engine, reference
@@ -51,6 +59,25 @@ class Ruleset:
     refusals: tuple[str, ...]
     engine: ModuleType
     reference: ModuleType
+    #: Where a layer finds its facet of this game, for a layer whose place is not the one
+    #: FACETS derives from the name; None: the game has no such facet (a test's game has no
+    #: browser table).
+    facets: Mapping[str, str | None] = field(default_factory=dict)
+    #: What the engine does not offer of what compiled engines do, for generic code to ask
+    #: before it calls (ENGINE_ABILITIES); empty for a compiled engine.
+    lacks: frozenset[str] = frozenset()
+
+    def facet(self, layer: str) -> str | None:
+        """Where `layer` finds this game's facet: "module:attribute" (or, for the browser
+        table, the page's module), or None if it has none."""
+        if layer in self.facets:
+            return self.facets[layer]
+        return FACETS[layer].format(name=self.name)
+
+    def can(self, ability: str) -> bool:
+        """Whether the engine offers `ability` (one of ENGINE_ABILITIES)."""
+        assert ability in ENGINE_ABILITIES, ability
+        return ability not in self.lacks
 
     def accepts_players(self, count: int) -> bool:
         return self.players[0] <= count <= self.players[1]
@@ -106,9 +133,49 @@ POT = Ruleset(
     reference=pot_reference,
 )
 
+#: Where each layer finds its facet of a game, unless the game's entry says otherwise:
+#: "module:attribute", `{name}` the ruleset's name. A new game is one folder per layer,
+#: named after it, and its entry below.
+FACETS: dict[str, str] = {
+    "events": "events.{name}.rules:EVENTS",  # its events (events.ruleset.EventRules)
+    "service": "service.{name}.rules:SERVICE",  # its requests and answers (service.ruleset.ServiceRules)
+    "screen": "service.{name}.screen:SCREEN",  # what the terminal shows (service.commands.screens.Screen)
+    "table": "{name}.js",  # the browser table's module, service/static/js/ (its games.js imports it)
+}
+#: What a compiled engine offers beyond the Engine protocol's rules, which a ruleset may lack:
+#: `simulate` (many games in C, the CLI's simulate and ladder), `search` (the mcts bot).
+ENGINE_ABILITIES = frozenset({"simulate", "search"})
+
 #: Every ruleset by name; the first is the default of a game that names none.
 RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (POISON, POT)}
 DEFAULT_RULESET = POISON.name
+_read_by: set[str] = set()  # the layers that have built their registry from RULESETS
+
+
+def register(ruleset: Ruleset) -> None:
+    """Add a ruleset defined outside core (the tests' third game). It must come before any
+    layer builds its registry (they do so once, at import, so that no request looks a facet
+    up), else that layer would never know it."""
+    if ruleset.name in RULESETS:
+        raise ValueError(f"a ruleset called {ruleset.name!r} is registered already")
+    if _read_by:
+        raise RuntimeError(
+            f"register {ruleset.name!r} before importing the layers: {', '.join(sorted(_read_by))} read the registry"
+        )
+    RULESETS[ruleset.name] = ruleset
+
+
+def facets_of(layer: str) -> dict[str, Any]:
+    """Each registered ruleset's facet for `layer`, by name (those that have one), imported
+    once: what each layer's registry is made of."""
+    _read_by.add(layer)
+    found = {}
+    for ruleset in RULESETS.values():
+        where = ruleset.facet(layer)
+        if where is not None:
+            module, _, attribute = where.partition(":")
+            found[ruleset.name] = getattr(importlib.import_module(module), attribute)
+    return found
 
 
 def get_ruleset(name: object) -> Ruleset:

@@ -31,6 +31,7 @@ import msgspec
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET, get_ruleset
 from events.budgets import Bill, Budgets
+from events.codec import Event, Player
 from events.limits import KEPT_REFUSALS, Limit, Rate, RateLimits
 from events.metrics import moves_of
 from events.play import (
@@ -49,7 +50,6 @@ from events.pool import ClientGone, Gone, Pool
 from events.replay import InvalidLog, advance, rebuild, search_work
 from events.restore import restore
 from events.ruleset import EventRules
-from events.schema import Event, Player
 from events.store import (
     CURSOR,
     Appended,

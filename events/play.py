@@ -20,10 +20,9 @@ from core.rulesets import POISON, bot_seed
 from events.codec import Event, GameStarted, Player, RematchCreated, SeatJoined, SeatLeft
 from events.commitment import sealed
 from events.lobby import Lobby, joined, left, lobby_of, rematched, started
-from events.poison import CannotDeal, consequences, deal_next_round, round_started
+from events.poison.schema import Rules
 from events.ruleset import EventRules
 from events.rulesets import rules_for, rules_of
-from events.schema import GameCreated, Rules
 
 
 @dataclass
@@ -251,16 +250,12 @@ def move(logged: LoggedGame, seat: int, *fields: Any) -> tuple[list[Event], Logg
 
 
 __all__ = [
-    "CannotDeal",
-    "GameCreated",
     "LoggedGame",
     "Move",
     "bot_choice",
     "bots_play",
     "budgeted",
-    "consequences",
     "create_game",
-    "deal_next_round",
     "join",
     "leave",
     "move",
@@ -268,6 +263,5 @@ __all__ = [
     "play_move",
     "rematch_created",
     "rematch_game",
-    "round_started",
     "searches",
 ]

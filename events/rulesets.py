@@ -1,5 +1,7 @@
 """The registry of the event layer: each ruleset's events, found by the name a game was
-created with, and the decoding of stored events whatever their ruleset.
+created with, and the decoding of stored events whatever their ruleset. It is made once, at
+import, from the core's registry: each ruleset's entry says where its events are
+(core.rulesets.FACETS: `events/<game>/rules.py`'s EVENTS).
 
 Nothing above this module branches on a ruleset's name: it asks `rules_of(created)`.
 """
@@ -7,13 +9,11 @@ Nothing above this module branches on a ruleset's name: it asks `rules_of(create
 from __future__ import annotations
 
 from core.errors import quoted
-from core.rulesets import DEFAULT_RULESET, get_ruleset
+from core.rulesets import DEFAULT_RULESET, facets_of, get_ruleset
 from events.codec import Codec, Event, MalformedEvent
-from events.poison import PoisonEvents
-from events.pot.rules import PotEvents
 from events.ruleset import EventRules
 
-EVENT_RULES: dict[str, EventRules] = {rules.name: rules for rules in (PoisonEvents(), PotEvents())}
+EVENT_RULES: dict[str, EventRules] = facets_of("events")
 _CODECS_BY_PREFIX: dict[str, Codec] = {rules.codec.prefix: rules.codec for rules in EVENT_RULES.values()}
 
 

@@ -26,17 +26,9 @@ import httpx
 import msgspec
 from httpx_sse import SSEError, connect_sse
 
-from service.schemas import (
-    AnyGameView,
-    AnyScores,
-    EventLog,
-    EventOut,
-    GameCreatedOut,
-    GameList,
-    MovePlayed,
-    Problem,
-    SeatTakenOut,
-)
+from service.answers import GameCreatedOut, MovePlayed, SeatTakenOut
+from service.rulesets import AnyGameView, AnyScores
+from service.schemas import EventLog, EventOut, GameList, Problem
 
 T = TypeVar("T")
 

@@ -22,8 +22,7 @@ from events.pool import Gone
 from events.wording import NOTHING, plain
 from service.problems import ApiError
 from service.responses import BODY_KEY, header
-from service.rulesets import service_rules
-from service.schemas import CreateGame
+from service.rulesets import CreateGame, service_rules
 from service.tokens import ServerKey, bearer_token
 
 T = TypeVar("T")

@@ -28,6 +28,7 @@ from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, Unk
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.play import create_game, join, play_move
 from events.replay import InvalidLog
+from service.answers import GameCreatedOut, Replayed, SeatTakenOut
 from service.clients import (
     Streams,
     streams_full,
@@ -50,7 +51,7 @@ from service.problems import (
     from_version_conflict,
     problem_body,
 )
-from service.schemas import EventLog, GameCreatedOut, Problem, Replayed, SeatTakenOut, SeatToken
+from service.schemas import EventLog, Problem, SeatToken
 from service.settings import Settings
 from service.views import game_view, move_played, public_events, scores
 

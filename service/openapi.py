@@ -9,7 +9,7 @@ of a second, which an app that is never asked for it should not pay):
   `additionalProperties: false` where unknown fields are refused, descriptions from their
   docstrings. Enums that recur (statuses, colours, bots, problem codes) are named once, so
   a generated client has one type for each, nullable or not.
-- Events: each event type of each ruleset (events.schema, events.pot.schema) as
+- Events: each event type of each ruleset (events.poison.schema, events.pot.schema) as
   `{"version", "type", "data"}` with its own `data`; a union per ruleset told apart by
   `type`, and `Event`, either. Logs, moves' answers, the export, the stream and the replay's
   body are all made of them.
@@ -41,7 +41,7 @@ from litestar.openapi.spec import Components, License, SecurityScheme, Tag
 from core.rulesets import DEFAULT_RULESET, RULESETS
 from events.games import CURSOR
 from events.rulesets import EVENT_RULES
-from service import schemas
+from service import answers, schemas
 from service.controllers.replays import MEDIA_TYPES as REPLAY_MEDIA_TYPES
 from service.docs_assets import SwaggerPage, schema_router
 from service.documented import (
@@ -55,6 +55,8 @@ from service.documented import (
     WORKER,
     examples,
 )
+from service.poison.schemas import CauldronRule, Colour
+from service.rulesets import SERVICE_RULES, AnyGameView, AnyScores
 from service.settings import Settings
 
 _REF = "#/components/schemas/{name}"
@@ -65,21 +67,21 @@ REPLAY_PATH = "/v1/replays"
 STREAM_PATH = "/v1/games/{game_id}/events/stream"
 EXPORT_PATH = "/v1/games/{game_id}/export"
 JOIN_PATH = "/v1/games/{game_id}/seats/{seat}"
-_CREATE_BODIES = (schemas.PoisonCreate, schemas.PotCreate)
+_CREATE_BODIES = tuple(rules.create_body for rules in SERVICE_RULES.values())
 _BODIES = (*_CREATE_BODIES, schemas.PlayCard, schemas.ReplayBody, schemas.JoinSeat)
 _ANSWERS = (
-    schemas.GameCreatedOut,
-    schemas.SeatTakenOut,
+    answers.GameCreatedOut,
+    answers.SeatTakenOut,
     schemas.GameList,
-    schemas.AnyGameView,
-    schemas.MovePlayed,
-    schemas.AnyScores,
+    AnyGameView,
+    answers.MovePlayed,
+    AnyScores,
     schemas.EventLog,
-    schemas.Replayed,
+    answers.Replayed,
     schemas.Health,
     schemas.Problem,
 )
-_TAGGED_UNIONS = (schemas.AnyGameView, schemas.AnyScores)
+_TAGGED_UNIONS = (AnyGameView, AnyScores)
 #: The parts of events' data that their Structs (events/) leave without a docstring.
 _EVENT_PARTS = {
     "Player": "A seat as the game was created: its name and, for a seat the service plays, its bot (else null); "
@@ -95,9 +97,9 @@ NAMED_ENUMS: dict[str, tuple[tuple[str, ...], str]] = {
         "`waiting` while a seat is open, `active` until the last event, `finished` after it; `abandoned`: a waiting "
         "game that every person left",
     ),
-    "Colour": (get_args(schemas.Colour), "a potion's colour (the field that holds it is spelt `color`)"),
+    "Colour": (get_args(Colour), "a potion's colour (the field that holds it is spelt `color`)"),
     "BotName": (get_args(schemas.BotName), "a bot the service plays a seat with"),
-    "CauldronRule": (get_args(schemas.CauldronRule), "Poison's cauldrons: `dynamic` or `fixed` colours"),
+    "CauldronRule": (get_args(CauldronRule), "Poison's cauldrons: `dynamic` or `fixed` colours"),
     "RulesetName": (tuple(RULESETS), "a ruleset: Poison (`poison`) or the pot game (`pot`)"),
     "ProblemCode": (tuple(PROBLEMS), "a problem's stable code: branch on it"),
 }

@@ -2,7 +2,8 @@
 
 A ruleset reads the parts of a request that are its own (a new game's options, a move) and
 shapes its answers (the view of a game, the score sheet). Handlers and views stay generic:
-they look the ruleset up by the game's name (service/rulesets.py) and ask it.
+they look the ruleset up by the game's name (service/rulesets.py) and ask it. A ruleset's
+own bodies and views are in its folder (service/<game>/schemas.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from msgspec import UNSET, UnsetType
 from core.rulesets import Ruleset
 from events.codec import Player
 from events.play import LoggedGame
-from service.schemas import AnyGameView, AnyScores, PlayCard
+from service.schemas import PlayCard, Response
 
 if TYPE_CHECKING:
     from service.problems import ApiError
@@ -23,8 +24,11 @@ if TYPE_CHECKING:
 
 class ServiceRules(ABC):
     ruleset: Ruleset
-    #: The body that creates a game of this ruleset (one member of schemas.CreateGame).
+    #: The body that creates a game of this ruleset (one member of rulesets.CreateGame).
     create_body: type[Any]
+    #: Its game's view and score sheet (members of rulesets.AnyGameView and AnyScores).
+    view_type: type[Response]
+    scores_type: type[Response]
 
     @property
     def name(self) -> str:
@@ -40,7 +44,7 @@ class ServiceRules(ABC):
         a field of another ruleset."""
 
     @abstractmethod
-    def public_view(self, logged: LoggedGame, status: str) -> AnyGameView:
+    def public_view(self, logged: LoggedGame, status: str) -> Any:
         """What anyone may see of the game."""
 
     @abstractmethod
@@ -52,7 +56,7 @@ class ServiceRules(ABC):
         """Add every hidden card (`all`) to a copy of the public view: replays only."""
 
     @abstractmethod
-    def scores(self, logged: LoggedGame, status: str) -> AnyScores:
+    def scores(self, logged: LoggedGame, status: str) -> Any:
         """The score sheet."""
 
 

@@ -11,14 +11,16 @@ public, so anyone can replay it and check its commitment.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 
 from events.codec import Event, event_data, event_type
 from events.play import LoggedGame
 from events.ruleset import EventRules
-from service.rulesets import service_rules_of
-from service.schemas import AnyGameView, AnyScores, EventOut, MovePlayed, PlayerView, PotPlayerView
+from service.answers import MovePlayed
+from service.rulesets import AnyGameView, AnyScores, service_rules_of
+from service.schemas import EventOut
 
 
 def status_of(logged: LoggedGame) -> str:
@@ -49,13 +51,13 @@ def public_view(logged: LoggedGame) -> AnyGameView:
         if logged.created.seed_commitment is not None:  # a game created before commitments has none
             view.seed_commitment = logged.created.seed_commitment
         logged.memo["public_view"] = view
-    return view  # type: ignore[return-value]
+    return view
 
 
 def with_playouts(view: AnyGameView, logged: LoggedGame) -> AnyGameView:
     """`view` with each search bot's seat showing its playouts, for every ruleset (before
     the view is shared); no other seat gets the key."""
-    seats: list[PlayerView | PotPlayerView] = list(view.players)
+    seats: list[Any] = list(view.players)  # each ruleset's seat view; every one has `playouts`
     for seen, player in zip(seats, logged.players, strict=True):
         if player.playouts is not msgspec.UNSET:
             seen.playouts = player.playouts

@@ -21,10 +21,10 @@ import pytest
 from core.rulesets import RULESETS, Ruleset
 from events.codec import Event, GameFinished, Player
 from events.play import LoggedGame, create_game, play_move
+from events.poison.schema import CardPlayed, CauldronOverflowed, RoundScored, RoundStarted
 from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotStarted
 from events.replay import rebuild
 from events.rulesets import rules_for
-from events.schema import CardPlayed, CauldronOverflowed, RoundScored, RoundStarted
 
 Log = list[Event]
 #: Run a test once for each ruleset (as OpenSpiel's generic tests run over every game).

@@ -43,7 +43,17 @@ def package_of(path: Path) -> str:
 
 def test_every_folder_of_the_package_that_holds_python_is_found_as_a_package() -> None:
     folders = {package_of(path.parent) for path in project_files() if path.suffix in (".py", ".pyx", ".pyi")}
-    assert {"core", "core.poison", "core.pot", "events", "events.pot", "service.commands.screens"} <= folders
+    assert {
+        "core",
+        "core.poison",
+        "core.pot",
+        "events",
+        "events.poison",
+        "events.pot",
+        "service.poison",
+        "service.pot",
+        "service.commands.screens",
+    } <= folders
     assert folders - set(SETUPTOOLS["packages"]) == set()
 
 

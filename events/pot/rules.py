@@ -151,6 +151,10 @@ class PotEvents(EventRules):
         return {}
 
 
+#: The pot game's facet of the event layer (core.rulesets.FACETS).
+EVENTS = PotEvents()
+
+
 def _seeded(players: int, seed: int) -> Game:
     game = Game(players)
     game.deal(*seeded_deal(seed, players))

@@ -31,6 +31,7 @@ from events.codec import Event, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
 from events.lobby import after_event, check_seating, lobby_of
 from events.play import LoggedGame
+from service.answers import GameCreatedOut, MovePlayed
 from service.clients import StreamPlace, Streams, client_of
 from service.dependencies import Scoped, caller_seat, create_body, games_of, gone_of, keys_of, strict_body
 from service.documented import (
@@ -43,16 +44,12 @@ from service.documented import (
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, Response, header
 from service.ruleset import open_mark
-from service.rulesets import service_rules
+from service.rulesets import AnyGameView, AnyScores, service_rules
 from service.schemas import (
-    AnyGameView,
-    AnyScores,
     EventLog,
-    GameCreatedOut,
     GameList,
     GameListed,
     GameStatus,
-    MovePlayed,
     PlayCard,
     PlayerIn,
     SeatToken,
@@ -323,7 +320,7 @@ class GamesController(Controller):
         security=TOKEN_OPTIONAL,
         responses={
             # A union is documented too (as one of its members); Litestar's annotation says a class.
-            200: ResponseSpec(data_container=AnyGameView, description="the game as the caller may see it"),  # type: ignore[arg-type]
+            200: ResponseSpec(data_container=AnyGameView, description="the game as the caller may see it"),
             **problems("get_game"),
         },
     )

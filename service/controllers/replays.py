@@ -18,11 +18,11 @@ from events import commitment
 from events.codec import Event, PublicEvent
 from events.exported import NDJSON, NotALog, from_json, from_ndjson
 from events.replay import decode_log, require_complete, search_work
+from service.answers import Replayed
 from service.controllers.games import client_address
 from service.dependencies import games_of, gone_of, media_type
 from service.documented import REPLAY_PLAYOUTS, problems
 from service.problems import ApiError
-from service.schemas import Replayed
 from service.views import game_view, scores
 
 #: The media types a replayed log may come as (service.dependencies.GuardedRequest refuses others, 415).

@@ -22,12 +22,13 @@ from litestar.types import ASGIApp
 from core import RuleError
 from events.games import LEFT, SeatChanged
 from events.play import LoggedGame
+from service.answers import SeatTakenOut
 from service.controllers.games import GameId, answer_response, client_address, idempotency_of, pack_answer
 from service.dependencies import caller_seat, games_of, gone_of, keys_of, strict_body
 from service.documented import TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
-from service.schemas import MAX_SEAT, JoinSeat, SeatTakenOut
+from service.schemas import MAX_SEAT, JoinSeat
 from service.tokens import ServerKey, bearer_token, rematch_game_id
 from service.views import game_view
 

@@ -19,7 +19,7 @@ import pytest
 from core.errors import RuleError
 from events.games import Games
 from events.limits import Rate, RateLimited, RateLimits
-from events.schema import CODEC, CardPlayed
+from events.poison.schema import CODEC, CardPlayed
 from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict, shard_of
 from tests.events.logs import game_log, numbered, play_to_the_end, players
 from tests.waiting import until_async

@@ -15,8 +15,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from events.cluster import LocalCluster
+from events.poison.schema import CODEC
 from events.records import version_of
-from events.schema import CODEC
 from events.slots import slot_of
 from events.store import EventStore, StoreUnavailable, VersionConflict
 from service.app import create_app

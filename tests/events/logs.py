@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from events.games import Games
 from events.play import LoggedGame, move, new_game
-from events.schema import Event, Player, Rules
+from events.poison.schema import Event, Player, Rules
 
 if TYPE_CHECKING:
     from events.store import EventStore

@@ -9,8 +9,8 @@ from contextlib import aclosing
 import pytest
 
 from events.mapper import events_of
+from events.poison.schema import CODEC, CardPlayed
 from events.records import version_of
-from events.schema import CODEC, CardPlayed
 from events.store import EventStore
 from tests.events.logs import game_log
 from tests.waiting import blocked, calls, until_async

@@ -6,8 +6,8 @@ import pytest
 
 from core import IllegalMove
 from events.games import Games
+from events.poison.schema import CODEC, CardPlayed, GameCreated, Player, RoundStarted
 from events.replay import InvalidLog
-from events.schema import CODEC, CardPlayed, GameCreated, Player, RoundStarted
 from events.store import Idempotency, UnknownGame, VersionConflict
 from tests.events.logs import players
 

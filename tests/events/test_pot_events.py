@@ -13,9 +13,9 @@ from core.pot import reference
 from core.pot.engine import seeded_deal
 from core.rulesets import POT
 from events import rulesets
-from events import schema as poison_schema
 from events.codec import GameFinished, MalformedEvent, decode_public_line, encode_public, to_public
 from events.play import new_game, play_move
+from events.poison import schema as poison_schema
 from events.pot.schema import (
     CODEC,
     CardsDealt,
@@ -193,7 +193,8 @@ def test_pot_and_poison_public_logs_of_one_game_id_never_decode_into_each_other(
         type(e).__module__ == "events.pot.schema" or isinstance(e, GameFinished) for _, e in decode_log(pot_public)
     )
     assert all(
-        type(e).__module__ == "events.schema" or isinstance(e, GameFinished) for _, e in decode_log(poison_public)
+        type(e).__module__ == "events.poison.schema" or isinstance(e, GameFinished)
+        for _, e in decode_log(poison_public)
     )
     # A pot log's events after a Poison creation, and a Poison log's after a pot creation.
     with pytest.raises(InvalidLog) as refused:

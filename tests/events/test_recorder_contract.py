@@ -17,6 +17,7 @@ import pytest
 
 from events.mapper import copy_for, events_of, events_of_log, records_of
 from events.memory import MemoryRecorder
+from events.poison.schema import CODEC
 from events.recorder import RedisRecorder
 from events.records import (
     Appended,
@@ -30,7 +31,6 @@ from events.records import (
     entry,
     version_of,
 )
-from events.schema import CODEC
 from tests.events.logs import game_log, numbered
 from tests.waiting import until_async
 

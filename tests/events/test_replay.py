@@ -3,8 +3,8 @@
 import pytest
 
 from events.play import move
+from events.poison.schema import GameCreated
 from events.replay import InvalidLog, advance, rebuild
-from events.schema import GameCreated
 from tests.events.logs import game_log, numbered
 
 
@@ -47,7 +47,7 @@ def test_a_log_must_start_with_its_creation():
 )
 def test_a_creation_the_rules_cannot_play_is_refused(players, says):
     created = LOG[0]
-    from events.schema import Player
+    from events.poison.schema import Player
 
     bad = GameCreated(game_id="g", players=tuple(Player(seat=s, name=f"p{s}") for s in players), rounds=3)
     with pytest.raises(InvalidLog, match=says):
@@ -56,7 +56,7 @@ def test_a_creation_the_rules_cannot_play_is_refused(players, says):
 
 
 def test_a_log_naming_an_unknown_bot_is_refused():
-    from events.schema import Player
+    from events.poison.schema import Player
 
     bad = GameCreated(game_id="g", players=(Player(seat=0, name="a", bot="oracle"), *LOG[0].players[1:]), rounds=4)
     with pytest.raises(InvalidLog, match="no bot of ours"):

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from events.codec import Player, RematchCreated
 from events.mapper import decode_entries, events_of
 from events.play import LoggedGame, create_game, play_move
+from events.poison.schema import CardPlayed
 from events.replay import InvalidLog, rebuild
 from events.restore import _batched, restore
 from events.rulesets import EVENT_RULES
-from events.schema import CardPlayed
 from tests.events.logs import game_log, numbered
 
 RULESETS = tuple(EVENT_RULES)

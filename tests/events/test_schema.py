@@ -3,7 +3,7 @@
 import msgspec
 import pytest
 
-from events.schema import (
+from events.poison.schema import (
     SCHEMA_VERSIONS,
     CardPlayed,
     MalformedEvent,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from events.schema import CODEC
+from events.poison.schema import CODEC
 from events.server import EmbeddedServer, ServerNotFound, find_server_binary, free_port, packaged_server
 from events.store import EventStore, StoreUnavailable
 from tests.events.logs import game_log, numbered

@@ -16,8 +16,8 @@ from prometheus_client import REGISTRY
 
 from events.games import Games
 from events.limits import Limit, Rate
+from events.poison.schema import CODEC, CardPlayed, RoundScored
 from events.replay import InvalidLog
-from events.schema import CODEC, CardPlayed, RoundScored
 from events.server import free_port
 from events.store import (
     EventStore,

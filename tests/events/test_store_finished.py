@@ -17,9 +17,9 @@ import pytest
 
 from events.codec import Codec, Event, RematchCreated
 from events.mapper import decode_finished
+from events.poison.schema import CODEC, CardPlayed, RoundScored
 from events.replay import InvalidLog, rebuild, start
 from events.restore import restore
-from events.schema import CODEC, CardPlayed, RoundScored
 from events.store import EventStore, Idempotency
 from tests.events.logs import game_log, xadd
 from tests.events.test_restore import random_log

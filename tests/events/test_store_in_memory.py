@@ -12,9 +12,9 @@ import pytest
 from events.games import Games
 from events.limits import Limit, Rate
 from events.memory import MemoryRecorder
+from events.poison.schema import CODEC
 from events.records import StoredEvent, VersionConflict
 from events.restore import restore
-from events.schema import CODEC
 from events.store import EventStore
 from tests.events.logs import game_log, numbered
 from tests.waiting import until_async

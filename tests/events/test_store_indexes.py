@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from events.games import Games
-from events.schema import CODEC
+from events.poison.schema import CODEC
 from events.store import EventStore, Idempotency, VersionConflict, listing_member, shard_of
 from tests.events.logs import game_log, play_to_the_end, players
 

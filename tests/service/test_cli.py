@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from events.schema import encode_public, to_public
+from events.poison.schema import encode_public, to_public
 from tests.events.logs import game_log
 from tests.service.command import poison_here
 
@@ -85,7 +85,7 @@ def test_replay_reads_a_stored_game(redis_url, namespace):
     import asyncio
 
     from events.games import Games
-    from events.schema import Player
+    from events.poison.schema import Player
     from events.store import EventStore
 
     async def store_one():

@@ -20,8 +20,8 @@ from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import RULESETS
 from events.codec import Player
 from events.play import LoggedGame, create_game, play_move
+from events.poison.schema import CardPlayed, CauldronOverflowed
 from events.pot.schema import PotCardPlayed, PotClosed
-from events.schema import CardPlayed, CauldronOverflowed
 from tests.service.command import Terminal, assert_one_line_refusal, shown_lines
 from tests.service.command import poison_read as poison_here
 from tests.waiting import reading_input, until

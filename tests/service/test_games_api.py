@@ -400,7 +400,7 @@ async def test_the_bearer_scheme_is_case_insensitive(client):
 
 
 async def test_the_longest_possible_game_replays_within_the_body_limit(client):
-    from events.schema import encode_public, to_public
+    from events.poison.schema import encode_public, to_public
     from tests.events.logs import game_log
 
     log, logged = game_log(6, seed=1, rounds=20)

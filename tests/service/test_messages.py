@@ -19,11 +19,13 @@ from core.errors import SEED_LIMIT
 from core.poison import reference
 from core.rulesets import POISON, POT, RULESETS
 from events.codec import MalformedEvent, PublicEvent
-from events.schema import CODEC
+from events.poison.schema import CODEC
 from events.wording import plain
 from service.app import create_app
+from service.poison.schemas import PoisonCreate
+from service.pot.schemas import PotCreate
 from service.problems import TITLES, TYPE_BASE
-from service.schemas import PlayCard, PoisonCreate, PotCreate, ReplayBody
+from service.schemas import PlayCard, ReplayBody
 from service.settings import Settings
 from tests.service.api import auth, create, view
 from tests.service.command import poison_here

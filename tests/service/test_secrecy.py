@@ -39,7 +39,7 @@ from events.codec import Event, Player
 from events.games import summary_of
 from events.listing import listing_member
 from events.play import LoggedGame
-from events.poison import round_started
+from events.poison.rules import round_started
 from events.pot.rules import cards_dealt
 from events.pot.schema import CardsDrawn, PotStarted
 from events.replay import rebuild

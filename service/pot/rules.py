@@ -10,9 +10,7 @@ from msgspec import UNSET
 from core.results import PotMove
 from core.rulesets import POT
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
-from service.schemas import (
-    PlayCard,
+from service.pot.schemas import (
     PotAll,
     PotCreate,
     PotGameView,
@@ -23,6 +21,8 @@ from service.schemas import (
     PotScores,
     PotYou,
 )
+from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
+from service.schemas import PlayCard
 
 
 @functools.cache
@@ -33,6 +33,8 @@ def _move_out(move: PotMove) -> PotMoveOut:
 class PotService(ServiceRules):
     ruleset = POT
     create_body = PotCreate
+    view_type = PotGameView
+    scores_type = PotScores
 
     def options(self, body: PotCreate) -> dict[str, Any]:
         return {}
@@ -88,3 +90,7 @@ class PotService(ServiceRules):
                 for r in game.results()
             ],
         )
+
+
+#: The pot game's facet of the service (core.rulesets.FACETS).
+SERVICE = PotService()

@@ -13,11 +13,11 @@ from core import Game
 from core.poison.reference import OVERFLOW_LIMIT, value_of
 from core.rulesets import POISON
 from events.codec import Event
-from events.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
+from events.poison.schema import CardPlayed, CauldronOverflowed, GameCreated, RoundScored, RoundStarted
 from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
 from service.i18n import words
-from service.schemas import GameView, Scores
+from service.poison.schemas import GameView, Scores
 
 #: The colours of the cauldrons and of the potions, as the score sheet counts them (the
 #: fields of a taken pile), then poison.
@@ -248,3 +248,7 @@ class PoisonScreen(Screen):
         for seat, total in enumerate(totals):
             table.add_row(total_row if seat == 0 else "", number(seat), shown[seat], "", "", "", "", "", number(total))
         return table
+
+
+#: Poison's screen, where core.rulesets.FACETS says the terminal finds it.
+SCREEN = PoisonScreen()

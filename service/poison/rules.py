@@ -10,13 +10,11 @@ from msgspec import UNSET
 from core import Move
 from core.rulesets import POISON
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, open_mark
-from service.schemas import (
+from service.poison.schemas import (
     AllHands,
     CauldronView,
     GameView,
     MoveOut,
-    PlayCard,
     PlayerView,
     PoisonCreate,
     RoundScores,
@@ -25,6 +23,8 @@ from service.schemas import (
     TakenOut,
     You,
 )
+from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, open_mark
+from service.schemas import PlayCard
 
 
 @functools.cache
@@ -36,6 +36,8 @@ def _move_out(move: Move) -> MoveOut:
 class PoisonService(ServiceRules):
     ruleset = POISON
     create_body = PoisonCreate
+    view_type = GameView
+    scores_type = Scores
 
     def options(self, body: PoisonCreate) -> dict[str, Any]:
         return {"rounds": body.rounds, "cauldrons": body.rules.cauldrons}
@@ -104,3 +106,7 @@ class PoisonService(ServiceRules):
                 for result in game.results()
             ],
         )
+
+
+#: Poison's facet of the service, where core.rulesets.FACETS says the service finds it.
+SERVICE = PoisonService()

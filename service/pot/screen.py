@@ -17,7 +17,7 @@ from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded,
 from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
 from service.i18n import isolated, words
-from service.schemas import PotGameView, PotScores
+from service.pot.schemas import PotGameView, PotScores
 
 LIMIT: int = POT.engine.EXPLODE_LIMIT  # a pot whose toxicity exceeds this explodes
 CLOSE_WORDS = (["close"], ["c"])
@@ -219,3 +219,7 @@ class PotScreen(Screen):
         for seat, total in enumerate(totals):
             table.add_row(total_row if seat == 0 else "", number(seat), shown[seat], "", "", "", number(total))
         return table
+
+
+#: The pot game's screen (core.rulesets.FACETS).
+SCREEN = PotScreen()

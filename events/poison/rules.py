@@ -15,8 +15,7 @@ from typing import Any
 from core import Game, Move, Played, RuleError, replay, seeded_deal
 from core.rulesets import POISON
 from events.codec import Event, Player
-from events.ruleset import EventRules, InvalidDeal
-from events.schema import (
+from events.poison.schema import (
     CODEC,
     CardPlayed,
     CauldronOverflowed,
@@ -27,6 +26,7 @@ from events.schema import (
     Rules,
     TakenCounts,
 )
+from events.ruleset import EventRules, InvalidDeal
 
 
 class CannotDeal(RuntimeError):
@@ -167,3 +167,7 @@ class PoisonEvents(EventRules):
 
     def summary(self, game: Game) -> dict[str, str | int]:
         return {"round": game.round, "rounds": game.rounds}
+
+
+#: Poison's facet of the event layer, where core.rulesets.FACETS says the layer finds it.
+EVENTS = PoisonEvents()

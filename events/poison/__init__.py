@@ -1,0 +1,2 @@
+"""Poison's events: their types (events.poison.schema) and how its options, deals and moves
+become events (events.poison.rules)."""

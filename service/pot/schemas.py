@@ -1,0 +1,135 @@
+"""The pot game's request and response bodies: a new game, its view and pot-by-pot scores.
+
+Made of the field types every ruleset shares (service/schemas.py); the registry
+(service/rulesets.py) puts them in the API's unions, told apart by `ruleset`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from core.rulesets import POT
+from service.schemas import (
+    BotName,
+    Count,
+    GameId,
+    GameStatus,
+    OpenSeat,
+    PlayoutsOut,
+    Points,
+    Request,
+    Response,
+    Seat,
+    SeatName,
+    Seats,
+    Seed,
+    SeedCommitment,
+    Version,
+    card_of,
+    players_of,
+)
+
+if TYPE_CHECKING:
+    PotCard = str
+else:
+    #: A card of the pot game: T and its toxicity.
+    PotCard = card_of(POT, "T3", "T0")
+
+
+class PotCreate(Request, tag_field="ruleset", tag=POT.name):
+    """A new pot game. It has no options: `rounds` and `rules` are refused."""
+
+    players: players_of(POT)  # type: ignore[valid-type]
+    seed: Seed | None = None
+
+
+# ---- responses ----------------------------------------------------------------------------
+
+
+class PotPlayerView(Response):
+    """A seat of a pot game, as anyone sees it."""
+
+    seat: Seat
+    name: SeatName
+    bot: Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
+    hand_size: Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
+    open: OpenSeat | UnsetType = UNSET
+    playouts: PlayoutsOut | UnsetType = UNSET
+
+
+class PotOut(Response):
+    """The pot on the table."""
+
+    cards: Annotated[list[PotCard], msgspec.Meta(description="in the order played")]
+    toxicity: Annotated[Count, msgspec.Meta(description="the sum of its cards")]
+
+
+class PotMoveOut(Response):
+    """A legal move of the pot game: this card, closing the pot or not."""
+
+    card: PotCard
+    close: bool
+
+
+class PotYou(Response):
+    """What only the caller's seat sees: in a view read (or a move played) with its token."""
+
+    seat: Seat
+    hand: Annotated[list[PotCard], msgspec.Meta(description="your cards, sorted")]
+    legal_moves: Annotated[
+        list[PotMoveOut], msgspec.Meta(description="by card, false before true; empty when it is not your turn")
+    ]
+
+
+class PotAll(Response):
+    """Every hand and the draw pile's order: only in replays, where everything is shown."""
+
+    hands: Annotated[list[list[PotCard]], msgspec.Meta(description="each seat's cards, in seat order")]
+    draw_pile: Annotated[list[PotCard], msgspec.Meta(description="the cards left to draw, top first")]
+
+
+class PotGameView(Response, kw_only=True, tag_field="ruleset", tag=POT.name):
+    """A pot game as the caller may see it: the public view, with `you` when the request
+    carries a token of one of its seats."""
+
+    game_id: GameId
+    version: Version
+    status: GameStatus
+    turn: Annotated[Seat | None, msgspec.Meta(description="the seat to move; null once finished")]
+    players: list[PotPlayerView]
+    pot: PotOut
+    draw_pile: Annotated[Count, msgspec.Meta(description="how many cards are left to draw (never their order)")]
+    endgame: Annotated[bool, msgspec.Meta(description="true once the draw pile is empty: no more closing or drawing")]
+    totals: Annotated[Points, msgspec.Meta(description="running scores (may be negative)")]
+    winners: Annotated[Seats, msgspec.Meta(description="the seats with the highest total once finished; empty before")]
+    next_game: (
+        Annotated[
+            GameId, msgspec.Meta(description="the rematch of this finished game, once one is created; absent before")
+        ]
+        | UnsetType
+    ) = UNSET
+    seed_commitment: SeedCommitment | UnsetType = UNSET
+    you: PotYou | UnsetType = UNSET
+    all: Annotated[PotAll, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
+
+
+class PotLine(Response):
+    """One pot that ended: closed (by `seat`, for `points`) or exploded (by `seat`'s card)."""
+
+    seat: Seat
+    outcome: Literal["closed", "exploded"]
+    cards: list[PotCard]
+    toxicity: Count
+    points: Annotated[int, msgspec.Meta(description="0 for an explosion")]
+
+
+class PotScores(Response, tag_field="ruleset", tag=POT.name):
+    """The pot game's score sheet, pot by pot."""
+
+    status: GameStatus
+    totals: Points
+    winners: Annotated[Seats, msgspec.Meta(description="the seats with the highest total once finished; empty before")]
+    pots: list[PotLine]

@@ -1,0 +1,127 @@
+"""High card's events: their Structs and codec (stored under `highcard:`), and its EventRules,
+the event layer's facet of the game (EVENTS)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from core import RuleError
+from core.errors import rule_error
+from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
+from events.commitment import Commitment, Salt
+from events.ruleset import EventRules, InvalidDeal
+from tests.thirdgame import engine
+from tests.thirdgame.engine import Game, seeded_deal
+from tests.thirdgame.ruleset import HIGH_CARD
+
+if TYPE_CHECKING:
+    Card = str
+else:
+    Card = Literal[engine.CARD_CODES]
+
+
+class HighCardCreated(Event, frozen=True, tag="game_created"):
+    game_id: str
+    ruleset: Literal["highcard"]
+    players: tuple[Player, ...]
+    seed: Seed | None = None
+    seed_commitment: Commitment | None = None
+    salt: Salt | None = None
+
+
+class HandsDealt(Event, frozen=True, tag="hands_dealt"):
+    hands: tuple[tuple[Card, ...] | None, ...]  # None: a hand the reader may not see
+
+
+class HighCardPlayed(Event, frozen=True, tag="card_played"):
+    seat: Seat
+    card: Card
+    total: int
+
+
+class Tallied(Event, frozen=True, tag="tallied"):
+    """The totals once every hand is empty, before game_finished: a last move causes three
+    events, as the generic suites' cuts inside a move expect."""
+
+    totals: tuple[int, ...]
+
+
+CODEC = Codec(
+    "highcard",
+    (HighCardCreated, HandsDealt, HighCardPlayed, Tallied, GameFinished, *LOBBY_EVENTS),
+    prefix="highcard:",
+)
+
+
+class HighCardMove(NamedTuple):
+    card: str
+
+
+def hands_dealt(game: Game) -> HandsDealt:
+    return HandsDealt(hands=tuple(game.hand(seat) for seat in range(game.players)))
+
+
+class HighCardEvents(EventRules):
+    ruleset = HIGH_CARD
+    codec = CODEC
+    move_type = HighCardMove
+    created_type = HighCardCreated
+    deal_type = HandsDealt
+    played_type = HighCardPlayed
+
+    def create(
+        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
+    ) -> tuple[Event, Any]:
+        if options:
+            raise rule_error("invalid_option", f"high card has no options, not {', '.join(sorted(options))}")
+        return HighCardCreated(game_id=game_id, ruleset="highcard", players=players, seed=seed), Game(len(players))
+
+    def start(self, created: Event) -> Any:
+        assert isinstance(created, HighCardCreated)
+        return Game(len(created.players))
+
+    def deal(self, game: Any, seed: int) -> Event:
+        game.deal(seeded_deal(seed, game.players))
+        return hands_dealt(game)
+
+    def dealt(self, game: Any, event: Event, seed: int | None) -> Any:
+        assert isinstance(event, HandsDealt)
+        hands = [hand for hand in event.hands if hand is not None]
+        if len(hands) < len(event.hands):
+            raise InvalidDeal("hands_dealt hides cards: only a complete log can be replayed")
+        twin = game.copy()
+        try:
+            twin.deal(hands)
+        except RuleError as refused:
+            raise InvalidDeal(f"hands_dealt: {refused}") from None
+        if seed is not None and tuple(hands) != seeded_deal(seed, game.players):
+            raise InvalidDeal(f"hands_dealt: this is not the deal seed {seed} makes")
+        return twin
+
+    def play(self, game: Any, seat: int, move: Any) -> list[Event]:
+        (card,) = move
+        played = game.play(seat, card)
+        caused: list[Event] = [HighCardPlayed(seat=seat, card=card, total=played.total)]
+        if played.finished:
+            caused.append(Tallied(totals=game.totals))
+            caused.append(GameFinished(totals=game.totals, winners=game.winners))
+        return caused
+
+    def move_of(self, event: Event) -> tuple[int, Any]:
+        assert isinstance(event, HighCardPlayed)
+        return event.seat, HighCardMove(event.card)
+
+    def describe(self, move: Any) -> str:
+        return str(move[0])
+
+    def redact(self, event: Event, seat: int | None) -> Event:
+        if isinstance(event, HandsDealt):
+            return HandsDealt(hands=tuple(hand if index == seat else None for index, hand in enumerate(event.hands)))
+        return event
+
+    def summary(self, game: Any) -> dict[str, str | int]:
+        return {}
+
+
+EVENTS = HighCardEvents()
