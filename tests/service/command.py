@@ -148,6 +148,24 @@ def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, s
     assert says in result.stderr
 
 
+@contextlib.contextmanager
+def reaped(process: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """`process`, killed and waited for when the block leaves it running (a test that
+    failed half-way)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def interrupted(process: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """Ctrl-C to `process` (SIGINT, as a terminal sends it); what it wrote to the end."""
+    process.send_signal(signal.SIGINT)
+    return process.communicate(timeout=60)
+
+
 class Terminal:
     """`poison ARGS` running in a pseudo-terminal of `columns` x `lines`, as in a person's
     shell; what it writes is kept, and `screen()` is what the person would see."""
@@ -184,6 +202,16 @@ class Terminal:
         while wanted not in self.shown():
             if time.monotonic() > deadline or not self._read(deadline - time.monotonic()):
                 pytest.fail(f"never saw {wanted!r} in {self.output[-300:]!r}")
+
+    def answer(self, keys: bytes, until: bytes, timeout: float = 60) -> None:
+        """Type `keys`, then read until `until` shows in what the program writes after them."""
+        before = len(self.output)
+        os.write(self.master, keys)
+        deadline = time.monotonic() + timeout
+        while until not in self.output[before:]:
+            if time.monotonic() > deadline:
+                pytest.fail(f"never saw {until!r} after {keys!r} in {self.output[before:][-500:]!r}")
+            self._read(1)
 
     def wait(self, timeout: float = 60) -> int:
         """Read everything until the program ends; its exit status."""

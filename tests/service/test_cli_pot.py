@@ -87,20 +87,6 @@ def test_simulate_poison_echoes_its_options_in_the_header():
     assert "ruleset poison, 3 players, seed 0, rounds default, cauldrons dynamic" in defaults.stdout
 
 
-@pytest.mark.parametrize(
-    ("args", "says"),
-    [
-        (["--rounds", "3"], "--rounds is not an option of --ruleset pot (it has none)"),
-        (["--cauldrons", "fixed"], "--cauldrons is not an option of --ruleset pot"),
-        (["--players", "1"], "--ruleset pot is played by 2 to 6 players, not 1"),
-        (["--players", "7"], "--ruleset pot is played by 2 to 6 players, not 7"),
-        (["--bots", "clever"], "unknown bot 'clever': choose from random, greedy"),
-    ],
-)
-def test_simulate_pot_refuses_what_the_pot_game_does_not_have_in_one_line(args, says):
-    assert_one_line_refusal(poison_here("simulate", "--ruleset", "pot", "--games", "10", *args), "simulate", says)
-
-
 def test_simulate_and_play_refuse_an_unknown_ruleset_in_one_line():
     for command in ("simulate", "play"):
         result = poison_here(command, "--ruleset", "rummy")
