@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import io
+import json
 import os
 import pty
 import select
@@ -21,6 +22,7 @@ import sys
 import termios
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 import pyte
 import pytest
@@ -146,6 +148,23 @@ def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, s
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert result.stderr.startswith(f"poison {command}: ")
     assert says in result.stderr
+
+
+def assert_tampered_log_refused(path: Path, folder: Path, kind: str, tamper: Callable[[dict], object]) -> None:
+    """The exported log at `path` with its first `kind` event after the tenth line changed
+    by `tamper` (its data): `poison replay` refuses it in one line naming that event's version."""
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if f'"type":"{kind}"' in line and i > 10)
+    event = json.loads(lines[index])
+    tamper(event["data"])
+    lines[index] = json.dumps(event)
+    tampered = folder / "tampered.ndjson"
+    tampered.write_text("\n".join(lines) + "\n")
+    result = poison_read("replay", str(tampered))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"poison replay: invalid log: event {event['version']}: ")
 
 
 @contextlib.contextmanager

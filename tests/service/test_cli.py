@@ -10,7 +10,7 @@ import pytest
 
 from events.schema import encode_public, to_public
 from tests.events.logs import game_log
-from tests.service.command import assert_one_line_refusal, poison_here
+from tests.service.command import assert_one_line_refusal, assert_tampered_log_refused, poison_here
 
 
 @pytest.fixture(scope="module")
@@ -52,19 +52,7 @@ def test_replay_shows_a_valid_log_round_by_round(exported):
 
 
 def test_replay_names_the_first_bad_event_of_a_tampered_log(exported, tmp_path):
-    path, _ = exported
-    lines = path.read_text().splitlines()
-    index = next(i for i, line in enumerate(lines) if '"card_played"' in line and i > 10)
-    event = json.loads(lines[index])
-    event["data"]["total"] += 1
-    lines[index] = json.dumps(event)
-    tampered = tmp_path / "tampered.ndjson"
-    tampered.write_text("\n".join(lines) + "\n")
-    result = poison_here("replay", str(tampered))
-    assert result.returncode == 1
-    assert result.stdout == ""
-    assert result.stderr.strip().startswith(f"poison replay: invalid log: event {index + 1}:")
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert_tampered_log_refused(exported[0], tmp_path, "card_played", lambda data: data.update(total=data["total"] + 1))
 
 
 def test_replay_refuses_a_malformed_line_or_a_missing_file(exported, tmp_path):
