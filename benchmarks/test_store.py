@@ -227,21 +227,30 @@ def has_finished_copy(loop: asyncio.AbstractEventLoop, store: EventStore, game_i
     return bool(loop.run_until_complete(store.recorder.wire.execute("EXISTS", store.recorder.key(game_id, "finished"))))
 
 
+def loaded_cold(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, store: EventStore, log: list[Event], game: LoggedGame
+) -> LoggedGame:
+    """The benchmark of loading the finished `game` (whose log is `log`), stored with its
+    finished copy, through a cold cache each time; the game loaded."""
+    game_id, codec = game.created.game_id, game.rules.codec
+    loop.run_until_complete(store.append(game_id, log, 0, codec=codec))
+    assert has_finished_copy(loop, store, game_id)
+    return benchmark(lambda: loop.run_until_complete(Games(store).load(game_id)))
+
+
+def assert_whole(loaded: LoggedGame, log: list[Event], finished: LoggedGame) -> None:
+    assert loaded.version == len(log)
+    assert loaded.finished
+    assert loaded.game.results() == finished.game.results()
+
+
 @pytest.mark.benchmark(group="store")
 def test_load_a_finished_six_round_game(
     benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
 ) -> None:
     log, finished = six_round_game()
-    loop.run_until_complete(bench_store.append("six", log, 0, codec=CODEC))
-    assert has_finished_copy(loop, bench_store, "six")
-
-    def load() -> LoggedGame:
-        return loop.run_until_complete(Games(bench_store).load("six"))  # a cold cache each time
-
-    loaded = benchmark(load)
-    assert loaded.version == len(log) > 300
-    assert loaded.finished
-    assert loaded.game.results() == finished.game.results()
+    assert len(log) > 300
+    assert_whole(loaded_cold(benchmark, loop, bench_store, log, finished), log, finished)
 
 
 @pytest.mark.benchmark(group="store")
@@ -256,10 +265,7 @@ def test_load_a_finished_six_round_game_from_its_stream(
     async def load() -> LoggedGame:
         return restore(await bench_store.read("six"))
 
-    loaded = benchmark(lambda: loop.run_until_complete(load()))
-    assert loaded.version == len(log) > 300
-    assert loaded.finished
-    assert loaded.game.results() == finished.game.results()
+    assert_whole(benchmark(lambda: loop.run_until_complete(load())), log, finished)
 
 
 def pot_game() -> tuple[list[Event], LoggedGame]:
@@ -278,16 +284,8 @@ def test_load_a_finished_pot_game(
     benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
 ) -> None:
     log, finished = pot_game()
-    loop.run_until_complete(bench_store.append("pot", log, 0, codec=finished.rules.codec))
-    assert has_finished_copy(loop, bench_store, "pot")
-
-    def load() -> LoggedGame:
-        return loop.run_until_complete(Games(bench_store).load("pot"))  # a cold cache each time
-
-    loaded = benchmark(load)
-    assert loaded.version == len(log) > 40
-    assert loaded.finished
-    assert loaded.game.results() == finished.game.results()
+    assert len(log) > 40
+    assert_whole(loaded_cold(benchmark, loop, bench_store, log, finished), log, finished)
 
 
 #: Games in the listing benchmark's store, every fifth one finished.

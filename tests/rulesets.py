@@ -29,6 +29,12 @@ from events.rulesets import rules_for
 Log = list[Event]
 #: Run a test once for each ruleset (as OpenSpiel's generic tests run over every game).
 EVERY_RULESET = pytest.mark.parametrize("ruleset", list(RULESETS.values()), ids=list(RULESETS))
+#: Run a test once for each ruleset's compiled engine and plain reference: (ruleset, rules).
+EVERY_IMPLEMENTATION = pytest.mark.parametrize(
+    ("ruleset", "rules"),
+    [(ruleset, getattr(ruleset, side)) for ruleset in RULESETS.values() for side in ("engine", "reference")],
+    ids=[f"{name}-{side}" for name in RULESETS for side in ("engine", "reference")],
+)
 
 
 class Tampered(NamedTuple):

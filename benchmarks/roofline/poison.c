@@ -13,16 +13,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "splitmix.h"
+
 enum { PLAYERS = 4, CAULDRONS = 3, DECK = 50, KINDS = 16, POISON_KIND = 15, LIMIT = 13, POISON = 3, NONE = -1 };
-
-static uint64_t next_random(uint64_t *state) { /* splitmix64 */
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static int below(uint64_t *state, int n) { return (int)(((unsigned __int128)next_random(state) * (unsigned)n) >> 64); }
 
 int main(int argc, char **argv) {
     long rounds = argc > 1 ? atol(argv[1]) : 100000;

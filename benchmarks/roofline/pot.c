@@ -14,16 +14,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "splitmix.h"
+
 enum { PLAYERS = 4, KINDS = 7, COPIES = 8, DECK = 56, HAND = 4, LIMIT = 14 };
-
-static uint64_t next_random(uint64_t *state) { /* splitmix64 */
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static int below(uint64_t *state, int n) { return (int)(((unsigned __int128)next_random(state) * (unsigned)n) >> 64); }
 
 int main(int argc, char **argv) {
     long games = argc > 1 ? atol(argv[1]) : 100000;

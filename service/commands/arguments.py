@@ -202,9 +202,16 @@ def engine_seats_for(spec: str, ruleset: Ruleset, count: int, *, of: str) -> lis
 JOBS = THREAD_BOUNDS
 
 
-def add_seed_and_jobs(command: argparse.ArgumentParser) -> None:
-    """--seed (default 0) and --jobs (threads, default 1) of the commands that play games in
-    the core: simulate and ladder."""
+def add_batch(command: argparse.ArgumentParser, *, games: tuple[int, int], default: int, told: str) -> None:
+    """What the commands that play games in the core (simulate, ladder) share: --games
+    (within `games`, `default` if not given; `told` is the key of its help), --seed
+    (default 0), --jobs (threads, default 1) and --json."""
+    command.add_argument(
+        "--games",
+        type=whole_number,
+        default=default,
+        help=words()(told, low=games[0], high=games[1], default=default),
+    )
     command.add_argument("--seed", type=seed, default=0, help=words()("cli.help.seed", range=seed_range()))
     command.add_argument(
         "--jobs",
@@ -212,6 +219,7 @@ def add_seed_and_jobs(command: argparse.ArgumentParser) -> None:
         default=1,
         help=words()("cli.help.jobs", low=JOBS[0], high=JOBS[1]),
     )
+    command.add_argument("--json", action="store_true", help=words()("cli.help.json"))
 
 
 def check_jobs(jobs: int) -> None:

@@ -57,14 +57,7 @@ def add(commands: Commands) -> None:
         default="random,greedy",
         help=words()("cli.help.ladder.bots", low=BOTS[0], high=BOTS[1], names=names, strength=strength_help()),
     )
-    command.add_argument(
-        "--games",
-        type=arguments.whole_number,
-        default=1_000,
-        help=words()("cli.help.ladder.games", low=GAMES[0], high=GAMES[1], default=1_000),
-    )
-    arguments.add_seed_and_jobs(command)
-    command.add_argument("--json", action="store_true", help=words()("cli.help.json"))
+    arguments.add_batch(command, games=GAMES, default=1_000, told="cli.help.ladder.games")
 
 
 def contestants(spec: str, ruleset: Ruleset) -> list[Seat]:

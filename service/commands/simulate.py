@@ -49,14 +49,7 @@ def add(commands: Commands) -> None:
     )
     add_ruleset(command)
     add_seats(command, "random", "seat", engine=True)
-    command.add_argument(
-        "--games",
-        type=arguments.whole_number,
-        default=10_000,
-        help=words()("cli.help.simulate.games", low=GAMES[0], high=GAMES[1], default=10_000),
-    )
-    arguments.add_seed_and_jobs(command)
-    command.add_argument("--json", action="store_true", help=words()("cli.help.json"))
+    arguments.add_batch(command, games=GAMES, default=10_000, told="cli.help.simulate.games")
 
 
 def run_chunks(

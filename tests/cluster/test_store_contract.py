@@ -22,6 +22,7 @@ from events.limits import Rate, RateLimited, RateLimits
 from events.poison.schema import CODEC, CardPlayed
 from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict, shard_of
 from tests.events.logs import game_log, numbered, play_to_the_end, players
+from tests.events.test_recorder_contract import server_url
 from tests.waiting import until_async
 
 pytestmark = pytest.mark.anyio
@@ -32,9 +33,7 @@ CARD = CardPlayed(round=1, seat=1, card="R1", cauldron=0, total=1)
 
 @pytest.fixture(params=["one server", pytest.param("cluster", marks=pytest.mark.cluster)])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
-    where = request.getfixturevalue("redis_url" if request.param == "one server" else "cluster")
-    url = where if isinstance(where, str) else where.url
-    store = EventStore.from_url(url, namespace=f"c{uuid.uuid4().hex[:8]}")
+    store = EventStore.from_url(server_url(request, request.param), namespace=f"c{uuid.uuid4().hex[:8]}")
     yield store
     await store.close()
 

@@ -7,8 +7,12 @@ refused (naming its first changed line) unless the person running it says `--acc
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from core.rulesets import Ruleset
 
 
 def first_difference(old: str, new: str) -> str | None:
@@ -41,13 +45,28 @@ def write(files: Iterable[tuple[Path, str]], *, accept: bool) -> int:
     return 1 if refused else 0
 
 
-def main(
-    argv: list[str] | None, description: str, folder: Path, files: Callable[[Path], Iterable[tuple[Path, str]]]
-) -> int:
-    """A generator's command line: `files(folder)` gives each file's path and text."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--accept", action="store_true", help="overwrite files that differ (read the diff first)")
-    parser.add_argument("--dir", type=Path, default=folder, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    args.dir.mkdir(exist_ok=True)
-    return write(files(args.dir), accept=args.accept)
+@dataclass(frozen=True)
+class Playthroughs:
+    """One game's golden playthroughs: its folder of files, the specs of its games, each
+    spec's file name, and the rendering of a spec by an implementation of the ruleset (its
+    engine or its reference); the generator writes them from the engine."""
+
+    game: str  # the game's name, as a person reads it
+    ruleset: Ruleset
+    folder: Path
+    games: Sequence[tuple[Any, ...]]
+    file_name: Callable[..., str]
+    render: Callable[..., str]
+
+    def name(self, spec: tuple[Any, ...]) -> str:
+        return self.file_name(*spec)
+
+    def main(self, argv: list[str] | None = None) -> int:
+        """The generator's command line: writes every game's file from the engine."""
+        parser = argparse.ArgumentParser(description=f"Write {self.game}'s golden playthroughs from the engine.")
+        parser.add_argument("--accept", action="store_true", help="overwrite files that differ (read the diff first)")
+        parser.add_argument("--dir", type=Path, default=self.folder, help=argparse.SUPPRESS)
+        args = parser.parse_args(argv)
+        args.dir.mkdir(exist_ok=True)
+        files = ((args.dir / self.name(spec), self.render(self.ruleset.engine, *spec)) for spec in self.games)
+        return write(files, accept=args.accept)

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from core.poison import engine, reference
+from core.poison import reference
+from core.rulesets import POISON
 from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"
@@ -92,14 +93,8 @@ def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: i
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    return golden.main(
-        argv,
-        "Write Poison's golden playthroughs from the engine.",
-        HERE,
-        lambda folder: ((folder / file_name(*spec), render(engine, *spec)) for spec in GAMES),
-    )
+PLAYTHROUGHS = golden.Playthroughs("Poison", POISON, HERE, GAMES, file_name, render)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(PLAYTHROUGHS.main())

@@ -1,26 +1,32 @@
-"""The C loops: `replay` a recorded game, `simulate` many games; the reference agrees."""
+"""The C loops: `replay` a recorded game, `simulate` many games; the reference agrees. The
+tests of `simulate` that every ruleset shares run over each (the pot game's own, in
+tests/core/pot/test_batch.py)."""
+
+from typing import Any
 
 import pytest
 
 from core.errors import SEED_LIMIT, RuleError
+from core.plain import Random, stream_seed
 from core.poison import engine, reference
-from tests.core.recorded import record_game
+from core.rulesets import POISON, POT
+from tests.core.pot.recorded import record_game as record_pot_game
+from tests.core.recorded import outcome, record_game
+from tests.rulesets import EVERY_IMPLEMENTATION, EVERY_RULESET
 
 
-def outcome(replayed):
-    error = replayed.error
-    game = replayed.game
-    return (
-        replayed.applied,
-        replayed.illegal_at,
-        None if error is None else (error.code, str(error)),
-        game.status,
-        game.round,
-        game.view(),
-        game.results(),
-        game.totals,
-        game.winners,
-    )
+def poison_recording(players: int, seed: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    deals, moves, _ = record_game(players, seed)
+    return {"deals": deals}, moves
+
+
+def pot_recording(players: int, seed: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    deal, moves, _ = record_pot_game(players, seed)
+    return {"deal": deal}, moves
+
+
+#: A recorded game of each ruleset: the keyword argument that hands `replay` its deals, and its moves.
+RECORDINGS = {"poison": poison_recording, "pot": pot_recording}
 
 
 @pytest.mark.parametrize(("players", "cauldrons"), [(3, "dynamic"), (4, "fixed"), (5, "dynamic"), (6, "fixed")])
@@ -35,33 +41,55 @@ def test_replaying_a_recorded_game_gives_the_same_final_state(rules, players, ca
     assert rules.replay(players, moves, cauldrons=cauldrons, seed=40 + players).game.totals == original.totals
 
 
-def test_replay_reports_the_index_of_the_first_illegal_move_and_stops_there(rules):
-    deals, moves, _ = record_game(4, 41)
+@EVERY_IMPLEMENTATION
+def test_replay_reports_the_index_of_the_first_illegal_move_and_stops_there(ruleset, rules):
+    players = ruleset.players[0] + 1
+    dealt, moves = RECORDINGS[ruleset.name](players, 41)
+    at = len(moves) // 3  # in Poison's second round
     bad = list(moves)
-    seat, card, cauldron = bad[70]
-    bad[70] = ((seat + 1) % 4, card, cauldron)
-    replayed = rules.replay(4, bad, deals=deals)
-    assert (replayed.illegal_at, replayed.error.code) == (70, "not_your_turn")
-    assert replayed.game.round == 2
-    assert sum(replayed.game.hand_sizes) == 50 - 20
+    seat, *move = bad[at]
+    bad[at] = ((seat + 1) % players, *move)
+    replayed = rules.replay(players, bad, **dealt)
+    assert (replayed.applied, replayed.illegal_at, replayed.error.code) == (at, at, "not_your_turn")
+    before = rules.replay(players, moves[:at], **dealt).game
+    assert (replayed.game.view(), replayed.game.hand_sizes) == (before.view(), before.hand_sizes)
 
 
+@pytest.mark.parametrize("side", ["engine", "reference"])
 @pytest.mark.parametrize(
-    ("entry", "code"),
+    ("ruleset", "entry", "code"),
     [
-        (("1", "R1", 0), "seat_out_of_range"),
-        ((1, "R1"), "invalid_move"),
-        ("R1", "invalid_move"),
-        ((1, "R9", 0), "unknown_card"),
-        ((1, "R1", 4), "cauldron_out_of_range"),
-        ((5, "R1", 0), "seat_out_of_range"),
+        (POISON, ("1", "R1", 0), "seat_out_of_range"),
+        (POISON, (1, "R1"), "invalid_move"),
+        (POISON, "R1", "invalid_move"),
+        (POISON, (1, "R9", 0), "unknown_card"),
+        (POISON, (1, "R1", 4), "cauldron_out_of_range"),
+        (POISON, (5, "R1", 0), "seat_out_of_range"),
+        (POT, ("1", "T0", False), "seat_out_of_range"),
+        (POT, (7, "T0", False), "seat_out_of_range"),
+        (POT, (None, None, None), "seat_out_of_range"),
+        (POT, (1, "T9", False), "unknown_card"),
+        (POT, (1, 3, False), "unknown_card"),
+        (POT, (1, "T0", 2), "invalid_move"),
+        (POT, (1, "T0", "False"), "invalid_move"),
+        (POT, (1, "T0"), "invalid_move"),
+        (POT, (1, "T0", False, 0), "invalid_move"),
+        (POT, (), "invalid_move"),
+        (POT, [1, "T0"], "invalid_move"),
+        (POT, "T0F", "invalid_move"),
+        (POT, "T0", "invalid_move"),
+        (POT, None, "invalid_move"),
+        (POT, 5, "invalid_move"),
+        (POT, {"seat": 1}, "invalid_move"),
+        (POT, b"abc", "invalid_move"),
     ],
 )
-def test_replay_reports_a_malformed_entry_as_the_first_illegal_move(rules, entry, code):
-    deals, moves, _ = record_game(4, 42)
-    replayed = rules.replay(4, [*moves[:5], entry, *moves[6:]], deals=deals)
+def test_replay_reports_a_malformed_entry_as_the_first_illegal_move(ruleset, side, entry, code):
+    rules, players = getattr(ruleset, side), ruleset.players[0] + 1
+    dealt, moves = RECORDINGS[ruleset.name](players, 42)
+    replayed = rules.replay(players, [*moves[:5], entry, *moves[6:]], **dealt)
     assert (replayed.illegal_at, replayed.error.code) == (5, code)
-    assert replayed.game.view() == rules.replay(4, moves[:5], deals=deals).game.view()
+    assert replayed.game.view() == rules.replay(players, moves[:5], **dealt).game.view()
 
 
 def test_replay_stops_where_a_rounds_deal_is_missing_or_invalid(rules):
@@ -124,21 +152,6 @@ def test_simulate_gives_the_same_totals_in_the_engine_and_the_reference(players,
     assert sum(one.wins) >= 12
 
 
-def test_simulated_game_g_is_the_seeded_game_stream_seed_of_g_played_at_random():
-    # A game number whose derived seed a Game takes (simulate deals from any 64-bit state).
-    seed = 77
-    number = next(n for n in range(3, 64) if reference.stream_seed(seed, n) <= SEED_LIMIT)
-    game_seed = reference.stream_seed(seed, number)
-    game = engine.Game(4, seed=game_seed)
-    rng = reference.Random(reference.stream_seed(game_seed, 0))
-    while game.status != "finished":
-        legal = game.legal_moves()
-        game.play(game.turn, *legal[rng.below(len(legal))])
-    alone = engine.simulate(4, number + 1, seed=seed)
-    before = engine.simulate(4, number, seed=seed)
-    assert tuple(a - b for a, b in zip(alone.score_sum, before.score_sum, strict=True)) == game.totals
-
-
 @pytest.mark.parametrize("games", [-1, 1.5, "10", None, 10**10])
 def test_simulate_refuses_a_bad_number_of_games(rules, games):
     with pytest.raises(RuleError) as refused:
@@ -146,16 +159,36 @@ def test_simulate_refuses_a_bad_number_of_games(rules, games):
     assert refused.value.code == "invalid_games"
 
 
-def test_simulating_no_games_plays_nothing(rules):
-    assert rules.simulate(4, 0) == (0, 0, (0,) * 4, (0,) * 4, (0,) * 4)
+@EVERY_IMPLEMENTATION
+def test_simulating_no_games_plays_nothing(ruleset, rules):
+    players = ruleset.players[0]
+    assert rules.simulate(players, 0) == (0, 0, (0,) * players, (0,) * players, (0,) * players)
 
 
-def test_simulating_in_chunks_adds_up_to_simulating_at_once(rules):
-    whole = rules.simulate(3, 9, seed=12, bots=["greedy", "random", "random"])
-    parts = [rules.simulate(3, n, seed=12, bots=["greedy", "random", "random"], first=f) for f, n in [(0, 4), (4, 5)]]
+@EVERY_IMPLEMENTATION
+def test_simulating_in_chunks_adds_up_to_simulating_at_once(ruleset, rules):
+    bots = ["greedy", "random", "random"]
+    whole = rules.simulate(3, 9, seed=12, bots=bots)
+    parts = [rules.simulate(3, n, seed=12, bots=bots, first=f) for f, n in [(0, 4), (4, 5)]]
     assert whole.moves == sum(p.moves for p in parts)
     for field in ("wins", "score_sum", "score_squares"):
         assert getattr(whole, field) == tuple(map(sum, zip(*(getattr(p, field) for p in parts), strict=True)))
+
+
+@EVERY_RULESET
+def test_simulated_game_g_is_the_seeded_game_stream_seed_of_g_played_at_random(ruleset):
+    # A game number whose derived seed a Game takes (simulate deals from any 64-bit state).
+    seed, players = 77, ruleset.players[0] + 1
+    number = next(n for n in range(3, 64) if stream_seed(seed, n) <= SEED_LIMIT)
+    game_seed = stream_seed(seed, number)
+    game = ruleset.engine.Game(players, seed=game_seed)
+    rng = Random(stream_seed(game_seed, 0))
+    while game.status != "finished":
+        legal = game.legal_moves()
+        game.play(game.turn, *legal[rng.below(len(legal))])
+    alone = ruleset.engine.simulate(players, number + 1, seed=seed)
+    before = ruleset.engine.simulate(players, number, seed=seed)
+    assert tuple(a - b for a, b in zip(alone.score_sum, before.score_sum, strict=True)) == game.totals
 
 
 def test_derived_seeds_are_the_references_stream_seeds():

@@ -1,9 +1,11 @@
-"""The bots of the compiled core (`random`, `greedy`), checked against the reference."""
+"""The bots of the compiled core (`random`, `greedy`), checked against the reference: Poison's
+rules, and what every ruleset's bots share (the pot game's greedy rule: tests/core/pot/test_bots.py)."""
 
 import pytest
 
 from core.errors import RuleError
 from core.poison import engine, reference
+from tests.rulesets import EVERY_IMPLEMENTATION, EVERY_RULESET
 
 OVERFLOW = 13
 
@@ -59,22 +61,27 @@ def test_greedy_forced_to_overflow_takes_the_cheapest_pile_counting_colours_it_l
     assert lead_mattered > 0
 
 
-def test_the_random_bot_plays_a_legal_move_drawn_from_its_seed(rules):
-    game = rules.Game(6, seed=3)
+@EVERY_IMPLEMENTATION
+def test_the_random_bot_plays_a_legal_move_drawn_from_its_seed(ruleset, rules):
+    game = rules.Game(ruleset.players[1], seed=3)
     assert game.choose("random", 5) in game.legal_moves()
     assert game.choose("random", 5) == game.choose("random", 5)
     assert len({game.choose("random", seed) for seed in range(60)}) > 1
 
 
-def test_engine_and_reference_bots_choose_alike():
+@EVERY_RULESET
+def test_engine_and_reference_bots_choose_alike(ruleset):
+    fewest, most = ruleset.players
     for seed in range(15):
-        one, two = engine.Game(4, rounds=1, seed=seed), reference.Game(4, rounds=1, seed=seed)
+        players = fewest + seed % (most - fewest + 1)
+        one, two = ruleset.engine.Game(players, seed=seed), ruleset.reference.Game(players, seed=seed)
         while one.status == "active":
-            for bot in ("greedy", "random"):
+            for bot in ruleset.bots:
                 assert one.choose(bot, seed) == two.choose(bot, seed)
-            move = one.choose("random", seed + one.hand_sizes[one.turn])
+            move = one.choose("random", seed + sum(one.hand_sizes))
             one.play(one.turn, *move)
             two.play(two.turn, *move)
+        assert two.status == "finished"
 
 
 def test_greedy_beats_random_by_far():

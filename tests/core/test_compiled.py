@@ -24,21 +24,29 @@ C_MODULES = (
 )
 
 
-@pytest.mark.parametrize("module", C_MODULES)
-def test_the_c_functions_touch_no_python_object(tmp_path, module):
-    # Cython's annotation scores every line by its Python interaction; only the module's
-    # first line (its initialisation) may score.
-    source = ROOT / module
+def annotation_scores(source: Path, folder: Path) -> list[tuple[int, int]]:
+    """Cython's annotation of `source` (written in `folder`): each line's number and score,
+    the score counting the line's Python interaction."""
     subprocess.run(
-        [sys.executable, "-m", "cython", "-3", "-a", "-I", str(ROOT), str(source), "-o", str(tmp_path / "out.c")],
+        [sys.executable, "-m", "cython", "-3", "-a", "-I", str(ROOT), str(source), "-o", str(folder / "out.c")],
         check=True,
         capture_output=True,
     )
-    html = (tmp_path / "out.html").read_text()
+    html = (folder / "out.html").read_text()
     lines = re.findall(r'<pre class="cython line score-(\d+)"[^>]*>(.*?)</pre>', html, re.S)
-    scored = [int(re.sub(r"<[^>]+>", "", text).lstrip("+").split(":")[0]) for score, text in lines if int(score) > 0]
-    assert len(lines) == len(source.read_text().splitlines())
-    assert scored == [1]
+    return [
+        (int(html_text.unescape(re.sub(r"<[^>]+>", "", text)).lstrip("+").split(":")[0]), int(score))
+        for score, text in lines
+    ]
+
+
+@pytest.mark.parametrize("module", C_MODULES)
+def test_the_c_functions_touch_no_python_object(tmp_path, module):
+    # Only the module's first line (its initialisation) may score.
+    source = ROOT / module
+    numbered = annotation_scores(source, tmp_path)
+    assert len(numbered) == len(source.read_text().splitlines())
+    assert [n for n, score in numbered if score > 0] == [1]
 
 
 def test_the_engine_is_an_extension_module_with_a_stub():
@@ -97,17 +105,7 @@ def test_the_pot_reference_declares_the_same_numbers_as_the_compiled_rules():
 def test_simulates_game_loop_touches_no_python_object(tmp_path):
     # core/face.pyx is a Python face, but its play_games (every game's simulate) is a C loop.
     source = ROOT / "core" / "face.pyx"
-    subprocess.run(
-        [sys.executable, "-m", "cython", "-3", "-a", "-I", str(ROOT), str(source), "-o", str(tmp_path / "out.c")],
-        check=True,
-        capture_output=True,
-    )
-    html = (tmp_path / "out.html").read_text()
-    lines = re.findall(r'<pre class="cython line score-(\d+)"[^>]*>(.*?)</pre>', html, re.S)
-    numbered = [
-        (int(html_text.unescape(re.sub(r"<[^>]+>", "", text)).lstrip("+").split(":")[0]), int(score))
-        for score, text in lines
-    ]
+    numbered = annotation_scores(source, tmp_path)
     code = source.read_text().splitlines()
     first = next(n for n, line in enumerate(code, 1) if line.startswith("cdef void play_games("))
     last = next(n for n, line in enumerate(code, 1) if line.startswith("cdef class _Share"))

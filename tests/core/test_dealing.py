@@ -1,4 +1,4 @@
-"""rules.md, "Players, seats, rounds" and "Dealing"."""
+"""rules.md, "Players, seats, rounds" and "Dealing"; and the one seed range of every ruleset."""
 
 from collections import Counter
 
@@ -7,7 +7,9 @@ import pytest
 from core.errors import SEED_LIMIT, RuleError
 from core.poison import reference
 from core.rulesets import bot_seed
+from tests.core.malformed import split_deck
 from tests.core.scripted import rigged_deal
+from tests.rulesets import EVERY_IMPLEMENTATION
 
 
 def play_round_randomly(game, pick=0):
@@ -191,21 +193,30 @@ def test_a_seed_and_explicit_deals_are_not_given_together(rules):
     assert refused.value.code == "invalid_deal"
 
 
-@pytest.mark.parametrize("seed", [-1, SEED_LIMIT + 1, 2**64 - 1, 2**64, 1.5, "7"])
-def test_a_seed_is_a_whole_number_from_0_to_the_one_seed_limit(rules, seed):
+#: How each ruleset deals its first round from a seed, by name.
+FIRST_DEAL = {
+    "poison": lambda rules, seed, players: rules.seeded_deal(seed, players, 1),
+    "pot": lambda rules, seed, players: rules.seeded_deal(seed, players),
+}
+
+
+@EVERY_IMPLEMENTATION
+@pytest.mark.parametrize("seed", [-1, SEED_LIMIT + 1, 2**64 - 1, 2**64, 1.5, "7", True])
+def test_a_seed_is_a_whole_number_from_0_to_the_one_seed_limit(ruleset, rules, seed):
+    players, deal = ruleset.players[0] + 1, FIRST_DEAL[ruleset.name]
     for make in (
-        lambda: rules.Game(4, seed=seed),
-        lambda: rules.seeded_deal(seed, 4, 1),
-        lambda: rules.simulate(4, 1, seed=seed),
-        lambda: rules.replay(4, [], seed=seed),
+        lambda: rules.Game(players, seed=seed),
+        lambda: deal(rules, seed, players),
+        lambda: rules.simulate(players, 1, seed=seed),
+        lambda: rules.replay(players, [], seed=seed),
     ):
         with pytest.raises(RuleError) as refused:
             make()
         assert refused.value.code == "invalid_seed"
         assert f"0 to {SEED_LIMIT:,}" in str(refused.value)
     assert SEED_LIMIT == 2**63 - 1
-    assert rules.Game(4, seed=SEED_LIMIT).status == "active"
-    assert rules.seeded_deal(SEED_LIMIT, 4, 1) == reference.seeded_deal(SEED_LIMIT, 4, 1)
+    assert rules.Game(players, seed=SEED_LIMIT).status == "active"
+    assert deal(rules, SEED_LIMIT, players) == deal(ruleset.reference, SEED_LIMIT, players)
 
 
 def test_a_bot_draws_from_any_64_bit_state_as_derived_seeds_are(rules):
@@ -222,18 +233,6 @@ def test_a_bot_draws_from_any_64_bit_state_as_derived_seeds_are(rules):
 # ---- scripted: the dealer, the first player and the set-aside hand, written out by hand ------
 
 
-def split_deck(sizes, aside=0):
-    """A deal giving seat s the next `sizes[s]` cards of the deck in canonical order (then
-    `aside` cards set aside): any split of the deck is a deal, if its sizes are right."""
-    deck = list(reference.DECK)
-    hands = []
-    for size in sizes:
-        hands.append(tuple(deck[:size]))
-        del deck[:size]
-    assert len(deck) == aside
-    return (tuple(hands), tuple(deck))
-
-
 #: players: per round 1, 2, 3, (dealer, first to play, hand size of each seat, set aside).
 ROUNDS_BY_HAND = {
     3: [(0, 1, (12, 13, 13), 12), (1, 2, (13, 12, 13), 12), (2, 0, (13, 13, 12), 12)],
@@ -245,7 +244,7 @@ ROUNDS_BY_HAND = {
 @pytest.mark.parametrize("players", sorted(ROUNDS_BY_HAND))
 def test_the_deal_passes_left_each_round_and_its_left_plays_first_with_recorded_deals(rules, players):
     rounds = ROUNDS_BY_HAND[players]
-    game = rules.Game(players, rounds=3, deals=[split_deck(sizes, aside) for _, _, sizes, aside in rounds])
+    game = rules.Game(players, rounds=3, deals=[split_deck(reference, sizes, aside) for _, _, sizes, aside in rounds])
     for number, (dealer, first, sizes, aside) in enumerate(rounds, start=1):
         assert (game.status, game.round, game.dealer, game.turn) == ("active", number, dealer, first)
         assert game.hand_sizes == sizes
@@ -258,7 +257,7 @@ def test_the_deal_passes_left_each_round_and_its_left_plays_first_with_recorded_
 @pytest.mark.parametrize("players", sorted(ROUNDS_BY_HAND))
 def test_a_recorded_deal_sized_for_another_dealer_is_refused(rules, players):
     (_, _, first_sizes, aside), (_, _, second_sizes, _), _ = ROUNDS_BY_HAND[players]
-    first, second = split_deck(first_sizes, aside), split_deck(second_sizes, aside)
+    first, second = split_deck(reference, first_sizes, aside), split_deck(reference, second_sizes, aside)
     with pytest.raises(RuleError) as refused:
         rules.Game(players, rounds=2, deals=[first, first])
     assert refused.value.code == "invalid_deal"

@@ -28,13 +28,19 @@ def run(command: list[str]) -> tuple[dict[str, str], str | None]:
     return outcomes, None
 
 
-@pytest.fixture(scope="module")
-def outcomes():
+def printed_by_both(printer: str) -> dict[str, dict[str, str]]:
+    """The outcomes the case printer module `printer` prints for each implementation; a run
+    that went wrong fails the test, saying how."""
     found = {}
     for implementation in ("engine", "reference"):
-        found[implementation], failure = run([sys.executable, "-m", "tests.core.malformed", implementation])
+        found[implementation], failure = run([sys.executable, "-m", printer, implementation])
         assert failure is None, f"{implementation}: {failure}"
     return found
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return printed_by_both("tests.core.malformed")
 
 
 def test_every_malformed_input_is_a_rule_error_in_both_implementations(outcomes):

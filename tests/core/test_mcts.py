@@ -26,20 +26,20 @@ from tests.waiting import cpu_seconds, until
 GAMES = [engine, pot]
 
 
-def poison_after(moves: int, players: int = 4, seed: int = 5) -> engine.Game:
-    game = engine.Game(players, seed=seed)
+def greedy_after(rules, moves: int, players: int, seed: int = 5):
+    """A seeded game of `rules` after `moves` moves of the greedy bot."""
+    game = rules.Game(players, seed=seed)
     for _ in range(moves):
-        move = game.choose("greedy")
-        game.play(game.turn, move.card, move.cauldron)
+        game.play(game.turn, *game.choose("greedy"))
     return game
+
+
+def poison_after(moves: int, players: int = 4, seed: int = 5) -> engine.Game:
+    return greedy_after(engine, moves, players, seed)
 
 
 def pot_after(moves: int, players: int = 2, seed: int = 5) -> pot.Game:
-    game = pot.Game(players, seed=seed)
-    for _ in range(moves):
-        move = game.choose("greedy")
-        game.play(game.turn, move.card, move.close)
-    return game
+    return greedy_after(pot, moves, players, seed)
 
 
 # ---- determinism and legality ---------------------------------------------------------------
@@ -85,26 +85,14 @@ def test_a_forced_move_is_played_without_searching():
     assert searched.move == game.legal_moves()[0]
 
 
-@pytest.mark.parametrize("players", [3, 5])
-def test_mcts_plays_whole_poison_games_of_legal_moves_only(players):
-    game = engine.Game(players, rounds=1, seed=players)
+@pytest.mark.parametrize(("ruleset", "players"), [("poison", 3), ("poison", 5), ("pot", 2), ("pot", 4)])
+def test_mcts_plays_whole_games_of_legal_moves_only(ruleset, players):
+    game = RULESETS[ruleset].engine.Game(players, seed=players)
     step = 0
     while game.status == "active":
         move = game.choose("mcts", step, playouts=12)
         assert move in game.legal_moves()
-        game.play(game.turn, move.card, move.cauldron)
-        step += 1
-    assert game.status == "finished"
-
-
-@pytest.mark.parametrize("players", [2, 4])
-def test_mcts_plays_whole_pot_games_of_legal_moves_only(players):
-    game = pot.Game(players, seed=players)
-    step = 0
-    while game.status == "active":
-        move = game.choose("mcts", step, playouts=12)
-        assert move in game.legal_moves()
-        game.play(game.turn, move.card, move.close)
+        game.play(game.turn, *move)
         step += 1
     assert game.status == "finished"
 

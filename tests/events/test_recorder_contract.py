@@ -41,14 +41,18 @@ RECORDS = records_of(LOG, CODEC)
 ONE = [StoredEvent("anything", 1, b"\x00opaque bytes")]  # a recorder never reads what it keeps
 
 
+def server_url(request: pytest.FixtureRequest, where: str) -> str:
+    """The URL of the test session's store: its `one server`, or its `cluster`."""
+    found = request.getfixturevalue("redis_url" if where == "one server" else "cluster")
+    return found if isinstance(found, str) else found.url
+
+
 @pytest.fixture(params=["in memory", "one server", pytest.param("cluster", marks=pytest.mark.cluster)])
 async def recorder(request: pytest.FixtureRequest) -> AsyncIterator[Recorder]:
     if request.param == "in memory":
         made: Recorder = MemoryRecorder()
     else:
-        where = request.getfixturevalue("redis_url" if request.param == "one server" else "cluster")
-        url = where if isinstance(where, str) else where.url
-        made = RedisRecorder.from_url(url, namespace=f"r{uuid.uuid4().hex[:8]}")
+        made = RedisRecorder.from_url(server_url(request, request.param), namespace=f"r{uuid.uuid4().hex[:8]}")
     yield made
     await made.close()
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -15,6 +13,7 @@ from pathlib import Path
 import httpx
 
 from events.server import free_port
+from tests.service.served import children, command, environment, stop, wait_until_up
 
 
 @dataclass
@@ -25,9 +24,8 @@ class Served:
 
     def workers(self) -> list[int]:
         """The worker processes (children that are Python, not the store)."""
-        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
         workers = []
-        for pid in map(int, children.split()):
+        for pid in children(self.process):
             try:
                 command = Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -40,8 +38,7 @@ class Served:
 
     def store(self) -> int | None:
         """The embedded store's process (a child whose program is a `*-server`), if any."""
-        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        for pid in map(int, children.split()):
+        for pid in children(self.process):
             try:
                 program = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
             except FileNotFoundError:
@@ -53,13 +50,7 @@ class Served:
         return None
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
         if self.log is not None:
             self.log.close()
 
@@ -68,36 +59,25 @@ def serve(
     *, workers: int, data_dir: Path | None = None, redis_url: str | None = None, port: int | None = None
 ) -> Served:
     port = port or free_port()
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", str(workers)]
-    if data_dir is not None:
-        command += ["--data-dir", str(data_dir)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {"POISON_STORE_TIMEOUT": "1.0"}
+    env = environment(POISON_STORE_TIMEOUT="1.0")
     if redis_url is not None:  # in the environment, not the arguments, which `ps` shows
         env["POISON_REDIS_URL"] = redis_url
     # The log lives with the process: a named file when asked for, else one that says why
     # a start failed.
     named = os.environ.get("POISON_TEST_SERVE_LOG")
     log = open(named, "ab") if named else tempfile.TemporaryFile()  # noqa: SIM115
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return Served(process, base, log)
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None:
-            break
-        time.sleep(0.1)
-    process.kill()
-    process.wait()
-    said = b""
-    if not named:
-        log.seek(0)
-        said = log.read()[-2000:]
-    log.close()
-    raise RuntimeError(f"poison serve did not start on port {port}: {said.decode(errors='replace')}")
+
+    def said() -> str:
+        if not named:
+            log.seek(0)
+        told = f"on port {port}: " + ("" if named else log.read()[-2000:].decode(errors="replace"))
+        log.close()
+        return told
+
+    process = subprocess.Popen(command(port, workers=workers, data_dir=data_dir), env=env, stdout=log, stderr=log)
+    served = Served(process, f"http://127.0.0.1:{port}", log)
+    wait_until_up(process, f"{served.base}/health", said)
+    return served
 
 
 @dataclass

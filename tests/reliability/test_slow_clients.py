@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import msgspec
 import pytest
 
 from events.server import free_port
+from tests.service.served import command, environment, stop, wait_until_up
 from tests.waiting import until
 
 pytestmark = pytest.mark.faults
@@ -37,35 +37,11 @@ CAP = 12  # POISON_MAX_CONNECTIONS in the test of the cap
 
 def serve(data: Path, **settings: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | settings
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1", "--data-dir", str(data)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        command(port, data_dir=data), env=environment(**settings), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return process, port
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None:
-            break
-        time.sleep(0.1)
-    process.kill()
-    process.wait()
-    pytest.fail("poison serve did not start")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    wait_until_up(process, f"http://127.0.0.1:{port}/health")
+    return process, port
 
 
 @pytest.fixture(scope="module")

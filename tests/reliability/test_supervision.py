@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import pytest
 import redis
 
 from events.server import find_server_binary, free_port
+from tests.service.served import children, command, environment, stop
 
 pytestmark = pytest.mark.faults
 
@@ -53,8 +53,7 @@ class Serving:
             time.sleep(0.02)
 
     def store_pid(self) -> int:
-        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        for pid in map(int, children.split()):
+        for pid in children(self.process):
             try:
                 command = Path(f"/proc/{pid}/cmdline").read_bytes()
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -67,8 +66,7 @@ class Serving:
 
     def store_url(self) -> str:
         """The store's URL as the workers were given it (their environment: ours to read)."""
-        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        for pid in map(int, children.split()):
+        for pid in children(self.process):
             try:
                 environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
             except FileNotFoundError:
@@ -101,14 +99,11 @@ def served(tmp_path: Path) -> Iterator[tuple[Serving, Path]]:
     wrapper.write_text(f'#!/bin/sh\n[ -e "{marker}" ] && exit 1\nexec "{find_server_binary()}" "$@"\n')
     wrapper.chmod(0o755)
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | {
-        "POISON_REDIS_SERVER": str(wrapper),
-        "POISON_STORE_TIMEOUT": "1.0",
-        "POISON_STORE_RESTART_DELAY": str(FIRST_DELAY),
-    }
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"]
+    env = environment(
+        POISON_REDIS_SERVER=str(wrapper), POISON_STORE_TIMEOUT="1.0", POISON_STORE_RESTART_DELAY=str(FIRST_DELAY)
+    )
     process = subprocess.Popen(
-        [*command, "--data-dir", str(tmp_path / "data")],
+        command(port, workers=2, data_dir=tmp_path / "data"),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -126,13 +121,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Serving, Path]]:
         wait_for_status(f"{serving.base}/health", 200, 30)
         yield serving, marker
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(process)
         reader.join(5)
         process.stderr.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import io
+import json
 import os
 import pty
 import select
@@ -21,6 +22,7 @@ import sys
 import termios
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 import pyte
 import pytest
@@ -148,6 +150,41 @@ def assert_one_line_refusal(result: subprocess.CompletedProcess, command: str, s
     assert says in result.stderr
 
 
+def assert_tampered_log_refused(path: Path, folder: Path, kind: str, tamper: Callable[[dict], object]) -> None:
+    """The exported log at `path` with its first `kind` event after the tenth line changed
+    by `tamper` (its data): `poison replay` refuses it in one line naming that event's version."""
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if f'"type":"{kind}"' in line and i > 10)
+    event = json.loads(lines[index])
+    tamper(event["data"])
+    lines[index] = json.dumps(event)
+    tampered = folder / "tampered.ndjson"
+    tampered.write_text("\n".join(lines) + "\n")
+    result = poison_read("replay", str(tampered))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"poison replay: invalid log: event {event['version']}: ")
+
+
+@contextlib.contextmanager
+def reaped(process: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """`process`, killed and waited for when the block leaves it running (a test that
+    failed half-way)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def interrupted(process: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """Ctrl-C to `process` (SIGINT, as a terminal sends it); what it wrote to the end."""
+    process.send_signal(signal.SIGINT)
+    return process.communicate(timeout=60)
+
+
 class Terminal:
     """`poison ARGS` running in a pseudo-terminal of `columns` x `lines`, as in a person's
     shell; what it writes is kept, and `screen()` is what the person would see."""
@@ -184,6 +221,16 @@ class Terminal:
         while wanted not in self.shown():
             if time.monotonic() > deadline or not self._read(deadline - time.monotonic()):
                 pytest.fail(f"never saw {wanted!r} in {self.output[-300:]!r}")
+
+    def answer(self, keys: bytes, until: bytes, timeout: float = 60) -> None:
+        """Type `keys`, then read until `until` shows in what the program writes after them."""
+        before = len(self.output)
+        os.write(self.master, keys)
+        deadline = time.monotonic() + timeout
+        while until not in self.output[before:]:
+            if time.monotonic() > deadline:
+                pytest.fail(f"never saw {until!r} after {keys!r} in {self.output[before:][-500:]!r}")
+            self._read(1)
 
     def wait(self, timeout: float = 60) -> int:
         """Read everything until the program ends; its exit status."""

@@ -10,7 +10,7 @@ import pytest
 
 from events.poison.schema import encode_public, to_public
 from tests.events.logs import game_log
-from tests.service.command import poison_here
+from tests.service.command import assert_one_line_refusal, assert_tampered_log_refused, poison_here
 
 
 @pytest.fixture(scope="module")
@@ -52,19 +52,7 @@ def test_replay_shows_a_valid_log_round_by_round(exported):
 
 
 def test_replay_names_the_first_bad_event_of_a_tampered_log(exported, tmp_path):
-    path, _ = exported
-    lines = path.read_text().splitlines()
-    index = next(i for i, line in enumerate(lines) if '"card_played"' in line and i > 10)
-    event = json.loads(lines[index])
-    event["data"]["total"] += 1
-    lines[index] = json.dumps(event)
-    tampered = tmp_path / "tampered.ndjson"
-    tampered.write_text("\n".join(lines) + "\n")
-    result = poison_here("replay", str(tampered))
-    assert result.returncode == 1
-    assert result.stdout == ""
-    assert result.stderr.strip().startswith(f"poison replay: invalid log: event {index + 1}:")
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert_tampered_log_refused(exported[0], tmp_path, "card_played", lambda data: data.update(total=data["total"] + 1))
 
 
 def test_replay_refuses_a_malformed_line_or_a_missing_file(exported, tmp_path):
@@ -144,6 +132,9 @@ def test_simulate_shows_a_table():
     assert "games/s" in result.stdout
 
 
+POT_GAME = ["--ruleset", "pot", "--games", "10"]
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -152,10 +143,12 @@ def test_simulate_shows_a_table():
         (["--bots", "greedy,random"], "names 2 bots for 4 players"),
         (["--games", "0"], "--games"),
         (["--cauldrons", "round"], "cauldrons must be"),
+        ([*POT_GAME, "--rounds", "3"], "--rounds is not an option of --ruleset pot (it has none)"),
+        ([*POT_GAME, "--cauldrons", "fixed"], "--cauldrons is not an option of --ruleset pot"),
+        ([*POT_GAME, "--players", "1"], "--ruleset pot is played by 2 to 6 players, not 1"),
+        ([*POT_GAME, "--players", "7"], "--ruleset pot is played by 2 to 6 players, not 7"),
+        ([*POT_GAME, "--bots", "clever"], "unknown bot 'clever': choose from random, greedy"),
     ],
 )
-def test_simulate_refuses_bad_options_on_stderr(args, says):
-    result = poison_here("simulate", *args)
-    assert result.returncode == 2
-    assert says in result.stderr
-    assert result.stdout == ""
+def test_simulate_refuses_bad_options_of_either_game_in_one_line_on_stderr(args, says):
+    assert_one_line_refusal(poison_here("simulate", *args), "simulate", says)

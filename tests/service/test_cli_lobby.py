@@ -21,8 +21,10 @@ from events.server import free_port
 from tests.service.command import (
     Terminal,
     assert_one_line_refusal,
+    interrupted,
     poison,
     read_through_isolates,
+    reaped,
     shown_lines,
 )
 from tests.service.command import poison_read as poison_here
@@ -142,16 +144,10 @@ def test_each_seat_plays_again_in_one_next_game_with_rematch(together, server):
         assert line, transcript[-500:]
         # Each seat goes on to the next game; whoever is not to move first waits there, so
         # each command is stopped once it has said which game it plays.
-        process = started("play", *line.group(1).split(), "--rematch")
-        assert process.stdout is not None
-        try:
+        with reaped(started("play", *line.group(1).split(), "--rematch")) as process:
+            assert process.stdout is not None
             headline = read_until(process.stdout, b" wins.").decode()
-            process.send_signal(signal.SIGINT)
-            _, err = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
+            _, err = interrupted(process)
         assert err == b"poison play: interrupted\n"
         again.append(re.search(r"; game (\S+) at http", headline).group(1))  # type: ignore[union-attr]
     assert again[0] == again[1] != together["id"]
@@ -180,18 +176,13 @@ def test_in_a_terminal_the_end_of_a_game_asks_to_play_again_and_goes_on_to_the_n
 @pytest.mark.subprocess
 def test_ctrl_c_while_waiting_gives_the_seat_back_and_says_so(server):
     streams = metric(server, "poison_live_streams")
-    ana = started("play", "--server", server, "--ruleset", "pot", "--players", "2", "--open", "1", "--name", "ana")
-    assert ana.stdout is not None
-    try:
+    args = ("--server", server, "--ruleset", "pot", "--players", "2", "--open", "1", "--name", "ana")
+    with reaped(started("play", *args)) as ana:
+        assert ana.stdout is not None
         seen = read_until(ana.stdout, b"Ctrl-C leaves your seat")
         game_id = waiting_game(seen)
         until(lambda: metric(server, "poison_live_streams") > streams, what="ana's live stream open")
-        ana.send_signal(signal.SIGINT)
-        out, err = ana.communicate(timeout=60)
-    finally:
-        if ana.poll() is None:
-            ana.kill()
-            ana.communicate()
+        out, err = interrupted(ana)
     text = (seen + out).decode()
     assert ana.returncode == 130
     assert err == b"poison play: interrupted\n"

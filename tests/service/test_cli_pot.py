@@ -17,7 +17,7 @@ from events.play import LoggedGame, create_game, play_move
 from service import cli
 from service.commands import simulate
 from service.commands.screens import SCREENS
-from tests.service.command import assert_one_line_refusal
+from tests.service.command import assert_one_line_refusal, assert_tampered_log_refused
 from tests.service.command import poison_read as poison_here
 
 
@@ -85,20 +85,6 @@ def test_simulate_poison_echoes_its_options_in_the_header():
     assert "lowest total wins" in result.stdout
     defaults = poison_here("simulate", "--players", "3", "--games", "200")
     assert "ruleset poison, 3 players, seed 0, rounds default, cauldrons dynamic" in defaults.stdout
-
-
-@pytest.mark.parametrize(
-    ("args", "says"),
-    [
-        (["--rounds", "3"], "--rounds is not an option of --ruleset pot (it has none)"),
-        (["--cauldrons", "fixed"], "--cauldrons is not an option of --ruleset pot"),
-        (["--players", "1"], "--ruleset pot is played by 2 to 6 players, not 1"),
-        (["--players", "7"], "--ruleset pot is played by 2 to 6 players, not 7"),
-        (["--bots", "clever"], "unknown bot 'clever': choose from random, greedy"),
-    ],
-)
-def test_simulate_pot_refuses_what_the_pot_game_does_not_have_in_one_line(args, says):
-    assert_one_line_refusal(poison_here("simulate", "--ruleset", "pot", "--games", "10", *args), "simulate", says)
 
 
 def test_simulate_and_play_refuse_an_unknown_ruleset_in_one_line():
@@ -185,19 +171,7 @@ def test_replay_of_part_of_a_pot_log_shows_where_the_game_stands(pot_log):
     ],
 )
 def test_replay_of_a_tampered_pot_log_names_the_version_of_the_bad_event_in_one_line(pot_log, tmp_path, kind, tamper):
-    path, _, _ = pot_log
-    lines = path.read_text().splitlines()
-    index = next(i for i, line in enumerate(lines) if f'"type":"{kind}"' in line and i > 10)
-    event = json.loads(lines[index])
-    tamper(event["data"])
-    lines[index] = json.dumps(event)
-    tampered = tmp_path / "tampered.ndjson"
-    tampered.write_text("\n".join(lines) + "\n")
-    result = poison_here("replay", str(tampered))
-    assert result.returncode == 1
-    assert result.stdout == ""
-    assert len(result.stderr.strip().splitlines()) == 1
-    assert result.stderr.startswith(f"poison replay: invalid log: event {event['version']}: ")
+    assert_tampered_log_refused(pot_log[0], tmp_path, kind, tamper)
 
 
 def test_replay_refuses_a_log_whose_first_event_names_no_ruleset_we_know(pot_log, tmp_path):

@@ -235,12 +235,7 @@ def test_in_a_terminal_a_search_bot_s_move_is_told_on_the_redrawn_board_and_no_s
     args = ("play", "--ruleset", "pot", "--players", "2", "--bots", "mcts:60000", "--seed", "5")
     with Terminal(*args, columns=100, lines=30) as terminal:
         terminal.read_until(b"your move: ")
-        before = len(terminal.output)
-        os.write(terminal.master, b"1\n")
-        deadline = time.monotonic() + 60
-        while b"your move: " not in terminal.output[before:]:
-            assert time.monotonic() < deadline, terminal.output[before:][-500:]
-            terminal._read(1)
+        terminal.answer(b"1\n", until=b"your move: ")
         seen = shown_lines(terminal.screen())
         assert not any("thinking" in line for line in seen), seen
         assert seen[0].startswith("The pot game: you are seat 0 against mcts bot 1 (60,000 playouts); seed 5.")
@@ -367,12 +362,7 @@ def test_on_a_server_in_a_terminal_the_search_bots_moves_are_told_and_no_spinner
     args = ("play", "--server", server, "--ruleset", "pot", "--players", "6", "--bots", f"mcts:{most}", "--seed", "2")
     with Terminal(*args, columns=120, lines=30) as terminal:
         terminal.read_until(b"your move: ")
-        before = len(terminal.output)
-        os.write(terminal.master, b"1\n")
-        deadline = time.monotonic() + 60
-        while b"your move: " not in terminal.output[before:]:
-            assert time.monotonic() < deadline, terminal.output[before:][-500:]
-            terminal._read(1)
+        terminal.answer(b"1\n", until=b"your move: ")
         seen = shown_lines(terminal.screen())
         assert not any("thinking" in line for line in seen), seen
         assert [bot for bot in range(1, 6) if any(line.startswith(f"mcts bot {bot} plays T") for line in seen)] == [

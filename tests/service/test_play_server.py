@@ -24,7 +24,7 @@ import pytest
 from core.rulesets import RULESETS
 from events.server import free_port
 from service.client import ApiProblem, Client
-from tests.service.command import read_through_isolates
+from tests.service.command import interrupted, read_through_isolates, reaped
 from tests.service.served import serving
 from tests.service.test_cli_play import names_of, played_lines, said, service_game
 from tests.waiting import metric, until
@@ -410,16 +410,11 @@ def test_ctrl_c_while_waiting_for_another_player_says_how_to_come_back_and_ends_
         stderr=subprocess.PIPE,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell starts it
     )
-    assert process.stdout is not None
-    try:
+    with reaped(process):
+        assert process.stdout is not None
         seen = read_until(process.stdout, "waiting for bo to move…\n".encode())
         until(lambda: following(server) > streams, what="the terminal's live stream open")
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+        out, err = interrupted(process)
     assert process.returncode == 130
     assert err == b"poison play: interrupted\n"
     come_back = f"to come back: poison play --server {server} --game={game_id} --token={token}\n"

@@ -23,6 +23,7 @@ from service.commands.serve import shown
 from service.problems import TITLES, TYPE_BASE
 from service.serverkey import KEY_FILE
 from service.settings import SETTINGS
+from tests.service.served import command, environment, stop, wait_until_up
 from tests.waiting import until
 
 pytestmark = pytest.mark.subprocess
@@ -31,45 +32,17 @@ pytestmark = pytest.mark.subprocess
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "service.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            "2",
-            "--data-dir",
-            str(tmp_path / "data"),
-        ],
-        env=env,
+        command(port, workers=2, data_dir=tmp_path / "data"),
+        env=environment(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"poison serve did not start: {process.communicate()[1][-2000:]}")
-        time.sleep(0.1)
+    wait_until_up(process, f"{base}/health", lambda: process.communicate()[1])
     yield base, process
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    stop(process, 15)
     process.stdout.close()
     process.stderr.close()
 
@@ -172,10 +145,9 @@ def test_serve_refuses_bad_settings():
 
 def test_serve_hands_a_redis_url_flag_to_every_worker(redis_url, tmp_path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2", "--redis-url", redis_url],
-        env=env,
+        command(port, "--redis-url", redis_url, workers=2),
+        env=environment(),
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -207,33 +179,14 @@ def test_serve_hands_a_redis_url_flag_to_every_worker(redis_url, tmp_path):
 def start(tmp_path: Path, *flags: str, **settings: str) -> tuple[subprocess.Popen, str, Path, Path]:
     """A `poison serve` whose stdout and stderr go to files (read once it has stopped)."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")} | settings
     out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")]
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen([*command, *flags], env=env, stdout=stdout, stderr=stderr)
+        process = subprocess.Popen(
+            command(port, *flags, data_dir=tmp_path / "data"), env=environment(**settings), stdout=stdout, stderr=stderr
+        )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health/live", timeout=1).status_code == 200:
-                return process, base, out, err
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"poison serve did not start: {err.read_text()[-2000:]}")
-        time.sleep(0.1)
-
-
-def stopped(process: subprocess.Popen) -> int:
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        pytest.fail("poison serve did not stop on SIGTERM")
+    wait_until_up(process, f"{base}/health/live", err.read_text)
+    return process, base, out, err
 
 
 def test_serve_says_where_it_listens_logs_each_request_and_says_when_it_stops(tmp_path):
@@ -247,7 +200,7 @@ def test_serve_says_where_it_listens_logs_each_request_and_says_when_it_stops(tm
         assert http.get(docs).status_code == 200
         table = listening.split("the table at ", 1)[1].split(",", 1)[0]
         assert "<html" in http.get(table).text
-    assert stopped(process) == 0
+    assert stop(process) == 0
     lines = err.read_text().splitlines()
     assert f"poison serve: listening on {base} (1 worker); the table at {base}/, docs at {base}/schema/swagger" in lines
     assert lines[-1] == "poison serve: stopped"
@@ -265,7 +218,7 @@ def test_serve_says_where_it_listens_logs_each_request_and_says_when_it_stops(tm
 def test_serve_logs_no_request_unless_asked(tmp_path):
     process, base, out, err = start(tmp_path, "--log-level", "INFO")
     assert httpx.get(f"{base}/v1/games", timeout=10).status_code == 200
-    assert stopped(process) == 0
+    assert stop(process) == 0
     assert out.read_text() == ""
     said = err.read_text()
     assert "Started worker-1" in said  # the server's own lines at info
@@ -277,10 +230,9 @@ def test_serve_on_a_port_in_use_says_which_port_and_how_to_choose_another_and_st
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("POISON_")}
         result = subprocess.run(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "d")],
-            env=env,
+            command(port, data_dir=tmp_path / "d"),
+            env=environment(),
             capture_output=True,
             text=True,
             timeout=60,
@@ -351,7 +303,7 @@ def test_every_refusal_the_application_sees_is_a_problem_like_any_other_and_the_
     finally:
         for sock in holders:
             sock.close()
-        stopped(process)
+        stop(process)
 
 
 def receive_all(sock: socket.socket) -> bytes:
@@ -400,6 +352,6 @@ def test_a_live_stream_does_not_keep_serve_from_stopping(tmp_path):
     while not any(line.startswith("id: 2") for line in lines) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert any(line.startswith("id: 2") for line in lines), "the stream is under way"
-    assert stopped(process) == 0  # within stopped()'s 20 s: a serve waiting on the stream never stops
+    assert stop(process) == 0  # within stop()'s 20 s: a serve waiting on the stream never stops
     assert ended.wait(30), "the stream ended as a whole answer does"
     assert err.read_text().splitlines()[-1] == "poison serve: stopped"

@@ -25,6 +25,7 @@ from types import ModuleType
 from core.errors import SEED_LIMIT, RuleError
 from core.results import PotDeal
 from tests.core.malformed import outcome
+from tests.core.recorded import middle_moves
 
 SEED = 41  # the recorded three-player game: its deal and its moves
 PLAYERS = (2, 3, 6)  # the counts whose deals are broken in every way
@@ -120,14 +121,7 @@ BAD_INTS: dict[str, object] = {
 def recorded(rules: ModuleType, players: int = 3, seed: int = SEED) -> tuple[PotDeal, list[tuple[int, str, bool]]]:
     """The deal of a seeded game and its moves to the end, always the middle legal move (so
     that it closes now and then), played by `rules` itself."""
-    game = rules.Game(players, seed=seed)
-    moves = []
-    while game.status != "finished":
-        legal = game.legal_moves()
-        card, close = legal[len(legal) // 2]
-        moves.append((game.turn, card, close))
-        game.play(game.turn, card, close)
-    return rules.seeded_deal(seed, players), moves
+    return rules.seeded_deal(seed, players), middle_moves(rules.Game(players, seed=seed))
 
 
 def played(rules: ModuleType, moves: list[tuple[int, str, bool]], count: int, players: int = 3):

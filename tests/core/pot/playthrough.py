@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from core.poison.reference import Random, stream_seed
-from core.pot import engine
+from core.rulesets import POT
 from tests.core import golden
 
 HERE = Path(__file__).parent / "playthroughs"
@@ -99,14 +99,8 @@ def game_key(game, move) -> int:
     return -int(card[1]) if toxicity > 14 else 100 + int(card[1])
 
 
-def main(argv: list[str] | None = None) -> int:
-    return golden.main(
-        argv,
-        "Write the pot game's golden playthroughs from the engine.",
-        HERE,
-        lambda folder: ((folder / file_name(*spec), render(engine, *spec)) for spec in GAMES),
-    )
+PLAYTHROUGHS = golden.Playthroughs("the pot game", POT, HERE, GAMES, file_name, render)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(PLAYTHROUGHS.main())

@@ -2,16 +2,11 @@
 
 from core.pot import engine
 from core.results import PotDeal
+from tests.core.recorded import middle_moves
 
 
 def record_game(players: int, seed: int) -> tuple[PotDeal, list[tuple[int, str, bool]], engine.Game]:
     """Play a seeded game to its end (always the middle legal move, so it closes now and
     then) and return its deal, its moves and the finished game."""
     game = engine.Game(players, seed=seed)
-    moves = []
-    while game.status != "finished":
-        legal = game.legal_moves()
-        card, close = legal[len(legal) // 2]
-        moves.append((game.turn, card, close))
-        game.play(game.turn, card, close)
-    return engine.seeded_deal(seed, players), moves, game
+    return engine.seeded_deal(seed, players), middle_moves(game), game

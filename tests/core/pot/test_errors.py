@@ -3,7 +3,7 @@ public function is a RuleError, never a crash."""
 
 import pytest
 
-from core.errors import ILLEGAL_MOVE_CODES, SEED_LIMIT, IllegalMove, RuleError
+from core.errors import ILLEGAL_MOVE_CODES, IllegalMove, RuleError
 from tests.core.pot.scripted import play_on, scripted_deal
 
 DEAL = scripted_deal([["T6", "T1", "T0", "T0"], ["T2", "T0", "T0", "T0"]], "T6", ["T3", "T4"])
@@ -124,21 +124,6 @@ def test_a_game_has_2_to_6_players(pot, players):
             make()
         assert raised.value.code == "invalid_players"
         assert "2 to 6 players" in str(raised.value)
-
-
-@pytest.mark.parametrize("seed", [-1, SEED_LIMIT + 1, 2**64 - 1, 2**64, 1.5, "1", True])
-def test_a_seed_is_a_whole_number_from_0_to_the_one_seed_limit(pot, seed):
-    for make in (
-        lambda: pot.Game(2, seed=seed),
-        lambda: pot.seeded_deal(seed, 2),
-        lambda: pot.simulate(2, 1, seed=seed),
-        lambda: pot.replay(2, [], seed=seed),
-    ):
-        with pytest.raises(RuleError) as raised:
-            make()
-        assert raised.value.code == "invalid_seed"
-        assert f"0 to {SEED_LIMIT:,}" in str(raised.value)
-    assert pot.Game(2, seed=SEED_LIMIT).status == "active"
 
 
 @pytest.mark.parametrize("draw", [-1, 2**64, 1.5, "1", True])

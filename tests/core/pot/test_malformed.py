@@ -5,28 +5,22 @@ deal=)`, `Game.deal`, `Game.play`, `Game.check`, `Game.choose` (and `hand`, `vie
 wrong shape: moves that are no list, entries short, long, nested, lists instead of tuples,
 None, seats, cards and closes of every wrong type and range; deals that are no triple, with
 wrong hands, pot card or pile, cards missing or doubled, each as a tuple, a PotDeal and a
-list. It prints one outcome per case and runs in a subprocess (with `run` of
-tests/core/test_malformed.py): a segmentation fault of the compiled core fails these tests,
+list. It prints one outcome per case and runs in a subprocess (with `printed_by_both`
+of tests/core/test_malformed.py): a segmentation fault of the compiled core fails these tests,
 naming the case, instead of killing pytest. Controls, right inputs next to the wrong ones,
 must be accepted with the same result by both implementations.
 """
 
-import sys
-
 import pytest
 
-from tests.core.test_malformed import run
+from tests.core.test_malformed import printed_by_both
 
 CONTROL = "control: "
 
 
 @pytest.fixture(scope="module")
 def outcomes():
-    found = {}
-    for implementation in ("engine", "reference"):
-        found[implementation], failure = run([sys.executable, "-m", "tests.core.pot.malformed", implementation])
-        assert failure is None, f"{implementation}: {failure}"
-    return found
+    return printed_by_both("tests.core.pot.malformed")
 
 
 def malformed(cases: dict[str, str]) -> dict[str, str]:
