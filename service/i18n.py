@@ -6,7 +6,9 @@ apostrophe quoting included) and formatted here with Babel's CLDR data: plural c
 (Russian's one, few and many), digits and grouping ("2 000", "۲٬۰۰۰"), lists ("a, b и c").
 The page does the same over the browser's Intl (service/static/js/i18n.js), so a message
 reads alike in both. The language is `--lang`, else the first of LC_ALL, LC_MESSAGES and
-LANG that names a language the table speaks (POSIX's order), else English.
+LANG that names a language the table speaks (POSIX's order), else English. The page's is
+chosen here too, from a request's Accept-Language (`from_accept_language`), before any of
+its script runs (service/controllers/table.py).
 
 A name from outside is isolated between FSI and PDI wherever it goes (`isolated`), so a
 right-to-left name never reorders the words or numbers beside it in a terminal.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -81,6 +84,47 @@ def from_environment(environ: Mapping[str, str] | None = None) -> str:
             # The first variable set decides, as POSIX has it: LC_ALL=C means no translation.
             return match(value) or SOURCE
     return SOURCE
+
+
+#: One element of an Accept-Language list (RFC 9110, section 12.5.4): a language range
+#: (RFC 4647's basic range, or `*`) with its optional weight, `q` from 0 to 1 in at most three
+#: decimals. An empty element is allowed: the list's grammar lets a sender write `a, , b`.
+#: A subtag may follow `_` too ("zh_CN", as a locale writes it): read as `match` reads LANG.
+_ACCEPTED = re.compile(
+    r"[ \t]*(?:(?P<range>[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*|\*)"
+    r"(?:[ \t]*;[ \t]*[qQ]=(?P<q>0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?))?)?[ \t]*"
+)
+
+
+def from_accept_language(header: str | None) -> str | None:
+    """The table's language for a request's Accept-Language ("pt-BR, en;q=0.8"): the range
+    of highest weight that names a language spoken here, by its first subtag as `match` reads
+    it (ties keep the header's order); `*` stands for any language the header does not name
+    (the first of them, in languages.json's order); a weight of 0 says "not this one". None
+    when the header is absent, names no language spoken here, or is malformed: a header this
+    grammar cannot read is ignored whole, as RFC 9110 lets a recipient, never an error.
+
+    By hand, because no dependency reads this header: Babel's `negotiate_locale` takes a list
+    already in order (no weights, no `*`) and matches by first subtag as `match` already
+    does; Litestar's `Accept` reads media types (it keeps `q=0` and reads a bad `q` as 1)."""
+    if not header:
+        return None
+    ranges: list[tuple[str, float]] = []
+    for element in header.split(","):
+        read = _ACCEPTED.fullmatch(element)
+        if read is None:
+            return None
+        if read["range"] is not None:
+            ranges.append((read["range"], float(read["q"] or 1)))
+    named = {match(tag) for tag, _ in ranges}
+    # sorted() is stable: ranges of equal weight keep the order the client gave them.
+    for tag, weight in sorted(ranges, key=lambda each: -each[1]):
+        if weight == 0:
+            break
+        code = next((code for code in languages() if code not in named), None) if tag == "*" else match(tag)
+        if code is not None:
+            return code
+    return None
 
 
 @cache

@@ -119,14 +119,22 @@ class Watched:
 
 @pytest.fixture
 def open_page(chromium: Browser, served: str, request: pytest.FixtureRequest) -> Iterator[Callable[..., Watched]]:
-    """`open_page(fragment, phone=False, pace="instant", base=served, script="")`: a watched
-    page of the table, in a browser context of its own (its own storage: a second person),
-    with `script` run in it before the page's own."""
+    """`open_page(fragment, phone=False, pace="instant", base=served, script="", locale=None,
+    javascript=True)`: a watched page of the table, in a browser context of its own (its own
+    storage: a second person), with `script` run in it before the page's own; `locale` is the
+    browser's ("fa-IR": the Accept-Language it sends, and its navigator.languages)."""
     pages: list[Watched] = []
     request.node.watched_pages = pages
 
     def open_(
-        fragment: str = "", *, phone: bool = False, pace: str = "instant", base: str | None = None, script: str = ""
+        fragment: str = "",
+        *,
+        phone: bool = False,
+        pace: str = "instant",
+        base: str | None = None,
+        script: str = "",
+        locale: str | None = None,
+        javascript: bool = True,
     ) -> Watched:
         context = chromium.new_context(
             viewport=PHONE if phone else DESKTOP,
@@ -136,6 +144,8 @@ def open_page(chromium: Browser, served: str, request: pytest.FixtureRequest) ->
             accept_downloads=True,
             # No animations: Playwright waits for an element to stand still before clicking it.
             reduced_motion="reduce",
+            locale=locale,
+            java_script_enabled=javascript,
         )
         context.add_init_script(f"localStorage.setItem({PACE_KEY!r}, {pace!r})\n{script}")
         page = context.new_page()

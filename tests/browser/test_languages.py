@@ -1,7 +1,8 @@
 """The table in each of its languages (service/static/i18n/): the page's `lang` and `dir`, no
 English left on screen in another language, names in four scripts kept in their own
-direction, at desktop and phone size. Each page leaves its screenshot (Persian's to look at
-first: it reads right to left)."""
+direction, at desktop and phone size; the language as the browser asks for it (its
+Accept-Language, in the page as served, then navigator.languages), and the menu's. Each page
+leaves its screenshot (Persian's to look at first: it reads right to left)."""
 
 from __future__ import annotations
 
@@ -81,12 +82,53 @@ def test_a_finished_game_reads_in_the_readers_language_with_every_name_isolated(
     assert words("table.rules") in text
 
 
+#: A browser's locale for each language: Chromium sends it as Accept-Language and gives it as
+#: navigator.languages.
+LOCALES = {"en": "en-GB", "pt": "pt-BR", "zh": "zh-CN", "ru": "ru-RU", "fa": "fa-IR"}
+
+
+@pytest.mark.parametrize("code", list(LOCALES))
+def test_the_page_is_painted_in_the_browsers_language_before_any_script_runs(
+    open_page: Callable[..., Watched], code: str
+) -> None:
+    # No script at all: what shows is the page as served, the words the first paint shows.
+    page = open_page("#/", locale=LOCALES[code], javascript=False).page
+    words = i18n.Words(code)
+    assert page.evaluate("() => [document.documentElement.lang, document.documentElement.dir]") == list(TAGS[code])
+    assert page.title() == words("title.page")
+    assert page.locator("main noscript p, main p.panel").first.inner_text() == words(
+        "page.noscript", api="/schema/swagger"
+    )
+    assert page.locator(".masthead-nav").inner_text().split("\n") == [
+        words("nav.lobby"),
+        words("nav.replay"),
+        words("nav.api"),
+    ]
+    assert page.locator(".brand-sub").inner_text() == words("brand.sub")
+
+
+@pytest.mark.parametrize("code", ["fa", "zh"])
+def test_the_language_the_service_chose_from_the_header_comes_before_the_browsers_languages(
+    open_page: Callable[..., Watched], code: str
+) -> None:
+    # The request asks for `code` (as a proxy's or a client's header may); the browser's own
+    # languages, as the page's script sees them, say Portuguese.
+    prefers = "Object.defineProperty(navigator, 'languages', { get: () => ['pt-BR', 'pt'] });"
+    page = open_page("#/", locale=LOCALES[code], script=prefers).page
+    page.wait_for_selector(".new-game")
+    assert page.evaluate("() => [document.documentElement.lang, document.documentElement.dir]") == list(TAGS[code])
+    assert page.locator("select.language").input_value() == code
+    assert i18n.Words(code)("nav.lobby") in shown(page)
+
+
 @pytest.mark.parametrize("code", ["ru", "fa", "zh", "pt"])
 def test_the_language_comes_from_the_browsers_languages_and_the_menu_keeps_another(
     open_page: Callable[..., Watched], code: str
 ) -> None:
+    # An Accept-Language naming no language spoken here: the service chooses none, and the
+    # page asks the browser's languages.
     prefers = f"Object.defineProperty(navigator, 'languages', {{ get: () => ['{code}-XX', 'en'] }});"
-    page = open_page("#/", script=prefers).page
+    page = open_page("#/", script=prefers, locale="de-DE").page
     page.wait_for_selector(".new-game")
     assert page.evaluate("() => document.documentElement.lang") == TAGS[code][0]
 

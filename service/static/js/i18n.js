@@ -3,7 +3,9 @@
 // command line reads (service/i18n.py); this module formats them with the browser's own
 // CLDR data (Intl.PluralRules, Intl.NumberFormat, Intl.ListFormat), so no library is shipped.
 // The language is the `?lang=` of the address, else the one chosen in the page's menu (kept
-// in this browser), else the first of navigator.languages the table speaks, else English.
+// in this browser), else the one the service chose from the request's Accept-Language (the
+// page arrives with its <html lang> set and marked data-lang-chosen: a proxy's or a client's
+// header is honoured), else the first of navigator.languages the table speaks, else English.
 // It is loaded before any screen draws (a top-level await: every module importing this one
 // waits for it), so every message is there the first time it is asked for.
 //
@@ -17,6 +19,8 @@ const KEY = "poison-table.lang";
 const FSI = "\u2068";
 const PDI = "\u2069";
 
+// Read before this module sets them: the page's language as the service sent it.
+const served = document.documentElement.hasAttribute("data-lang-chosen") ? document.documentElement.lang : null;
 const languages = await (await fetch("/static/i18n/languages.json", { cache: "no-cache" })).json();
 const known = new Map(languages.map((language) => [language.code, language]));
 
@@ -35,6 +39,8 @@ function chosen() {
     // a browser that keeps nothing: the reader's languages decide
   }
   if (kept) return kept;
+  const sent = match(served);
+  if (sent) return sent;
   for (const tag of navigator.languages ?? [navigator.language]) {
     const found = match(tag);
     if (found) return found;
