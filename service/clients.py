@@ -166,7 +166,7 @@ class KeptOpen:
     keep-alive at most, never a request.
 
     Each request costs a dict operation or two; the oldest entries are dropped as later
-    ones come (all live one deadline, so the oldest ends first), and the table never holds
+    ones come, or when an address seems past its share (`prune`), and the table never holds
     more entries than the worker takes connections."""
 
     __slots__ = ("_by_address", "_idle", "_lifetime", "_most")
@@ -197,6 +197,12 @@ class KeptOpen:
         self.busy(connection)  # (a proxy's connection may have carried another client's)
         idle[connection] = (address, now + self._lifetime)
         self._by_address[address] = self._by_address.get(address, 0) + 1
+        self.prune(now)
+
+    def prune(self, now: float) -> None:
+        """Forget the connections the server has closed by loop time `now` (and the oldest,
+        past the bound): all live one deadline, so they are the oldest."""
+        idle = self._idle
         while idle:
             _, (oldest, ends) = next(iter(idle.items()))
             if ends > now and len(idle) <= self._most:

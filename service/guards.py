@@ -166,7 +166,13 @@ class Guard:
     def beyond_share(self, address: str) -> bool:
         """Whether one more connection of `address` kept open (the one whose answer begins,
         counted under way) would take it past its share."""
-        return self.kept_open[address] + self.under_way[address] > self.per_client
+        kept = self.kept_open
+        if kept[address] + self.under_way[address] <= self.per_client:
+            return False
+        # Past it by the table, which is pruned as answers end: unless the server has closed
+        # some of them since the last one ended.
+        kept.prune(asyncio.get_running_loop().time())
+        return kept[address] + self.under_way[address] > self.per_client
 
     def _refusal(self, address: str) -> ApiError | None:
         if self.under_way.total >= self.most:
