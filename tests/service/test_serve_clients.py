@@ -170,7 +170,11 @@ def test_one_address_keeps_at_most_its_share_of_a_workers_connections_open_so_an
     # its three are closed after their answer, so its eight cannot hold the worker until the
     # head's deadline (long here, so that waiting for it cannot pass for getting in).
     share, most = 3, 8
-    settings = {"POISON_MAX_CONNECTIONS": str(most), "POISON_CLIENT_CONNECTIONS": str(share), "POISON_HEADER_TIMEOUT": "60"}
+    settings = {
+        "POISON_MAX_CONNECTIONS": str(most),
+        "POISON_CLIENT_CONNECTIONS": str(share),
+        "POISON_HEADER_TIMEOUT": "60",
+    }
     with serving(tmp_path, **settings) as base:
         port = port_of(base)
         for _ in range(most):  # from an address of its own (the start's probes came from 127.0.0.1)
