@@ -181,9 +181,6 @@ class KeptOpen:
         """How many connections `address` keeps open idle."""
         return self._by_address.get(address, 0)
 
-    def __len__(self) -> int:
-        return len(self._idle)
-
     def busy(self, connection: Connection) -> None:
         """`connection` carries a request: it is no longer idle."""
         entry = self._idle.pop(connection, None)
