@@ -9,6 +9,13 @@ take a worker's connections or live streams from everyone else.
 - **Open things per address** (`Held`): the count of each client address's requests under
   way (kept by service/guards.py) or live streams (kept here), in this worker's memory.
   They are per worker, as the connections they count are: a worker's sockets are its own.
+- **Connections kept open between requests** (`KeptOpen`): the application never sees a
+  connection, only its requests, each with the peer's (address, port); so it keeps, per
+  client address, the connections whose last answer ended less than a head's deadline ago
+  (the server closes one idle that long). service/guards.py closes, after its answer, a
+  connection that would take its address past its share: an address cannot hold a
+  worker's connections idle between requests, which the server would count against
+  everyone until their deadline.
 - **Live streams** (`Streams`): a client address may hold `client_streams` of them in a
   worker (429 `too_many_streams` beyond), and all of a worker's streams together at most
   `stream_share` of its `max_connections` (503 `streams_full` beyond), so that reads and
@@ -19,6 +26,7 @@ take a worker's connections or live streams from everyone else.
 from __future__ import annotations
 
 import ipaddress
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from service.problems import ApiError
@@ -34,6 +42,9 @@ if TYPE_CHECKING:
 STREAM_RETRY = 5
 #: And one refused a connection: a connection of an ordinary request is soon closed.
 CONNECTION_RETRY = 1
+#: The scope's record of the peer (address, port) a trusted proxy's request came from,
+#: its client being the forwarded one: the connection it came on (`KeptOpen`).
+PEER_KEY = "poison.peer"
 
 
 class Proxies:
@@ -84,6 +95,7 @@ class Proxies:
                     if name == b"x-forwarded-for":
                         host = self.forwarded(value)
                         if host:
+                            scope[PEER_KEY] = client  # type: ignore[literal-required]
                             scope["client"] = (host, 0)
                     elif name == b"x-forwarded-proto":
                         proto = value.decode("latin-1").strip().lower()
@@ -139,6 +151,68 @@ class Held:
         else:
             self._by_address.pop(address, None)  # an address gone leaves nothing behind
         self.total -= 1
+
+
+#: A connection as a request names it: its peer's (address, port).
+Connection = tuple[str, int]
+
+
+class KeptOpen:
+    """The connections each client address has kept open between requests in this worker,
+    as far as the application can tell (see the module's words): one counts from the end of
+    an answer on it until it carries another request (then it is under way, counted as
+    that) or the server's head deadline has passed since (then the server has closed it).
+    A connection its client closed first is counted until then: that costs its address
+    keep-alive at most, never a request.
+
+    Each request costs a dict operation or two; the oldest entries are dropped as later
+    ones come, or when an address seems past its share (`prune`), and the table never holds
+    more entries than the worker takes connections."""
+
+    __slots__ = ("_by_address", "_idle", "_lifetime", "_most")
+
+    def __init__(self, *, lifetime: float, most: int) -> None:
+        self._lifetime = lifetime  # the server's head deadline: an idle connection's life
+        self._most = most
+        self._idle: OrderedDict[Connection, tuple[str, float]] = OrderedDict()  # its client, its end
+        self._by_address: dict[str, int] = {}
+
+    def __getitem__(self, address: str) -> int:
+        """How many connections `address` keeps open idle."""
+        return self._by_address.get(address, 0)
+
+    def busy(self, connection: Connection) -> None:
+        """`connection` carries a request: it is no longer idle."""
+        entry = self._idle.pop(connection, None)
+        if entry is not None:
+            self._forget(entry[0])
+
+    def idle(self, connection: Connection, address: str, now: float) -> None:
+        """`connection`, of client `address`, has ended an answer (at loop time `now`) and
+        stays open."""
+        idle = self._idle
+        self.busy(connection)  # (a proxy's connection may have carried another client's)
+        idle[connection] = (address, now + self._lifetime)
+        self._by_address[address] = self._by_address.get(address, 0) + 1
+        self.prune(now)
+
+    def prune(self, now: float) -> None:
+        """Forget the connections the server has closed by loop time `now` (and the oldest,
+        past the bound): all live one deadline, so they are the oldest."""
+        idle = self._idle
+        while idle:
+            _, (oldest, ends) = next(iter(idle.items()))
+            if ends > now and len(idle) <= self._most:
+                break
+            idle.popitem(last=False)
+            self._forget(oldest)
+
+    def _forget(self, address: str) -> None:
+        kept = self._by_address[address] - 1
+        if kept:
+            self._by_address[address] = kept
+        else:
+            del self._by_address[address]  # an address gone leaves nothing behind
 
 
 class StreamPlace:
@@ -230,8 +304,11 @@ def too_many_client_connections(cap: int) -> ApiError:
 __all__ = [
     "CONNECTION_RETRY",
     "IPV6_CLIENT_PREFIX",
+    "PEER_KEY",
     "STREAM_RETRY",
+    "Connection",
     "Held",
+    "KeptOpen",
     "Proxies",
     "StreamPlace",
     "Streams",

@@ -17,8 +17,15 @@ otherwise wait on for ever. It uses no private name of any library.
   streams included, by the client's address (a trusted proxy's forwarded one: this sits
   inside `Proxies.around`): one beyond is 429 `too_many_client_connections`, so one
   client cannot take a worker's `max_connections` from everyone else. A trusted proxy's
-  own requests (with no forwarded client) are not counted. Idle keep-alive connections
-  are no request, and not counted: the server's cap and its timeout bound them.
+  own requests (with no forwarded client) are not counted.
+- **A share of the connections kept open per client address**, `client_connections`
+  too: the server holds a connection idle between two requests, counted against its cap
+  of all, until the head's deadline. So an answer whose connection would leave its
+  address holding more than its share (idle ones kept, service/clients.py's `KeptOpen`,
+  and those under way) carries `Connection: close`, and the server closes that
+  connection once it is sent. The request itself is answered as ever: a client that opens
+  a connection per request only loses keep-alive. Behind a trusted proxy, its connections
+  count for the client each last carried.
 - **Live streams end at shutdown.** Told to stop (SIGTERM, or Ctrl-C), the server lets
   every answer under way finish, and a live stream never does. `end_streams_on_shutdown`,
   run in a worker once the server has set its own handlers of those signals, adds one
@@ -38,7 +45,15 @@ from typing import TYPE_CHECKING, Any
 
 from litestar.enums import ScopeType
 
-from service.clients import Held, Proxies, client_of, too_many_client_connections, too_many_connections
+from service.clients import (
+    PEER_KEY,
+    Held,
+    KeptOpen,
+    Proxies,
+    client_of,
+    too_many_client_connections,
+    too_many_connections,
+)
 from service.problems import ApiError, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import SCOPE_KEY, request_id_of
@@ -48,6 +63,7 @@ if TYPE_CHECKING:
 
     from litestar.types import ASGIApp, HTTPDisconnectEvent, Message, Receive, ReceiveMessage, Scope, Send
 
+    from service.clients import Connection
     from service.settings import Settings
 
 DISCONNECT: HTTPDisconnectEvent = {"type": "http.disconnect"}
@@ -118,6 +134,7 @@ class Guard:
         self.proxies = Proxies(settings.trusted_proxies)
         self.shutdown = shutdown
         self.under_way = Held()  # requests by client address ("" for those not counted per client)
+        self.kept_open = KeptOpen(lifetime=settings.header_timeout, most=settings.max_connections)
 
     def around(self, app: ASGIApp) -> ASGIApp:
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
@@ -131,13 +148,31 @@ class Guard:
             if refusal is not None:
                 await send_problem(send, refusal, (REQUEST_ID, request_id_of(scope)), CLOSE)
                 return
+            request = _Request(self, scope, receive, send, address)
+            # The connection it came on (a trusted proxy's, when the client is forwarded).
+            connection: Connection | None = (scope.get(PEER_KEY) or client) if address else None  # type: ignore[assignment]
+            if connection is not None:
+                self.kept_open.busy(connection)
             self.under_way.take(address)
             try:
-                await _Request(self, scope, receive, send).run(app)
+                await request.run(app)
             finally:
                 self.under_way.give_back(address)
+                if connection is not None and not request.closing:
+                    self.kept_open.idle(connection, address, asyncio.get_running_loop().time())
 
         return guarded
+
+    def beyond_share(self, address: str) -> bool:
+        """Whether one more connection of `address` kept open (the one whose answer begins,
+        counted under way) would take it past its share."""
+        kept = self.kept_open
+        if kept[address] + self.under_way[address] <= self.per_client:
+            return False
+        # Past it by the table, which is pruned as answers end: unless the server has closed
+        # some of them since the last one ended.
+        kept.prune(asyncio.get_running_loop().time())
+        return kept[address] + self.under_way[address] > self.per_client
 
     def _refusal(self, address: str) -> ApiError | None:
         if self.under_way.total >= self.most:
@@ -150,15 +185,29 @@ class Guard:
 class _Request:
     """One request under a guard: its body's deadline, its answer's progress."""
 
-    __slots__ = ("answered", "body_done", "deadline", "ended", "guard", "receive", "scope", "send", "started")
+    __slots__ = (
+        "address",
+        "answered",
+        "body_done",
+        "closing",
+        "deadline",
+        "ended",
+        "guard",
+        "receive",
+        "scope",
+        "send",
+        "started",
+    )
 
-    def __init__(self, guard: Guard, scope: Scope, receive: Receive, send: Send) -> None:
+    def __init__(self, guard: Guard, scope: Scope, receive: Receive, send: Send, address: str) -> None:
         self.guard, self.scope, self.receive, self.send = guard, scope, receive, send
+        self.address = address  # its client's ("" when not counted per client)
         self.deadline = asyncio.get_running_loop().time() + guard.body_timeout
         self.body_done = False  # the body's last part has been received
         self.started = False  # the answer's head has gone
         self.answered = False  # the answer is whole (or refused here): the handler's sends are dropped
         self.ended = False  # the handler was told the client left: it ends without a last part
+        self.closing = False  # its answer closes the connection
 
     async def run(self, app: ASGIApp) -> None:
         await app(self.scope, self.received, self.sent)
@@ -187,6 +236,10 @@ class _Request:
             return
         if message["type"] == "http.response.start":
             self.started = True
+            if self.address and self.guard.beyond_share(self.address):
+                # A copy: the application may send the same headers again (prebuilt ones).
+                message = {**message, "headers": [*message.get("headers", ()), CLOSE]}
+                self.closing = True
         elif message["type"] == "http.response.body" and not message.get("more_body", False):
             self.answered = True
         await self.send(message)
@@ -218,6 +271,7 @@ class _Request:
         if self.started:
             return
         self.answered = True
+        self.closing = True
         seconds = self.guard.body_timeout
         refusal = ApiError(408, "request_timeout", f"the request's body did not arrive within {seconds:g} s")
         request_id = self.scope.get(SCOPE_KEY)

@@ -156,8 +156,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     client_connections: Annotated[
         int,
         _setting(
-            "requests one client address may have under way in a worker, live streams included (a trusted proxy's "
-            "own are not counted); a request beyond is 429 too_many_client_connections",
+            "connections one client address may hold in a worker: requests under way, live streams included (a "
+            "trusted proxy's own are not counted), beyond it are 429 too_many_client_connections; an answer that "
+            "would leave it more connections open, idle ones included, closes its connection (Connection: close)",
             ge=1,
             le=100_000,
         ),

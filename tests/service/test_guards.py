@@ -1,7 +1,8 @@
 """What a worker bounds at the ASGI level (service/guards.py), through the real application
 on the real store: a body that does not arrive in time is 408, requests under way beyond the
-worker's cap 503 and beyond a client address's 429, and a live stream ends whole when the
-server begins to stop. Each request runs as bare ASGI on the test client's own loop, so that
+worker's cap 503 and beyond a client address's 429, a connection that would take its client
+address past its share of those kept open is closed after its answer, and a live stream
+ends whole when the server begins to stop. Each request runs as bare ASGI on the test client's own loop, so that
 several can be under way at once and a body can be held back for as long as a test needs."""
 
 from __future__ import annotations
@@ -166,3 +167,70 @@ async def test_a_live_stream_ends_whole_and_its_handler_stops_when_the_server_be
         await until_async(stream.done.done, deadline=10, what="the stream's handler to stop")
     finally:
         await stream.close()
+
+
+async def answer_of(
+    client: AsyncTestClient, peer: tuple[str, int], headers: dict[str, str] | None = None
+) -> dict[str, str]:
+    """/health asked as bare ASGI from `peer` (address, port: a connection of its own): the
+    answer's headers, once it is whole (200 or the test fails)."""
+    started: dict[str, Any] = {}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            started.update(message)
+
+    done = client.blocking_portal.start_task_soon(
+        client.app, http_scope("GET", "/health", headers, client=peer), receive, send
+    )
+    await until_async(done.done, what="/health answered")
+    done.result()
+    assert started["status"] == 200
+    return {name.decode(): value.decode() for name, value in started["headers"]}
+
+
+def closes(headers: dict[str, str]) -> bool:
+    return headers.get("connection") == "close"
+
+
+async def test_a_trusted_proxys_connections_count_for_the_client_each_carried_and_beyond_its_share_are_closed(
+    client, bounded
+):
+    share = bounded.client_connections
+    forwarding = {"X-Forwarded-For": "10.9.0.1"}
+    kept = [await answer_of(client, ("10.5.0.1", 40_000 + n), forwarding) for n in range(share)]
+    assert not any(closes(headers) for headers in kept), "the client's share of the proxy's connections kept"
+    beyond = await answer_of(client, ("10.5.0.1", 40_100), forwarding)
+    assert closes(beyond), "a proxy's connection beyond its client's share closed after its answer"
+    # The same proxy's connections for another client, and its own, are none of that client's.
+    assert not closes(await answer_of(client, ("10.5.0.1", 40_200), {"X-Forwarded-For": "10.9.0.2"}))
+    own = [await answer_of(client, ("10.5.0.1", 40_300 + n)) for n in range(share + 1)]
+    assert not any(closes(headers) for headers in own)
+    # A connection that carried the client is kept for it when it carries it again.
+    assert not closes(await answer_of(client, ("10.5.0.1", 40_000), forwarding))
+
+
+async def test_a_client_that_opens_a_connection_per_request_is_answered_every_time_beyond_its_share_too(
+    client, bounded
+):
+    answers = [await answer_of(client, ("10.8.0.1", 41_000 + n)) for n in range(bounded.client_connections + 3)]
+    assert [closes(headers) for headers in answers[bounded.client_connections :]] == [True] * 3, "answered, and closed"
+
+
+async def test_an_addresss_connections_idle_past_the_heads_deadline_no_longer_count_against_its_share(
+    redis_url: str, namespace: str
+):
+    settings = Settings(redis_url=redis_url, namespace=namespace, header_timeout=0.2, client_connections=1)
+    async with AsyncTestClient(create_app(settings)) as client:
+        assert not closes(await answer_of(client, ("10.8.1.1", 42_000)))
+        ports = iter(range(42_001, 43_000))
+
+        async def kept_again() -> bool:
+            # Each answered one beyond the share is closed, so it leaves nothing behind.
+            return not closes(await answer_of(client, ("10.8.1.1", next(ports))))
+
+        assert closes(await answer_of(client, ("10.8.1.1", next(ports)))), "within the deadline: beyond the share"
+        await until_async(kept_again, deadline=10, what="the first connection to have aged out")

@@ -145,3 +145,56 @@ def test_a_trusted_proxy_is_trusted_on_a_socket_of_both_families_where_its_addre
         assert http.post("/v1/games", json=PLAYERS, headers={"X-Forwarded-For": "10.9.9.1"}).status_code == 429
         other = http.post("/v1/games", json=PLAYERS, headers={"X-Forwarded-For": "10.9.9.2"})
         assert other.status_code == 201, "another forwarded client has a bucket of its own"
+
+
+def asked(sock: socket.socket) -> dict[str, str]:
+    """/health asked on a kept connection: its answer's headers (200 or the test fails)."""
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    status, headers, _ = head_of(sock)
+    assert status == 200
+    return headers
+
+
+def closed_by_the_server(sock: socket.socket) -> bool:
+    """Whether the server has closed `sock` (nothing more comes, within the socket's timeout)."""
+    try:
+        return sock.recv(1) == b""
+    except TimeoutError:
+        return False
+
+
+def test_one_address_keeps_at_most_its_share_of_a_workers_connections_open_so_another_gets_in(
+    tmp_path: Path, sockets: list[socket.socket]
+):
+    # A worker takes eight connections at once; one address's keep-alive connections beyond
+    # its three are closed after their answer, so its eight cannot hold the worker until the
+    # head's deadline (long here, so that waiting for it cannot pass for getting in).
+    share, most = 3, 8
+    settings = {
+        "POISON_MAX_CONNECTIONS": str(most),
+        "POISON_CLIENT_CONNECTIONS": str(share),
+        "POISON_HEADER_TIMEOUT": "60",
+    }
+    with serving(tmp_path, **settings) as base:
+        port = port_of(base)
+        for _ in range(most):  # from an address of its own (the start's probes came from 127.0.0.1)
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.3", 0))
+            sockets.append(sock)
+            asked(sock)
+        for sock in sockets[:share]:  # each kept one is used again, and kept again
+            assert asked(sock).get("connection") != "close"
+        beyond = sockets[share:]
+        for sock in beyond:
+            sock.settimeout(10)
+        assert all(closed_by_the_server(sock) for sock in beyond), "each connection beyond the share closed"
+
+        def fresh_answered() -> bool:
+            try:
+                with from_address("127.0.0.2") as http:
+                    return http.get(f"{base}/health", timeout=2).status_code == 200
+            except httpx.TimeoutException:
+                return False
+
+        until(fresh_answered, deadline=10, what="another address answered, far within the head's deadline")
+        for sock in sockets[:share]:  # the address's kept connections are all still held, and answer
+            assert asked(sock).get("connection") != "close"
