@@ -169,7 +169,8 @@ class PlainGame(Generic[M]):
             return best(legal, key=lambda move: self.greedy_key(*move))
         return legal[rng.below(len(legal))]
 
-    def play(self, seat: int, card: str, second: Any) -> Any:
+    def play(self, seat: int, card: str, *second: Any) -> Any:
+        """Play `card` (and the move's second field, in a game whose move has one)."""
         raise NotImplementedError
 
     def _twin(self) -> Self:
@@ -193,12 +194,22 @@ class PlainGame(Generic[M]):
 G = TypeVar("G", bound=PlainGame[Any])
 
 
+#: What a recorded move of so many fields (its seat first) is called in a refusal.
+_TUPLES = {2: "pair", 3: "triple"}
+
+
 def replay_moves(
-    game: G, moves: Sequence[Any], shape: str, deal_due: Callable[[], errors.RuleError | None] | None = None
+    game: G,
+    moves: Sequence[Any],
+    shape: str,
+    deal_due: Callable[[], errors.RuleError | None] | None = None,
+    *,
+    size: int = 3,
 ) -> Replayed[G]:
-    """Play recorded `moves` (each a `shape` triple) on `game`; stop at the first the rules
-    refuse. `deal_due`, if given, deals what the game waits for before each move (and
-    after the last) and returns the refusal of a deal that cannot be dealt."""
+    """Play recorded `moves` (each a `shape` tuple of `size` fields, the seat first) on
+    `game`; stop at the first the rules refuse. `deal_due`, if given, deals what the game
+    waits for before each move (and after the last) and returns the refusal of a deal that
+    cannot be dealt."""
     for index in range(len(moves) + 1):
         refused = deal_due() if deal_due is not None else None
         if refused is not None:
@@ -206,8 +217,10 @@ def replay_moves(
         if index == len(moves):
             break
         move = moves[index]
-        if not (isinstance(move, (tuple, list)) and len(move) == 3):
-            error = errors.rule_error("invalid_move", f"move {index} is not a {shape} triple: {errors.quoted(move)}")
+        if not (isinstance(move, (tuple, list)) and len(move) == size):
+            error = errors.rule_error(
+                "invalid_move", f"move {index} is not a {shape} {_TUPLES[size]}: {errors.quoted(move)}"
+            )
             return Replayed(game, index, error)
         try:
             game.play(*move)

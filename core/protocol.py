@@ -3,9 +3,10 @@
 The generic layers (the registry in core.rulesets, events, the service) reach a game's
 rules through its engine module; this says, for mypy to check, what every engine offers
 under the same names: its card codes, bots and bounds, a `Game` whose objects answer the
-same questions (`EngineGame`: state, moves, bots, search, `results()`, `view()`), `replay`
-and `simulate`. A game's own options (Poison's rounds and cauldrons, its deals) stay its
-own, as keyword arguments the protocol leaves open. `ENGINES` holds each engine to the
+same questions (`EngineGame`: state, moves, bots, search, `results()`, `view()`) and
+`replay`; a compiled engine (`CompiledEngine`) adds `simulate`. A game's own options
+(Poison's rounds and cauldrons, its deals) stay its own, as keyword arguments the protocol
+leaves open. `ENGINES` holds each engine to the
 protocol, so a new game's engine that lacks a name fails the type check, not a player.
 """
 
@@ -66,6 +67,11 @@ class Engine(Protocol):
 
     def replay(self, players: int, moves: Sequence[Any], *, seed: int | None = None) -> Replayed[Any]: ...
 
+
+class CompiledEngine(Engine, Protocol):
+    """An engine that plays many games at once in C (each product game's); a ruleset whose
+    engine has no `simulate` says so in its `lacks`."""
+
     def simulate(
         self,
         players: int,
@@ -80,4 +86,4 @@ class Engine(Protocol):
 
 
 #: Every game's engine by its ruleset's name, each held to the protocol by the type check.
-ENGINES: dict[str, Engine] = {"poison": poison_engine, "pot": pot_engine}
+ENGINES: dict[str, CompiledEngine] = {"poison": poison_engine, "pot": pot_engine}

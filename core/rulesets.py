@@ -38,23 +38,17 @@ class Option:
     bounds: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Ruleset:
+    """A game: what the registry is told of it, and what it reads from its rules. The
+    bounds, card codes, bots and who wins are each declared once, by the engine (and its
+    reference) that enforces them, and copied here when the entry is made."""
+
     name: str
     title: str
     summary: str
-    players: tuple[int, int]  # the fewest and the most seats
-    card_codes: tuple[str, ...]  # canonical order
+    options: tuple[Option, ...] = ()
     card_pattern: str  # a regular expression matching exactly the card codes
-    #: The bots both implementations play, the plain reference too (`random`, `greedy`).
-    bots: tuple[str, ...]
-    #: Every bot the compiled engine plays, wherever a seat may be played by a bot (the
-    #: service, `poison play`, `simulate`, `ladder`): `bots` and the search bot `mcts`.
-    engine_bots: tuple[str, ...]
-    #: The playouts of one decision of the search bot when none are given.
-    default_playouts: int
-    options: tuple[Option, ...]
-    lowest_wins: bool
     #: The codes of moves the rules refuse (core.errors.MoveRefused) in this game.
     refusals: tuple[str, ...]
     engine: ModuleType
@@ -66,6 +60,32 @@ class Ruleset:
     #: What the engine does not offer of what compiled engines do, for generic code to ask
     #: before it calls (ENGINE_ABILITIES); empty for a compiled engine.
     lacks: frozenset[str] = frozenset()
+    # ---- read from the rules ----
+    players: tuple[int, int] = field(init=False)  # the fewest and the most seats
+    card_codes: tuple[str, ...] = field(init=False)  # canonical order
+    #: The bots both implementations play, the plain reference too (`random`, `greedy`).
+    bots: tuple[str, ...] = field(init=False)
+    #: Every bot the compiled engine plays, wherever a seat may be played by a bot (the
+    #: service, `poison play`, `simulate`, `ladder`): `bots` and the search bot `mcts`.
+    engine_bots: tuple[str, ...] = field(init=False)
+    #: The playouts of one decision of the search bot when none are given.
+    default_playouts: int = field(init=False)
+    lowest_wins: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        engine = self.engine
+        read = {
+            "players": engine.PLAYER_BOUNDS,
+            "card_codes": engine.CARD_CODES,
+            "bots": engine.BOTS,
+            "engine_bots": engine.ENGINE_BOTS,
+            "default_playouts": engine.DEFAULT_PLAYOUTS,
+            # The plain reference's Game says it (core.plain.PlainGame); the engine agrees,
+            # as the fidelity tests prove.
+            "lowest_wins": self.reference.Game.lowest_wins,
+        }
+        for name, value in read.items():
+            object.__setattr__(self, name, value)  # frozen: set once, here
 
     def facet(self, layer: str) -> str | None:
         """Where `layer` finds this game's facet: "module:attribute" (or, for the browser
@@ -90,12 +110,6 @@ POISON = Ruleset(
     name="poison",
     title="Poison",
     summary="Three cauldrons; a cauldron that goes over 13 makes its player take its cards. Lowest total wins.",
-    players=engine.PLAYER_BOUNDS,
-    card_codes=engine.CARD_CODES,
-    card_pattern=r"^([RBP][12457]|G4)$",
-    bots=engine.BOTS,
-    engine_bots=engine.ENGINE_BOTS,
-    default_playouts=engine.DEFAULT_PLAYOUTS,
     options=(
         Option(
             "rounds",
@@ -110,7 +124,7 @@ POISON = Ruleset(
             choices=engine.CAULDRON_RULES,
         ),
     ),
-    lowest_wins=True,
+    card_pattern=r"^([RBP][12457]|G4)$",
     refusals=("card_not_in_hand", "illegal_cauldron"),
     engine=engine,
     reference=reference,
@@ -120,14 +134,7 @@ POT = Ruleset(
     name="pot",
     title="The pot game",
     summary="One shared pot of toxic cards: close it to score, or let it explode above 14. Highest total wins.",
-    players=pot_engine.PLAYER_BOUNDS,
-    card_codes=pot_engine.CARD_CODES,
     card_pattern=r"^T[0-6]$",
-    bots=pot_engine.BOTS,
-    engine_bots=pot_engine.ENGINE_BOTS,
-    default_playouts=pot_engine.DEFAULT_PLAYOUTS,
-    options=(),
-    lowest_wins=False,
     refusals=("card_not_in_hand", "cannot_close"),
     engine=pot_engine,
     reference=pot_reference,

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from core.errors import RuleError
 from core.rulesets import Ruleset
 from events.codec import Codec, Event, Player
 
@@ -61,9 +62,30 @@ class EventRules(ABC):
         """Deal what is due from the game's seed (through the core), and its event."""
 
     @abstractmethod
+    def dealt_event(self, game: Any) -> Event:
+        """The event of the deal `game` was just dealt, every card in it (the store keeps
+        every fact; `redact` hides what a seat may not see)."""
+
+    @abstractmethod
+    def recorded_deal(self, game: Any, event: Event) -> tuple[Any, ...] | None:
+        """The arguments of the engine's `Game.deal` that a deal event (`deal_type`) records;
+        None when it hides cards. InvalidDeal for a deal that is not due here."""
+
     def dealt(self, game: Any, event: Event, seed: int | None) -> Any:
         """A copy of `game` dealt as `event` records; InvalidDeal when the rules (or, for a
         seeded game, its seed) could not have dealt it so."""
+        kind = type(event).__struct_config__.tag
+        deal = self.recorded_deal(game, event)
+        if deal is None:
+            raise InvalidDeal(f"{kind} hides cards: only a complete log can be replayed")
+        twin = game.copy()
+        try:
+            twin.deal(*deal)
+        except RuleError as refused:
+            raise InvalidDeal(f"{kind}: {refused}") from None
+        if seed is not None and self.dealt_event(twin) != self.deal(game.copy(), seed):
+            raise InvalidDeal(f"{kind}: this is not the deal seed {seed} makes")
+        return twin
 
     @abstractmethod
     def play(self, game: Any, seat: int, move: Any) -> list[Event]:

@@ -9,6 +9,7 @@ own bodies and views are in its folder (service/<game>/schemas.py).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, UnsetType
@@ -29,6 +30,10 @@ class ServiceRules(ABC):
     #: Its game's view and score sheet (members of rulesets.AnyGameView and AnyScores).
     view_type: type[Response]
     scores_type: type[Response]
+    #: The caller's own part of a view (`seat`, `hand`, `legal_moves`), and a legal move as
+    #: it shows one (a staticmethod; moves are few, so a game makes each once and shares it).
+    you_type: Callable[..., Response]
+    move_out: Callable[[Any], Response]
 
     @property
     def name(self) -> str:
@@ -47,9 +52,13 @@ class ServiceRules(ABC):
     def public_view(self, logged: LoggedGame, status: str) -> Any:
         """What anyone may see of the game."""
 
-    @abstractmethod
     def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
-        """Add the caller's own part (`you`) to a copy of the public view."""
+        """Add the caller's own part (`you`) to a copy of the public view: the seat, its hand
+        and, when it is to move, its legal moves (each shown by `move_out`)."""
+        game = logged.game
+        moves = game.legal_moves() if view.turn == seat else ()  # turn is None between rounds
+        move_out = self.move_out
+        view.you = self.you_type(seat=seat, hand=list(game.hand(seat)), legal_moves=[move_out(m) for m in moves])
 
     @abstractmethod
     def with_everything(self, view: Any, logged: LoggedGame) -> None:

@@ -186,6 +186,45 @@ SeedCommitment = Annotated[
 ]
 
 
+# ---- what every game's view and score sheet hold (each game's own, service/<game>/schemas.py)
+
+#: A view's `next_game`: present once the finished game has a rematch.
+NextGame = (
+    Annotated[GameId, msgspec.Meta(description="the rematch of this finished game, once one is created; absent before")]
+    | UnsetType
+)
+
+SeatBot = Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
+HandSize = Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
+
+
+def winners_of(ruleset: Ruleset) -> Any:
+    """The winners of a game of `ruleset`, in its words: the lowest or the highest total."""
+    best = "lowest" if ruleset.lowest_wins else "highest"
+    return Annotated[Seats, msgspec.Meta(description=f"the seats with the {best} total once finished; empty before")]
+
+
+class SeatView(Response):
+    """A seat of a game, as anyone sees it: what every game shows of a seat (Poison adds what
+    it has taken)."""
+
+    seat: Seat
+    name: SeatName
+    bot: SeatBot
+    hand_size: HandSize
+    open: OpenSeat | UnsetType = UNSET
+    playouts: PlayoutsOut | UnsetType = UNSET
+
+
+class ScoreSheet(Response):
+    """What every game's score sheet begins with; each game's sheet redeclares `winners` in
+    its words (`winners_of`), in this place, and adds its own lines after."""
+
+    status: GameStatus
+    totals: Points
+    winners: Seats
+
+
 Token = Annotated[
     str,
     msgspec.Meta(

@@ -103,7 +103,10 @@ class PoisonEvents(EventRules):
     def deal(self, game: Game, seed: int) -> Event:
         return deal_next_round(game, seed)
 
-    def dealt(self, game: Game, event: Event, seed: int | None) -> Game:
+    def dealt_event(self, game: Game) -> RoundStarted:
+        return round_started(game)
+
+    def recorded_deal(self, game: Game, event: Event) -> tuple[Any, ...] | None:
         assert isinstance(event, RoundStarted)
         if (event.round, event.dealer) != (game.round, game.dealer):
             raise InvalidDeal(
@@ -111,18 +114,8 @@ class PoisonEvents(EventRules):
             )
         hands = [hand for hand in event.hands if hand is not None]
         if event.set_aside is None or len(hands) < len(event.hands):
-            raise InvalidDeal("round_started hides hands: only a complete log can be replayed")
-        twin = game.copy()
-        try:
-            twin.deal(hands, event.set_aside)
-        except RuleError as refused:
-            raise InvalidDeal(f"round_started: {refused}") from None
-        if seed is not None:
-            expected = seeded_deal(seed, game.players, game.round)
-            got = round_started(twin)
-            if (got.hands, got.set_aside) != (expected.hands, expected.set_aside):
-                raise InvalidDeal(f"round_started: these are not the hands seed {seed} deals")
-        return twin
+            return None
+        return hands, event.set_aside
 
     def play(self, game: Game, seat: int, move: Any) -> list[Event]:
         card, cauldron = move

@@ -27,7 +27,7 @@ from events.pot.schema import (
     PotGameCreated,
     PotStarted,
 )
-from events.ruleset import EventRules, InvalidDeal
+from events.ruleset import EventRules
 
 
 def cards_dealt(game: Game) -> CardsDealt:
@@ -92,19 +92,15 @@ class PotEvents(EventRules):
         game.deal(*seeded_deal(seed, game.players))
         return cards_dealt(game)
 
-    def dealt(self, game: Game, event: Event, seed: int | None) -> Game:
+    def dealt_event(self, game: Game) -> CardsDealt:
+        return cards_dealt(game)
+
+    def recorded_deal(self, game: Game, event: Event) -> tuple[Any, ...] | None:
         assert isinstance(event, CardsDealt)
         hands = [hand for hand in event.hands if hand is not None]
         if event.draw_pile is None or len(hands) < len(event.hands):
-            raise InvalidDeal("cards_dealt hides cards: only a complete log can be replayed")
-        twin = game.copy()
-        try:
-            twin.deal(hands, event.pot, event.draw_pile)
-        except RuleError as refused:
-            raise InvalidDeal(f"cards_dealt: {refused}") from None
-        if seed is not None and cards_dealt(twin) != cards_dealt(_seeded(game.players, seed)):
-            raise InvalidDeal(f"cards_dealt: this is not the deal seed {seed} makes")
-        return twin
+            return None
+        return hands, event.pot, event.draw_pile
 
     def play(self, game: Game, seat: int, move: Any) -> list[Event]:
         card, close = move
@@ -153,9 +149,3 @@ class PotEvents(EventRules):
 
 #: The pot game's facet of the event layer (core.rulesets.FACETS).
 EVENTS = PotEvents()
-
-
-def _seeded(players: int, seed: int) -> Game:
-    game = Game(players)
-    game.deal(*seeded_deal(seed, players))
-    return game

@@ -38,6 +38,8 @@ class PoisonService(ServiceRules):
     create_body = PoisonCreate
     view_type = GameView
     scores_type = Scores
+    you_type = You
+    move_out = staticmethod(_move_out)
 
     def options(self, body: PoisonCreate) -> dict[str, Any]:
         return {"rounds": body.rounds, "cauldrons": body.rules.cauldrons}
@@ -79,11 +81,6 @@ class PoisonService(ServiceRules):
             winners=list(view.winners),
             next_game=next_game_of(logged),
         )
-
-    def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
-        game = logged.game
-        moves = game.legal_moves() if view.turn == seat else ()  # turn is None between rounds
-        view.you = You(seat=seat, hand=list(game.hand(seat)), legal_moves=[_move_out(move) for move in moves])
 
     def with_everything(self, view: Any, logged: LoggedGame) -> None:
         game = logged.game

@@ -13,24 +13,27 @@ from msgspec import UNSET, UnsetType
 
 from core.rulesets import POISON
 from service.schemas import (
-    BotName,
     CauldronIndex,
     Count,
     GameId,
     GameStatus,
+    HandSize,
+    NextGame,
     OpenSeat,
     PlayoutsOut,
     Points,
     Request,
     Response,
+    ScoreSheet,
     Seat,
+    SeatBot,
     SeatName,
-    Seats,
     Seed,
     SeedCommitment,
     Version,
     card_of,
     players_of,
+    winners_of,
 )
 
 if TYPE_CHECKING:
@@ -86,8 +89,8 @@ class PlayerView(Response):
 
     seat: Seat
     name: SeatName
-    bot: Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
-    hand_size: Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
+    bot: SeatBot
+    hand_size: HandSize
     taken: Annotated[
         Count, msgspec.Meta(description="how many cards the seat has taken this round (face down: never which)")
     ]
@@ -148,13 +151,8 @@ class GameView(Response, kw_only=True, tag_field="ruleset", tag=POISON.name):
     cauldrons: Annotated[list[CauldronView], msgspec.Meta(description="cauldrons 0, 1 and 2")]
     scores: Annotated[list[Points], msgspec.Meta(description="one row per finished round, one number per seat")]
     totals: Annotated[Points, msgspec.Meta(description="each seat's sum of `scores`")]
-    winners: Annotated[Seats, msgspec.Meta(description="the seats with the lowest total once finished; empty before")]
-    next_game: (
-        Annotated[
-            GameId, msgspec.Meta(description="the rematch of this finished game, once one is created; absent before")
-        ]
-        | UnsetType
-    ) = UNSET
+    winners: winners_of(POISON)  # type: ignore[valid-type]
+    next_game: NextGame = UNSET
     seed_commitment: SeedCommitment | UnsetType = UNSET
     you: You | UnsetType = UNSET
     all: Annotated[AllHands, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
@@ -181,10 +179,8 @@ class RoundScores(Response):
     ]
 
 
-class Scores(Response, tag_field="ruleset", tag=POISON.name):
+class Scores(ScoreSheet, tag_field="ruleset", tag=POISON.name):
     """Poison's score sheet, round by round (finished rounds only)."""
 
-    status: GameStatus
-    totals: Points
-    winners: Annotated[Seats, msgspec.Meta(description="the seats with the lowest total once finished; empty before")]
+    winners: winners_of(POISON)  # type: ignore[valid-type]
     rounds: list[RoundScores]

@@ -27,6 +27,7 @@ from service.schemas import PlayCard
 
 @functools.cache
 def _move_out(move: PotMove) -> PotMoveOut:
+    # A few dozen moves exist (card x close): each is made once, then shared.
     return PotMoveOut(card=move.card, close=move.close)
 
 
@@ -35,6 +36,8 @@ class PotService(ServiceRules):
     create_body = PotCreate
     view_type = PotGameView
     scores_type = PotScores
+    you_type = PotYou
+    move_out = staticmethod(_move_out)
 
     def options(self, body: PotCreate) -> dict[str, Any]:
         return {}
@@ -69,11 +72,6 @@ class PotService(ServiceRules):
             winners=list(view.winners),
             next_game=next_game_of(logged),
         )
-
-    def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
-        game = logged.game
-        moves = game.legal_moves() if view.turn == seat else ()
-        view.you = PotYou(seat=seat, hand=list(game.hand(seat)), legal_moves=[_move_out(move) for move in moves])
 
     def with_everything(self, view: Any, logged: LoggedGame) -> None:
         game = logged.game

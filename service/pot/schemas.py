@@ -13,23 +13,22 @@ from msgspec import UNSET, UnsetType
 
 from core.rulesets import POT
 from service.schemas import (
-    BotName,
     Count,
     GameId,
     GameStatus,
-    OpenSeat,
-    PlayoutsOut,
+    NextGame,
     Points,
     Request,
     Response,
+    ScoreSheet,
     Seat,
-    SeatName,
-    Seats,
+    SeatView,
     Seed,
     SeedCommitment,
     Version,
     card_of,
     players_of,
+    winners_of,
 )
 
 if TYPE_CHECKING:
@@ -49,15 +48,8 @@ class PotCreate(Request, tag_field="ruleset", tag=POT.name):
 # ---- responses ----------------------------------------------------------------------------
 
 
-class PotPlayerView(Response):
+class PotPlayerView(SeatView):
     """A seat of a pot game, as anyone sees it."""
-
-    seat: Seat
-    name: SeatName
-    bot: Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
-    hand_size: Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
-    open: OpenSeat | UnsetType = UNSET
-    playouts: PlayoutsOut | UnsetType = UNSET
 
 
 class PotOut(Response):
@@ -104,13 +96,8 @@ class PotGameView(Response, kw_only=True, tag_field="ruleset", tag=POT.name):
     draw_pile: Annotated[Count, msgspec.Meta(description="how many cards are left to draw (never their order)")]
     endgame: Annotated[bool, msgspec.Meta(description="true once the draw pile is empty: no more closing or drawing")]
     totals: Annotated[Points, msgspec.Meta(description="running scores (may be negative)")]
-    winners: Annotated[Seats, msgspec.Meta(description="the seats with the highest total once finished; empty before")]
-    next_game: (
-        Annotated[
-            GameId, msgspec.Meta(description="the rematch of this finished game, once one is created; absent before")
-        ]
-        | UnsetType
-    ) = UNSET
+    winners: winners_of(POT)  # type: ignore[valid-type]
+    next_game: NextGame = UNSET
     seed_commitment: SeedCommitment | UnsetType = UNSET
     you: PotYou | UnsetType = UNSET
     all: Annotated[PotAll, msgspec.Meta(description="only in replays")] | UnsetType = UNSET
@@ -126,10 +113,8 @@ class PotLine(Response):
     points: Annotated[int, msgspec.Meta(description="0 for an explosion")]
 
 
-class PotScores(Response, tag_field="ruleset", tag=POT.name):
+class PotScores(ScoreSheet, tag_field="ruleset", tag=POT.name):
     """The pot game's score sheet, pot by pot."""
 
-    status: GameStatus
-    totals: Points
-    winners: Annotated[Seats, msgspec.Meta(description="the seats with the highest total once finished; empty before")]
+    winners: winners_of(POT)  # type: ignore[valid-type]
     pots: list[PotLine]

@@ -3,7 +3,8 @@
 Two to four players are dealt eight cards each from the first 8 × players cards of H01…H32;
 in turn each plays one card of their hand, scoring its value; when every hand is empty the
 highest total wins. The bots are `random` and `greedy` (the highest card); there is no
-search bot and no `simulate` (the ruleset says it lacks them), and no batch replay.
+search bot and no `simulate` (the ruleset says it lacks them: core.protocol's `Engine` asks
+for neither), and no batch replay. What every game's plain rules share is core.plain's.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, Self
 
 from core import errors
-from core.plain import Random, check_bot, check_draw, check_seed, is_int, stream_seed
-from core.results import Bot, EngineBot, Replayed, Searched, Simulation, Status
+from core.plain import PlainGame, Random, check_bot, check_seed, is_int, replay_moves, stream_seed
+from core.results import Bot, EngineBot, Replayed, Searched, Status
 
 CARD_CODES: tuple[str, ...] = tuple(f"H{value:02d}" for value in range(1, 33))
 HAND = 8  # cards dealt to each seat: a game of four lasts beyond thirty moves
@@ -62,22 +63,25 @@ def seeded_deal(seed: int, players: int) -> tuple[tuple[str, ...], ...]:
     for index in range(len(cards) - 1, 0, -1):
         other = rng.below(index + 1)
         cards[index], cards[other] = cards[other], cards[index]
-    return tuple(_sorted(cards[seat * HAND : (seat + 1) * HAND]) for seat in range(players))
+    return tuple(tuple(sorted(cards[seat * HAND : (seat + 1) * HAND], key=CARD_CODES.index)) for seat in range(players))
 
 
-def _sorted(cards: Sequence[str]) -> tuple[str, ...]:
-    return tuple(sorted(cards, key=CARD_CODES.index))
+class Game(PlainGame[Move]):
+    """High card over core.plain's PlainGame: seats, hands, turn, winners, the bots' choice
+    and copying are every game's; the deal, the moves and their refusals are its own."""
 
+    card_codes = CARD_CODES
+    lowest_wins = False
+    lowest_key = False  # the greedy bot plays its highest card
 
-class Game:
     def __init__(self, players: int, *, seed: int | None = None) -> None:
         if not is_int(players) or not PLAYER_BOUNDS[0] <= players <= PLAYER_BOUNDS[1]:
             raise errors.rule_error("invalid_players", f"high card is played by 2 to 4 players, not {players!r}")
         self.players = players
         self.seed = None if seed is None else check_seed(seed)
-        self.status: Status = "dealing"
-        self.hands: list[list[str]] = [[] for _ in range(players)]
-        self.played: list[tuple[int, str]] = []
+        self.status = "dealing"
+        self.hands = [[] for _ in range(players)]
+        self.sheet: list[tuple[int, str]] = []  # the cards played, in order, and by whom
         self.scores = [0] * players
         self._turn = 0
         if self.seed is not None:
@@ -93,45 +97,32 @@ class Game:
             or sorted(cards) != sorted(deck(self.players))
         ):
             raise errors.rule_error("invalid_deal", f"a deal is {HAND} cards a seat of {' '.join(deck(self.players))}")
-        self.hands = [list(_sorted(hand)) for hand in hands]
+        self.hands = [list(self.sorted_cards(hand)) for hand in hands]
         self.status = "active"
-
-    @property
-    def turn(self) -> int | None:
-        return self._turn if self.status == "active" else None
-
-    @property
-    def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(len(hand) for hand in self.hands)
 
     @property
     def totals(self) -> tuple[int, ...]:
         return tuple(self.scores)
 
-    @property
-    def winners(self) -> tuple[int, ...]:
-        if self.status != "finished":
-            return ()
-        best = max(self.scores)
-        return tuple(seat for seat, total in enumerate(self.scores) if total == best)
-
-    def hand(self, seat: int) -> tuple[str, ...]:
-        if not is_int(seat) or not 0 <= seat < self.players:
-            raise errors.seat_out_of_range(seat, self.players)
-        return tuple(self.hands[seat])
+    def _not_active(self) -> errors.RuleError:
+        return errors.game_finished() if self.status == "finished" else errors.rule_error("awaiting_deal", "no deal")
 
     def legal_moves(self) -> tuple[Move, ...]:
         if self.status != "active":
             return ()
         return tuple(Move(card) for card in self.hands[self._turn])
 
-    def play(self, seat: int, card: str) -> Played:
-        if self.status == "finished":
-            raise errors.game_finished()
-        if self.status == "dealing":
-            raise errors.rule_error("awaiting_deal", "the cards are not dealt yet")
-        if not is_int(seat) or not 0 <= seat < self.players:
-            raise errors.seat_out_of_range(seat, self.players)
+    def greedy_key(self, card: str, *second: Any) -> int:
+        return value_of(card)
+
+    def play(self, seat: int, card: str, *second: Any) -> Played:
+        if self.status != "active":
+            raise (
+                errors.game_finished()
+                if self.status == "finished"
+                else errors.rule_error("awaiting_deal", "the cards are not dealt yet")
+            )
+        seat = self._seat(seat)
         if card not in CARD_CODES:
             raise errors.unknown_card(card, CARD_CODES)
         if seat != self._turn:
@@ -140,65 +131,32 @@ class Game:
             raise errors.card_not_in_hand(seat, card)
         self.hands[seat].remove(card)
         self.scores[seat] += value_of(card)
-        self.played.append((seat, card))
+        self.sheet.append((seat, card))
         self._turn = (self._turn + 1) % self.players
         if not any(self.hands):
             self.status = "finished"
         return Played(seat, card, self.scores[seat], self.status == "finished")
 
-    def choose(
-        self, bot: EngineBot, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None
-    ) -> Move:
+    def choose(self, bot: str, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None) -> Move:
+        """PlainGame's choice, taking (and refusing) the search budgets the Engine protocol names."""
         check_bot(bot)
-        if bot not in BOTS:
-            raise errors.refused_bot(bot, BOTS)
         if playouts is not None or milliseconds is not None:
             raise errors.budget_without_search(bot)
-        if self.status != "active":
-            raise errors.game_finished() if self.status == "finished" else errors.rule_error("awaiting_deal", "no deal")
-        legal = self.legal_moves()
-        if bot == "greedy":
-            return max(legal, key=lambda move: value_of(move.card))
-        return legal[Random(stream_seed(check_draw(seed), 0)).below(len(legal))]
+        return super().choose(bot, seed)
 
     def search(self, seed: int = 0, *, playouts: int | None = None, milliseconds: int | None = None) -> Searched[Move]:
         raise errors.refused_bot(errors.SEARCH_BOT, BOTS)
 
-    def results(self) -> tuple[tuple[int, str], ...]:
-        return tuple(self.played)
-
     def view(self, seat: int | None = None) -> View:
         hand = None if seat is None else self.hand(seat)
-        return View(self.turn, self.hand_sizes, tuple(self.played), self.totals, self.winners, hand)
+        return View(self.turn, self.hand_sizes, self.results(), self.totals, self.winners, hand)
 
     def copy(self) -> Self:
-        twin = type(self).__new__(type(self))
-        twin.__dict__.update(self.__dict__)
-        twin.hands = [list(hand) for hand in self.hands]
-        twin.played = list(self.played)
+        twin = self._twin()
         twin.scores = list(self.scores)
         return twin
 
 
 def replay(players: int, moves: Sequence[Any], *, seed: int | None = None) -> Replayed[Game]:
     """Play recorded `(seat, card)` moves on the game `seed` deals; stop at the first refused."""
-    game = Game(players, seed=seed)
-    for applied, (seat, card) in enumerate(moves):
-        try:
-            game.play(seat, card)
-        except errors.RuleError as refused:
-            return Replayed(game, applied, refused)
-    return Replayed(game, len(moves), None)
-
-
-def simulate(
-    players: int,
-    games: int,
-    *,
-    seed: int = 0,
-    bots: Sequence[EngineBot] | None = None,
-    first: int = 0,
-    threads: int = 1,
-    playouts: int | Sequence[int | None] | None = None,
-) -> Simulation:
-    raise errors.rule_error("not_offered", "high card has no simulate: its ruleset says it lacks it")
+    return replay_moves(Game(players, seed=seed), moves, "(seat, card)", size=2)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from core import RuleError
 from core.errors import rule_error
 from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
 from events.commitment import Commitment, Salt
-from events.ruleset import EventRules, InvalidDeal
+from events.ruleset import EventRules
 from tests.thirdgame import engine
 from tests.thirdgame.engine import Game, seeded_deal
 from tests.thirdgame.ruleset import HIGH_CARD
@@ -85,19 +84,13 @@ class HighCardEvents(EventRules):
         game.deal(seeded_deal(seed, game.players))
         return hands_dealt(game)
 
-    def dealt(self, game: Any, event: Event, seed: int | None) -> Any:
+    def dealt_event(self, game: Any) -> Event:
+        return hands_dealt(game)
+
+    def recorded_deal(self, game: Any, event: Event) -> tuple[Any, ...] | None:
         assert isinstance(event, HandsDealt)
         hands = [hand for hand in event.hands if hand is not None]
-        if len(hands) < len(event.hands):
-            raise InvalidDeal("hands_dealt hides cards: only a complete log can be replayed")
-        twin = game.copy()
-        try:
-            twin.deal(hands)
-        except RuleError as refused:
-            raise InvalidDeal(f"hands_dealt: {refused}") from None
-        if seed is not None and tuple(hands) != seeded_deal(seed, game.players):
-            raise InvalidDeal(f"hands_dealt: this is not the deal seed {seed} makes")
-        return twin
+        return (hands,) if len(hands) == len(event.hands) else None
 
     def play(self, game: Any, seat: int, move: Any) -> list[Event]:
         (card,) = move

@@ -3,6 +3,7 @@ service's facet of the game (SERVICE)."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -11,24 +12,22 @@ from msgspec import UNSET, UnsetType
 from events.play import LoggedGame
 from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
 from service.schemas import (
-    BotName,
-    Count,
     GameId,
     GameStatus,
-    OpenSeat,
+    NextGame,
     PlayCard,
-    PlayoutsOut,
     Points,
     Request,
     Response,
+    ScoreSheet,
     Seat,
-    SeatName,
-    Seats,
+    SeatView,
     Seed,
     SeedCommitment,
     Version,
     card_of,
     players_of,
+    winners_of,
 )
 from tests.thirdgame.ruleset import HIGH_CARD
 
@@ -45,13 +44,8 @@ class HighCardCreate(Request, tag_field="ruleset", tag=HIGH_CARD.name):
     seed: Seed | None = None
 
 
-class HighCardSeat(Response):
-    seat: Seat
-    name: SeatName
-    bot: BotName | None
-    hand_size: Count
-    open: OpenSeat | UnsetType = UNSET
-    playouts: PlayoutsOut | UnsetType = UNSET
+class HighCardSeat(SeatView):
+    """A seat of a game of high card."""
 
 
 class HighCardMoveOut(Response):
@@ -76,17 +70,20 @@ class HighCardView(Response, kw_only=True, tag_field="ruleset", tag=HIGH_CARD.na
     players: list[HighCardSeat]
     played: Annotated[list[HighCard], msgspec.Meta(description="the cards played, in order")]
     totals: Points
-    winners: Seats
-    next_game: GameId | UnsetType = UNSET
+    winners: winners_of(HIGH_CARD)  # type: ignore[valid-type]
+    next_game: NextGame = UNSET
     seed_commitment: SeedCommitment | UnsetType = UNSET
     you: HighCardYou | UnsetType = UNSET
     all: HighCardAll | UnsetType = UNSET
 
 
-class HighCardScores(Response, tag_field="ruleset", tag=HIGH_CARD.name):
-    status: GameStatus
-    totals: Points
-    winners: Seats
+class HighCardScores(ScoreSheet, tag_field="ruleset", tag=HIGH_CARD.name):
+    winners: winners_of(HIGH_CARD)  # type: ignore[valid-type]
+
+
+@functools.cache
+def _move_out(move: Any) -> HighCardMoveOut:
+    return HighCardMoveOut(card=move.card)
 
 
 class HighCardService(ServiceRules):
@@ -94,6 +91,8 @@ class HighCardService(ServiceRules):
     create_body = HighCardCreate
     view_type = HighCardView
     scores_type = HighCardScores
+    you_type = HighCardYou
+    move_out = staticmethod(_move_out)
 
     def options(self, body: HighCardCreate) -> dict[str, Any]:
         return {}
@@ -126,13 +125,6 @@ class HighCardService(ServiceRules):
             totals=list(game.totals),
             winners=list(game.winners),
             next_game=next_game_of(logged),
-        )
-
-    def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
-        game = logged.game
-        moves = game.legal_moves() if view.turn == seat else ()
-        view.you = HighCardYou(
-            seat=seat, hand=list(game.hand(seat)), legal_moves=[HighCardMoveOut(card=move.card) for move in moves]
         )
 
     def with_everything(self, view: Any, logged: LoggedGame) -> None:
