@@ -114,7 +114,9 @@ async def test_moves_of_one_seat_beyond_its_burst_are_429_and_the_other_seats_pl
 
 
 async def test_a_throttled_move_with_an_idempotency_key_is_played_when_retried_later(settings):
-    async with client_with(settings, seat_move_rate=20, seat_move_burst=1) as client:
+    # One token a second, as in the refill test: the refusal must come within a second of
+    # the spent token, and the retry waits the refusal's own Retry-After.
+    async with client_with(settings, seat_move_rate=1, seat_move_burst=1) as client:
         created, tokens = await create(client, 3, seed=41)
         game_id = created["game_id"]
         held = set((await view(client, game_id, tokens[1]))["you"]["hand"])
@@ -125,8 +127,8 @@ async def test_a_throttled_move_with_an_idempotency_key_is_played_when_retried_l
         assert refused.status_code == 422  # card_not_in_hand: the seat's one token is spent
         move = (await view(client, game_id, tokens[1]))["you"]["legal_moves"][0]
         headers = {**auth(tokens[1]), "Idempotency-Key": "later"}
-        limited(await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers))
-        time.sleep(0.06)
+        body = limited(await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers))
+        time.sleep(body["retry_after"])
         played = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
         assert played.status_code == 201, played.text  # the 429 was not recorded under the key
         again = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
