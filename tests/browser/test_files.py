@@ -23,6 +23,7 @@ MEDIA = {
     ".html": "text/html",
     ".json": "application/json",
     ".md": "text/markdown",
+    ".txt": "text/plain",
 }
 
 
