@@ -23,7 +23,6 @@ MEDIA = {
     ".html": "text/html",
     ".json": "application/json",
     ".md": "text/markdown",
-    ".txt": "text/plain",
 }
 
 

@@ -116,7 +116,7 @@ def test_the_vendored_message_formatter_is_the_build_its_readme_names() -> None:
         assert f"`{name}` {version}" in readme, f"README.md names {name} {version}"
     banner = (VENDOR / "intl-messageformat.js").read_text(encoding="utf-8").splitlines()[0]
     assert f"intl-messageformat {pinned['dependencies']['intl-messageformat']} " in banner
-    licences = (VENDOR / "intl-messageformat.LICENSE.txt").read_text(encoding="utf-8")
+    licences = (VENDOR / "intl-messageformat.LICENSE.md").read_text(encoding="utf-8")
     bundled = [name.removeprefix("node_modules/") for name in lock["packages"] if "esbuild" not in name and name]
     assert len(bundled) == 4, bundled
     assert [name for name in bundled if f"{name} " not in licences] == [], "every bundled package's licence"

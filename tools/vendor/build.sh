@@ -11,13 +11,13 @@ npm ci --ignore-scripts --no-audit --no-fund
 version=$(node -p 'require("./node_modules/intl-messageformat/package.json").version')
 npx --no-install esbuild entry.js --bundle --format=esm --minify --target=es2022 \
   --legal-comments=none \
-  --banner:js="/*! intl-messageformat $version (FormatJS), bundled with its dependencies by tools/vendor/build.sh. Licences: intl-messageformat.LICENSE.txt */" \
+  --banner:js="/*! intl-messageformat $version (FormatJS), bundled with its dependencies by tools/vendor/build.sh. Licences: intl-messageformat.LICENSE.md */" \
   --outfile="$out/intl-messageformat.js"
 {
   for package in intl-messageformat @formatjs/icu-messageformat-parser @formatjs/icu-skeleton-parser @formatjs/fast-memoize; do
-    printf '%s %s\n\n' "$package" "$(node -p "require('./node_modules/$package/package.json').version")"
+    printf '# %s %s\n\n' "$package" "$(node -p "require('./node_modules/$package/package.json').version")"
     cat "node_modules/$package/LICENSE.md"
     printf '\n\n'
   done
-} > "$out/intl-messageformat.LICENSE.txt"
+} > "$out/intl-messageformat.LICENSE.md"
 sha256sum "$out/intl-messageformat.js"
