@@ -13,7 +13,7 @@ RUN_STAMP    := $(VENV)/.installed-run
 COMPILED     := $(subst /,.,$(basename $(wildcard core/*.pyx core/*/*.pyx)))
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run check test typecheck bench load servers instructions fuzz thorough lint playthroughs annotate cluster clean
+.PHONY: setup run check test typecheck bench load servers instructions fuzz thorough lint playthroughs annotate cluster vendor clean
 
 setup: $(DEV_STAMP)
 
@@ -123,6 +123,11 @@ annotate: setup
 	$(BIN)/cython -3 -a core/poison/rules.pyx -o build/rules-annotated.c && mv build/rules-annotated.html core/poison/rules.html
 	$(BIN)/cython -3 -a core/pot/rules.pyx -o build/pot-rules-annotated.c && mv build/pot-rules-annotated.html core/pot/rules.html
 	$(BIN)/cython -3 -a core/search.pyx -o build/search-annotated.c && mv build/search-annotated.html core/search.html
+
+## vendor: rebuild the page's vendored libraries (service/static/vendor/) from the exact npm
+## versions tools/vendor/package-lock.json pins; needs node and npm (nothing else does)
+vendor:
+	tools/vendor/build.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info core/*.c core/*.so core/*.html core/*/*.c core/*/*.so core/*/*.html \

@@ -1,7 +1,8 @@
 // The page's words in the reader's language (docs/table.md, "Languages"). Each language's
 // messages are one ICU MessageFormat catalogue, /static/i18n/<code>.json, the same files the
-// command line reads (service/i18n.py); this module formats them with the browser's own
-// CLDR data (Intl.PluralRules, Intl.NumberFormat, Intl.ListFormat), so no library is shipped.
+// command line reads (service/i18n.py); this module formats them with FormatJS's
+// intl-messageformat (vendored as one ES module, service/static/vendor/), over the browser's
+// own CLDR data (Intl.PluralRules, Intl.NumberFormat, Intl.ListFormat).
 // The language is the `?lang=` of the address, else the one chosen in the page's menu (kept
 // in this browser), else the one the service chose from the request's Accept-Language (the
 // page arrives with its <html lang> set and marked data-lang-chosen: a proxy's or a client's
@@ -13,6 +14,7 @@
 // right-to-left name never reorders a number after it: in the page, inside <bdi> (`who`);
 // in an attribute or a drawing's text, between FSI and PDI (`isolated`).
 
+import { IntlMessageFormat } from "../vendor/intl-messageformat.js";
 import { h } from "./dom.js";
 
 const KEY = "poison-table.lang";
@@ -56,110 +58,52 @@ const catalogue = await (await fetch(`/static/i18n/${language.code}.json`, { cac
 document.documentElement.lang = language.tag;
 document.documentElement.dir = language.dir;
 
-// ---- ICU MessageFormat: text, {arg}, {arg, number}, {arg, plural, ...}, {arg, select, ...} ----
+// ---- ICU MessageFormat, by FormatJS's intl-messageformat (service/static/vendor/README.md) ----
 
-/** A message parsed into parts: strings, and {arg, type, options, offset}. Apostrophes quote
- * as ICU has them: '' is one apostrophe, and ' before { } # (or |) starts a quoted run. */
-function parse(text, at = 0, inPlural = false) {
-  const parts = [];
-  let literal = "";
-  const flush = () => literal && (parts.push(literal), (literal = ""));
-  while (at < text.length) {
-    const c = text[at];
-    if (c === "'") {
-      if (text[at + 1] === "'") {
-        literal += "'";
-        at += 2;
-      } else if ("{}#|".includes(text[at + 1] ?? "")) {
-        const end = text.indexOf("'", at + 1);
-        literal += text.slice(at + 1, end < 0 ? text.length : end);
-        at = end < 0 ? text.length : end + 1;
-      } else {
-        literal += c;
-        at += 1;
-      }
-    } else if (c === "}") {
-      break;
-    } else if (c === "#" && inPlural) {
-      flush();
-      parts.push({ hash: true });
-      at += 1;
-    } else if (c === "{") {
-      flush();
-      const [part, next] = argument(text, at + 1);
-      parts.push(part);
-      at = next;
-    } else {
-      literal += c;
-      at += 1;
-    }
-  }
-  flush();
-  return [parts, at];
-}
-
-function argument(text, at) {
-  const head = /^\s*([^\s,}]+)\s*(?:,\s*(\w+)\s*)?(,|})/.exec(text.slice(at));
-  if (!head) throw new Error(`a message's argument is malformed at ${at}: ${text}`);
-  const [whole, name, type = null, ended] = head;
-  at += whole.length;
-  if (ended === "}") return [{ arg: name, type }, at];
-  const part = { arg: name, type, options: {}, offset: 0 };
-  for (;;) {
-    const option = /^\s*(?:offset:(\d+)\s*)?(=?[^\s{}]+)\s*\{/.exec(text.slice(at));
-    if (!option) {
-      const close = /^\s*\}/.exec(text.slice(at));
-      if (!close) throw new Error(`a message's ${type} is malformed at ${at}: ${text}`);
-      return [part, at + close[0].length];
-    }
-    if (option[1]) part.offset = Number(option[1]);
-    const [body, end] = parse(text, at + option[0].length, type === "plural" || type === "selectordinal");
-    part.options[option[2]] = body;
-    at = end + 1;
-  }
-}
-
-const parsed = new Map();
-const plurals = new Intl.PluralRules(locale);
+const plurals = new Map();
 const numbers = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
 const lists = new Intl.ListFormat(locale, { style: "long", type: "conjunction" });
 
 /** `n` in the reader's digits and grouping: "2,000", "۲٬۰۰۰", "2 000". */
 export const number = (n) => numbers.format(n);
 
-function render(parts, args, hash) {
-  const out = [];
-  for (const part of parts) {
-    if (typeof part === "string") out.push(part);
-    else if (part.hash) out.push(number(hash));
-    else if (!part.options) {
-      const value = args[part.arg];
-      if (value === undefined) throw new Error(`a message wants the argument ${part.arg}`);
-      if (Array.isArray(value)) out.push(...value.flat(Infinity));
-      else out.push(typeof value === "number" ? number(value) : value);
-    } else {
-      const value = args[part.arg];
-      let options;
-      if (part.type === "plural") {
-        const n = Number(value) - part.offset;
-        options = part.options[`=${Number(value)}`] ?? part.options[plurals.select(n)] ?? part.options.other;
-        out.push(...render(options, args, n));
-        continue;
-      }
-      options = part.options[String(value)] ?? part.options.other;
-      out.push(...render(options, args, hash));
-    }
-  }
-  return out;
-}
+/** The Intl objects every message shares, made once for the page's one locale (the library
+ * would make a set per message): a plural's `#` and a `{n, number}` are written as `number`
+ * writes them, whole numbers in the reader's digits. */
+const formatters = {
+  getNumberFormat: (_, options) => (options ? new Intl.NumberFormat(locale, options) : numbers),
+  getPluralRules: (_, options) => {
+    const type = options?.type ?? "cardinal";
+    if (!plurals.has(type)) plurals.set(type, new Intl.PluralRules(locale, { type }));
+    return plurals.get(type);
+  },
+  getDateTimeFormat: (_, options) => new Intl.DateTimeFormat(locale, options),
+};
+
+/** Each message compiled once, the first time it is asked for (the page speaks one locale). */
+const compiled = new Map();
 
 function message(key) {
-  if (!parsed.has(key)) {
+  let found = compiled.get(key);
+  if (!found) {
     const text = catalogue[key];
     if (text === undefined) throw new Error(`the catalogue ${language.code} has no message ${key}`);
-    parsed.set(key, parse(text)[0]);
+    // ignoreTag: a catalogue's < and > are text ("{sum} > {limit}"), as the CLI's parser reads them.
+    found = new IntlMessageFormat(text, locale, undefined, { formatters, ignoreTag: true });
+    compiled.set(key, found);
   }
-  return parsed.get(key);
+  return found;
+}
+
+/** The message's parts: strings, and the values given as nodes (or lists of them) as they are.
+ * The library writes a bare `{n}` of a number as String(n), where ICU, and so the CLI, writes
+ * it in the reader's digits ("۱۲"): a number goes in as a Number object, which the library
+ * hands back untouched (plural and select still read its value) for `number` to write. */
+function render(key, args) {
+  const boxed = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, typeof value === "number" ? Object(value) : value]));
+  return message(key)
+    .formatToParts(boxed)
+    .flatMap((part) => (part.value instanceof Number ? number(part.value.valueOf()) : [part.value].flat(Infinity)));
 }
 
 /** Whether the catalogue has the message (a refusal's code, say): else its caller falls back. */
@@ -169,12 +113,12 @@ export const has = (key) => Object.hasOwn(catalogue, key);
 export function t(key, args = {}) {
   const text = (value) => (value instanceof Node ? isolated(value.textContent) : Array.isArray(value) ? value.map(text).join("") : value);
   const shown = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, text(value)]));
-  return render(message(key), shown).join("");
+  return render(key, shown).join("");
 }
 
 /** The message `key` as the page's nodes: a name given as `who(name)` stays a <bdi> element. */
 export function tn(key, args = {}) {
-  return render(message(key), args).map((part) => (part instanceof Node ? part : String(part)));
+  return render(key, args).map((part) => (part instanceof Node ? part : String(part)));
 }
 
 /** A person's name as an element of its own direction (any name, in every language). */
