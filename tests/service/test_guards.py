@@ -8,7 +8,6 @@ several can be under way at once and a body can be held back for as long as a te
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -17,7 +16,6 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service import guards
-from service.app import create_app
 from service.settings import Settings
 from tests.service.api import http_scope
 from tests.service.listened import Listened
@@ -71,7 +69,7 @@ class Uploading:
 
 
 @pytest.fixture
-def bounded(redis_url: str, namespace: str) -> Settings:
+def settings(redis_url: str, namespace: str) -> Settings:
     return Settings(
         redis_url=redis_url,
         namespace=namespace,
@@ -80,12 +78,6 @@ def bounded(redis_url: str, namespace: str) -> Settings:
         client_connections=2,
         trusted_proxies="10.5.0.1",
     )
-
-
-@pytest.fixture
-async def client(bounded: Settings) -> AsyncIterator[AsyncTestClient]:
-    async with AsyncTestClient(create_app(bounded)) as client:
-        yield client
 
 
 async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_connection_closed(client):
@@ -104,8 +96,8 @@ async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_co
         await upload.close()
 
 
-async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_comes_back(client, bounded):
-    uploads = [Uploading(client, address=f"10.6.0.{n}") for n in range(bounded.max_connections)]
+async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_comes_back(client, settings):
+    uploads = [Uploading(client, address=f"10.6.0.{n}") for n in range(settings.max_connections)]
     try:
         for upload in uploads:
             await upload.under_way()
@@ -122,8 +114,8 @@ async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_co
     assert (await client.get("/health")).status_code == 200
 
 
-async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_another_gets_in(client, bounded):
-    uploads = [Uploading(client, address="10.7.0.1") for _ in range(bounded.client_connections)]
+async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_another_gets_in(client, settings):
+    uploads = [Uploading(client, address="10.7.0.1") for _ in range(settings.client_connections)]
     try:
         for upload in uploads:
             await upload.under_way()
@@ -143,8 +135,8 @@ async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_
             await upload.close()
 
 
-async def test_a_trusted_proxys_own_requests_are_not_capped_as_one_clients(client, bounded):
-    uploads = [Uploading(client, address="10.5.0.1") for _ in range(bounded.client_connections + 1)]
+async def test_a_trusted_proxys_own_requests_are_not_capped_as_one_clients(client, settings):
+    uploads = [Uploading(client, address="10.5.0.1") for _ in range(settings.client_connections + 1)]
     try:
         for upload in uploads:
             await upload.under_way()
