@@ -16,6 +16,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service import guards
+from service.app import create_app
 from service.settings import Settings
 from tests.service.api import http_scope
 from tests.service.listened import Listened
