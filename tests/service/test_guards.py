@@ -190,9 +190,9 @@ def closes(headers: dict[str, str]) -> bool:
 
 
 async def test_a_trusted_proxys_connections_count_for_the_client_each_carried_and_beyond_its_share_are_closed(
-    client, bounded
+    client, settings
 ):
-    share = bounded.client_connections
+    share = settings.client_connections
     forwarding = {"X-Forwarded-For": "10.9.0.1"}
     kept = [await answer_of(client, ("10.5.0.1", 40_000 + n), forwarding) for n in range(share)]
     assert not any(closes(headers) for headers in kept), "the client's share of the proxy's connections kept"
@@ -207,10 +207,10 @@ async def test_a_trusted_proxys_connections_count_for_the_client_each_carried_an
 
 
 async def test_a_client_that_opens_a_connection_per_request_is_answered_every_time_beyond_its_share_too(
-    client, bounded
+    client, settings
 ):
-    answers = [await answer_of(client, ("10.8.0.1", 41_000 + n)) for n in range(bounded.client_connections + 3)]
-    assert [closes(headers) for headers in answers[bounded.client_connections :]] == [True] * 3, "answered, and closed"
+    answers = [await answer_of(client, ("10.8.0.1", 41_000 + n)) for n in range(settings.client_connections + 3)]
+    assert [closes(headers) for headers in answers[settings.client_connections :]] == [True] * 3, "answered, and closed"
 
 
 async def test_an_addresss_connections_idle_past_the_heads_deadline_no_longer_count_against_its_share(
