@@ -244,12 +244,29 @@ def assert_whole(loaded: LoggedGame, log: list[Event], finished: LoggedGame) -> 
     assert loaded.game.results() == finished.game.results()
 
 
+def pot_game() -> tuple[list[Event], LoggedGame]:
+    """A whole four-player pot game, played at random (from a fixed seed)."""
+    seats = tuple(Player(seat=seat, name=f"p{seat}") for seat in range(4))
+    log, logged = create_game("pot", "pot", seats, seed=4, options={})
+    draw = random.Random(4)
+    while not logged.finished:
+        caused, logged = play_move(logged, logged.game.turn, tuple(draw.choice(logged.game.legal_moves())))
+        log += caused
+    return log, logged
+
+
+#: The finished games loaded cold from their finished copy, with the fewest events each must have.
+COLD_LOADS = {"a six-round game": (six_round_game, 300), "a pot game": (pot_game, 40)}
+
+
 @pytest.mark.benchmark(group="store")
-def test_load_a_finished_six_round_game(
-    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
+@pytest.mark.parametrize("game", COLD_LOADS)
+def test_load_a_finished_game_from_its_copy(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore, game: str
 ) -> None:
-    log, finished = six_round_game()
-    assert len(log) > 300
+    played, fewest = COLD_LOADS[game]
+    log, finished = played()
+    assert len(log) > fewest
     assert_whole(loaded_cold(benchmark, loop, bench_store, log, finished), log, finished)
 
 
@@ -266,26 +283,6 @@ def test_load_a_finished_six_round_game_from_its_stream(
         return restore(await bench_store.read("six"))
 
     assert_whole(benchmark(lambda: loop.run_until_complete(load())), log, finished)
-
-
-def pot_game() -> tuple[list[Event], LoggedGame]:
-    """A whole four-player pot game, played at random (from a fixed seed)."""
-    seats = tuple(Player(seat=seat, name=f"p{seat}") for seat in range(4))
-    log, logged = create_game("pot", "pot", seats, seed=4, options={})
-    draw = random.Random(4)
-    while not logged.finished:
-        caused, logged = play_move(logged, logged.game.turn, tuple(draw.choice(logged.game.legal_moves())))
-        log += caused
-    return log, logged
-
-
-@pytest.mark.benchmark(group="store")
-def test_load_a_finished_pot_game(
-    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, bench_store: EventStore
-) -> None:
-    log, finished = pot_game()
-    assert len(log) > 40
-    assert_whole(loaded_cold(benchmark, loop, bench_store, log, finished), log, finished)
 
 
 #: Games in the listing benchmark's store, every fifth one finished.

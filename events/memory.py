@@ -13,18 +13,15 @@ mapper reads the same way) and no expiry of idempotency records.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator
 from typing import Any
 
-from events.limits import Limit
 from events.records import (
+    Append,
     Appended,
     Entries,
-    FinishedCopy,
-    Idempotency,
     MapEntries,
     Moved,
-    StoredEvent,
     VersionConflict,
     check_game_id,
     entry,
@@ -59,22 +56,11 @@ class MemoryRecorder:
             log = self._logs[game_id] = _Log()
         return log
 
-    async def append(
-        self,
-        game_id: str,
-        records: Sequence[StoredEvent],
-        expected_version: int,
-        *,
-        idempotency: Idempotency | None = None,
-        summary: Mapping[str, str | int] | None = None,
-        tokens: Mapping[int, str] | None = None,
-        limits: Sequence[Limit] = (),
-        limited: str = "requests",
-        copy: FinishedCopy | None = None,
-    ) -> tuple[Appended, Moved | None]:
+    async def append(self, game_id: str, append: Append) -> tuple[Appended, Moved | None]:
+        records, idempotency = append.records, append.idempotency
         if not records:
             raise ValueError("an append holds at least one event")
-        if limits:
+        if append.limits:
             raise ValueError("the in-memory recorder keeps no rate-limit buckets")
         log = self._log(game_id)
         record = (idempotency.scope, idempotency.key) if idempotency else None
@@ -84,13 +70,14 @@ class MemoryRecorder:
                 raise reused(idempotency)
             return Appended(version, count, replayed=True, result=result), None
         version = len(log.entries)
-        if version != expected_version:
-            raise VersionConflict(expected_version, version)
+        if version != append.expected_version:
+            raise VersionConflict(append.expected_version, version)
         log.entries.extend(entry(version + number, stored) for number, stored in enumerate(records, 1))
         row = log.rows["summary"]
         before = row.get(b"status")
-        row.update((field.encode(), str(value).encode()) for field, value in (summary or {}).items())
-        log.rows["tokens"].update((str(seat).encode(), digest.encode()) for seat, digest in (tokens or {}).items())
+        summary, tokens = append.summary or {}, append.tokens or {}
+        row.update((field.encode(), str(value).encode()) for field, value in summary.items())
+        log.rows["tokens"].update((str(seat).encode(), digest.encode()) for seat, digest in tokens.items())
         appended = Appended(len(log.entries), len(records))
         if idempotency is not None and record is not None:
             log.records[record] = (idempotency.fingerprint, idempotency.result, appended.version, appended.count)

@@ -19,24 +19,22 @@ events/follow.py.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from events.buckets import take
 from events.calls import Script, StoreCalls, counted
 from events.follow import BLOCK_MS, Follower
 from events.idempotency import IDEMPOTENCY_TTL, idempotency_record
-from events.limits import CHARGE_LUA, Limit, RateLimited, limit_args
+from events.limits import CHARGE_LUA, RateLimited, limit_args
 from events.metrics import VERSION_CONFLICTS
 from events.pipelined import Argument, PipelinedConnection
 from events.records import (
+    Append,
     Appended,
     Entries,
-    FinishedCopy,
-    Idempotency,
     MapEntries,
     Moved,
-    StoredEvent,
     VersionConflict,
     reused,
 )
@@ -153,41 +151,30 @@ class RedisRecorder(StoreCalls):
         await self.wire.close()
 
     @counted
-    async def append(
-        self,
-        game_id: str,
-        records: Sequence[StoredEvent],
-        expected_version: int,
-        *,
-        idempotency: Idempotency | None = None,
-        summary: Mapping[str, str | int] | None = None,
-        tokens: Mapping[int, str] | None = None,
-        limits: Sequence[Limit] = (),
-        limited: str = "requests",
-        copy: FinishedCopy | None = None,
-    ) -> tuple[Appended, Moved | None]:
+    async def append(self, game_id: str, append: Append) -> tuple[Appended, Moved | None]:
         """The contract's append, as one EVALSHA in the game's slot. The rate-limit
         buckets are taken after the idempotency check, before the version check (a
         conflict has taken its token). On a cluster a bucket outside the game's slot (a
         client's) is taken by a call just before the append, so a conflict or an
         idempotent retry has taken that token too."""
+        records, idempotency = append.records, append.idempotency
         if not records:
             raise ValueError("an append holds at least one event")
         game = self.prefix(game_id)
         stream = game + "events"
         # A seat's bucket is one of the game's keys; a client's is not: on a cluster it is
         # taken first, in a call of its own (so a request refused after it has taken it).
-        buckets = list(limits)
+        buckets = list(append.limits)
         if (
             buckets
             and not self._single  # known to be one server: every bucket goes in the script
             and any(not limit.key.startswith(game) for limit in buckets)
             and await self.clustered(stream)
         ):
-            await take(self, [limit for limit in buckets if not limit.key.startswith(game)], limited)
+            await take(self, [limit for limit in buckets if not limit.key.startswith(game)], append.limited)
             buckets = [limit for limit in buckets if limit.key.startswith(game)]
         args: list[Any] = [
-            expected_version,
+            append.expected_version,
             idempotency.fingerprint if idempotency else "",
             idempotency.result if idempotency else b"",
             IDEMPOTENCY_TTL,
@@ -197,10 +184,11 @@ class RedisRecorder(StoreCalls):
         ]
         for record in records:
             args.extend(record)
-        for pairs in (summary or {}, tokens or {}):
+        for pairs in (append.summary or {}, append.tokens or {}):
             args.append(len(pairs))
             for field, value in pairs.items():
                 args.extend((field, value))
+        copy = append.copy
         if copy is None:
             args.extend(("", 0))
         else:
@@ -216,10 +204,10 @@ class RedisRecorder(StoreCalls):
         reply = await self.script(APPEND_SCRIPT, keys, args)
         outcome = reply[0]
         if outcome == b"limited":
-            raise RateLimited(int(reply[1]), limited)
+            raise RateLimited(int(reply[1]), append.limited)
         if outcome == b"conflict":
             VERSION_CONFLICTS.inc()
-            raise VersionConflict(expected_version, int(reply[1]))
+            raise VersionConflict(append.expected_version, int(reply[1]))
         if outcome == b"idempotent":
             assert idempotency is not None
             if reply[1].decode() != idempotency.fingerprint:

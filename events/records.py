@@ -21,6 +21,8 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+import msgspec
+
 from core.errors import quoted
 from events.limits import Limit
 
@@ -116,6 +118,21 @@ class Appended:
         return self.version - self.count + 1
 
 
+class Append(msgspec.Struct, frozen=True):
+    """One append as a recorder takes it: `records` at exactly `expected_version`, and
+    what changes beside the log in the same step. (A Struct: made on every move, and
+    cheaper to make than a NamedTuple.)"""
+
+    records: Sequence[StoredEvent]  # at least one
+    expected_version: int
+    idempotency: Idempotency | None = None  # the request's record (a retry with its key appends nothing)
+    summary: Mapping[str, str | int] | None = None  # fields written to the `summary` row
+    tokens: Mapping[int, str] | None = None  # seats' token hashes written to the `tokens` row
+    limits: Sequence[Limit] = ()  # the rate-limit buckets the request takes a token from
+    limited: str = "requests"  # what RateLimited names when one of them is empty
+    copy: FinishedCopy | None = None  # how to keep the whole log in one value too
+
+
 class Moved(NamedTuple):
     """What an append did to its game's `summary` row's `status` and `listed` fields:
     the status before it and after it, and the listing member (the listing's to index)."""
@@ -129,24 +146,11 @@ class Recorder(Protocol):
     """A store of raw game logs (see the module's words). Game ids are checked: one that
     cannot be a game's raises UnknownGame."""
 
-    async def append(
-        self,
-        game_id: str,
-        records: Sequence[StoredEvent],
-        expected_version: int,
-        *,
-        idempotency: Idempotency | None = None,
-        summary: Mapping[str, str | int] | None = None,
-        tokens: Mapping[int, str] | None = None,
-        limits: Sequence[Limit] = (),
-        limited: str = "requests",
-        copy: FinishedCopy | None = None,
-    ) -> tuple[Appended, Moved | None]:
-        """Append `records` at exactly `expected_version`, all or none, with what the
-        other arguments say, in the same step. VersionConflict (naming the version found),
-        IdempotencyKeyReused, events.limits.RateLimited (naming what is `limited`); an
-        idempotent retry returns the first attempt's Appended with `replayed` set. Returns
-        too how the summary's status moved (None: it did not)."""
+    async def append(self, game_id: str, append: Append) -> tuple[Appended, Moved | None]:
+        """Make `append` on the game's log: all of it or, raising, none. VersionConflict
+        (naming the version found), IdempotencyKeyReused, events.limits.RateLimited (naming
+        what is `limited`); an idempotent retry returns the first attempt's Appended with
+        `replayed` set. Returns too how the summary's status moved (None: it did not)."""
         ...
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> Entries:
@@ -185,6 +189,7 @@ __all__ = [
     "GAME_ID",
     "SCHEMA",
     "TYPE",
+    "Append",
     "Appended",
     "Entries",
     "FinishedCopy",

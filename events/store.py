@@ -34,6 +34,7 @@ from events.mapper import copy_for, events_of, events_of_log, records_of
 from events.metrics import APPEND_SECONDS
 from events.recorder import RedisRecorder
 from events.records import (
+    Append,
     Appended,
     Idempotency,
     IdempotencyKeyReused,
@@ -113,14 +114,16 @@ class EventStore(Generic[AnyRecorder]):
         records = records_of(events, codec)
         appending = self.recorder.append(
             game_id,
-            records,
-            expected_version,
-            idempotency=idempotency,
-            summary=summary,
-            tokens=tokens,
-            limits=limits,
-            limited=limited,
-            copy=copy_for(events, codec),
+            Append(
+                records,
+                expected_version,
+                idempotency=idempotency,
+                summary=summary,
+                tokens=tokens,
+                limits=limits,
+                limited=limited,
+                copy=copy_for(events, codec),
+            ),
         )
         # A new game is indexed in the same write as its first append (an index entry
         # whose summary is missing or names another entry is skipped when listing), so

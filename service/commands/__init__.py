@@ -16,12 +16,24 @@ from typing import Any, Protocol
 from rich.console import Console
 from rich.markup import escape
 
+from service.i18n import words
+
 
 class Commands(Protocol):
     """What each module's `add` is given: the `poison` parser's subcommands, as
     `add_subparsers()` returns them (argparse names their class only privately)."""
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+def add_command(
+    commands: Commands, name: str, described: dict[str, Any] | None = None, **parser: Any
+) -> argparse.ArgumentParser:
+    """The subcommand `name`, with its help and description in the catalogue's words
+    (`cli.help.<name>`, and `cli.help.<name>.description` given `described`'s arguments)."""
+    said = words()
+    description = said(f"cli.help.{name}.description", **(described or {}))
+    return commands.add_parser(name, help=said(f"cli.help.{name}"), description=description, **parser)
 
 
 class CommandError(Exception):

@@ -24,7 +24,7 @@ from rich.table import Table
 
 from core import RuleError
 from core.rulesets import RULESETS, Ruleset
-from service.commands import CommandError, Commands, arguments, console, fail, literal
+from service.commands import CommandError, Commands, add_command, arguments, console, fail, literal
 from service.commands.arguments import (
     Seat,
     add_ruleset,
@@ -35,7 +35,7 @@ from service.commands.arguments import (
     seat_of,
     strength_help,
 )
-from service.commands.simulate import CHUNK, SEARCHING_CHUNK, percent, searching_defaults
+from service.commands.simulate import percent, searching_defaults, simulated
 from service.commands.standings import bradley_terry, wilson
 from service.i18n import words
 
@@ -44,11 +44,7 @@ BOTS = (2, 8)  # the fewest and the most bots on a ladder
 
 
 def add(commands: Commands) -> None:
-    command = commands.add_parser(
-        "ladder",
-        help=words()("cli.help.ladder"),
-        description=words()("cli.help.ladder.description", rulesets=", ".join(RULESETS)),
-    )
+    command = add_command(commands, "ladder", {"rulesets": ", ".join(RULESETS)})
     add_ruleset(command)
     names = "; ".join(f"{r.name}: {', '.join(r.engine_bots)}" for r in RULESETS.values())
     command.add_argument("--players", type=arguments.whole_number, default=4, help=words()("cli.help.ladder.players"))
@@ -80,25 +76,10 @@ def play_match(
 ) -> tuple[int, int]:
     """The wins of each bot of `pair` over the match's games, both halves."""
     wins = [0, 0]
-    searching = any(seat.playouts is not None for seat in pair)
-    chunk = SEARCHING_CHUNK * args.jobs if searching else CHUNK
     for half in (0, 1):
         games = args.games // 2 + (args.games % 2 if half == 0 else 0)
         owner = [(seat + half) % 2 for seat in range(args.players)]  # which bot of the pair sits there
-        bots = [pair[side].bot for side in owner]
-        playouts = [pair[side].playouts for side in owner]
-        for first in range(0, games, chunk):
-            count = min(chunk, games - first)
-            result = ruleset.engine.simulate(
-                args.players,
-                count,
-                seed=args.seed,
-                bots=bots,
-                first=first,
-                threads=args.jobs,
-                playouts=playouts,
-                **options,
-            )
+        for count, result in simulated(args, ruleset, [pair[side] for side in owner], options, games):
             for seat, side in enumerate(owner):
                 wins[side] += result.wins[seat]
             advance(count)

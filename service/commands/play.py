@@ -34,7 +34,7 @@ from core.errors import SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET, Ruleset
 from events.codec import Event, Player
 from events.play import create_game, play_move
-from service.commands import CommandError, Commands, arguments, console, fail, visible
+from service.commands import CommandError, Commands, add_command, arguments, console, fail, visible
 from service.commands.arguments import (
     add_ruleset,
     add_seats,
@@ -71,13 +71,10 @@ class Paragraphs(argparse.HelpFormatter):
 
 
 def add(commands: Commands) -> None:
-    command = commands.add_parser(
+    command = add_command(
+        commands,
         "play",
-        help=words()("cli.help.play"),
-        description=words()(
-            "cli.help.play.description",
-            examples="; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items()),
-        ),
+        {"examples": "; ".join(f"{name}: {screen.example}" for name, screen in SCREENS.items())},
         epilog=words()("cli.help.play.epilog"),
         formatter_class=Paragraphs,
     )

@@ -21,22 +21,17 @@ from events.codec import Event
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
 from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
-from service.commands import CommandError, Commands, arguments, console, fail, literal, visible
+from service.commands import CommandError, Commands, add_command, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
 from service.i18n import isolated, words
 from service.settings import Settings
 
 
 def add(commands: Commands) -> None:
-    command = commands.add_parser(
+    command = add_command(
+        commands,
         "replay",
-        help=words()("cli.help.replay"),
-        description=words()(
-            "cli.help.replay.description",
-            export="GET /v1/games/{id}/export",
-            json=LOG_SHAPE,
-            replays="POST /v1/replays",
-        ),
+        {"export": "GET /v1/games/{id}/export", "json": LOG_SHAPE, "replays": "POST /v1/replays"},
     )
     source = command.add_mutually_exclusive_group(required=True)
     source.add_argument("log", nargs="?", help=words()("cli.help.replay.log"))

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service import i18n, logs
+from service.commands import add_command
 from service.logs import LogFormat
 from service.serverkey import KeyFileError, key_file, read_or_make, too_open
 from service.settings import SETTINGS, Setting, Settings, unknown_variables
@@ -414,10 +415,9 @@ PORT = next(setting for setting in SETTINGS if setting.name == "port")
 
 
 def add(commands: Commands) -> None:
-    run = commands.add_parser(
+    run = add_command(
+        commands,
         "serve",
-        help=i18n.words()("cli.help.serve"),
-        description=i18n.words()("cli.help.serve.description"),
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

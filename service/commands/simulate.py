@@ -11,6 +11,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -23,7 +24,7 @@ from core import RuleError, Simulation
 from core.errors import SEARCH_BOT
 from core.results import merged
 from core.rulesets import RULESETS, Ruleset
-from service.commands import CommandError, Commands, arguments, console, fail, literal
+from service.commands import CommandError, Commands, add_command, arguments, console, fail, literal
 from service.commands.arguments import (
     Seat,
     add_ruleset,
@@ -42,14 +43,37 @@ GAMES = (1, 1_000_000_000)  # the bounds of --games
 
 
 def add(commands: Commands) -> None:
-    command = commands.add_parser(
-        "simulate",
-        help=words()("cli.help.simulate"),
-        description=words()("cli.help.simulate.description", rulesets=", ".join(RULESETS)),
-    )
+    command = add_command(commands, "simulate", {"rulesets": ", ".join(RULESETS)})
     add_ruleset(command)
     add_seats(command, "random", "seat", engine=True)
     arguments.add_batch(command, games=GAMES, default=10_000, told="cli.help.simulate.games")
+
+
+def chunk_for(seats: Sequence[Seat], jobs: int) -> int:
+    """How many games one C call plays for these seats over `jobs` threads."""
+    return SEARCHING_CHUNK * jobs if any(seat.playouts is not None for seat in seats) else CHUNK
+
+
+def simulated(
+    args: argparse.Namespace, ruleset: Ruleset, seats: Sequence[Seat], options: dict[str, Any], games: int
+) -> Iterator[tuple[int, Simulation]]:
+    """`games` games of `seats` (numbered from 0, dealt from --seed, over --jobs threads),
+    a chunk at a time: how many each chunk played, and what they came to."""
+    chunk = chunk_for(seats, args.jobs)
+    bots, playouts = [seat.bot for seat in seats], [seat.playouts for seat in seats]
+    for first in range(0, games, chunk):
+        count = min(chunk, games - first)
+        simulation = ruleset.engine.simulate(
+            args.players,
+            count,
+            seed=args.seed,
+            bots=bots,
+            first=first,
+            threads=args.jobs,
+            playouts=playouts,
+            **options,
+        )
+        yield count, simulation
 
 
 def run_chunks(
@@ -57,9 +81,7 @@ def run_chunks(
 ) -> tuple[Simulation, float]:
     totals: list[Simulation] = []
     started = time.perf_counter()
-    chunk = SEARCHING_CHUNK * args.jobs if any(seat.playouts is not None for seat in seats) else CHUNK
-    bots = [seat.bot for seat in seats]
-    playouts = [seat.playouts for seat in seats]
+    chunk = chunk_for(seats, args.jobs)
     show_progress = args.games > chunk and not args.json and console.is_terminal
     with Progress(
         TextColumn(words()("cli.simulate.progress")),
@@ -71,20 +93,8 @@ def run_chunks(
         disable=not show_progress,
     ) as progress:
         task = progress.add_task("games", total=args.games)
-        for first in range(0, args.games, chunk):
-            count = min(chunk, args.games - first)
-            totals.append(
-                ruleset.engine.simulate(
-                    args.players,
-                    count,
-                    seed=args.seed,
-                    bots=bots,
-                    first=first,
-                    threads=args.jobs,
-                    playouts=playouts,
-                    **options,
-                )
-            )
+        for count, simulation in simulated(args, ruleset, seats, options, args.games):
+            totals.append(simulation)
             progress.advance(task, count)
     elapsed = time.perf_counter() - started
     return merged(totals), elapsed

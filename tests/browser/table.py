@@ -3,6 +3,8 @@ seats, and check what the page shows), and reading the page as a person reads it
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -134,6 +136,17 @@ def exported(served: str, game_id: str) -> str:
     answer = httpx.get(f"{served}/v1/games/{game_id}/export", timeout=10)
     assert answer.status_code == 200, answer.text
     return answer.text
+
+
+def altered(served: str, game_id: str, version: int, kind: str, change: Callable[[dict[str, Any]], object]) -> str:
+    """A finished game's exported log with its event `version` (which is a `kind`) changed
+    in place by `change`: a log tampered with, or one from before a field existed."""
+    lines = exported(served, game_id).splitlines()
+    event = json.loads(lines[version - 1])
+    assert event["type"] == kind
+    change(event)
+    lines[version - 1] = json.dumps(event)
+    return "\n".join(lines) + "\n"
 
 
 def drop_file(page: Page, selector: str, text: str, name: str) -> None:

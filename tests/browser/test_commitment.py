@@ -6,13 +6,12 @@ replayed its log."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import pytest
 
 from tests.browser.conftest import Watched
-from tests.browser.table import STEPS, TABLE, create, drop_file, exported, finished_game, token_of
+from tests.browser.table import STEPS, TABLE, altered, create, drop_file, exported, finished_game, token_of
 
 pytestmark = pytest.mark.browser
 
@@ -42,14 +41,12 @@ def test_a_dropped_honest_log_says_its_deals_were_fixed_before_play_and_the_comm
 def test_a_dropped_log_from_before_commitments_says_there_is_nothing_to_check(
     open_page: Callable[..., Watched], served: str
 ) -> None:
-    created = finished_game(served, "pot", 2)
-    lines = exported(served, created["game_id"]).splitlines()
-    first = json.loads(lines[0])
-    assert first["type"] == "game_created"
-    del first["data"]["seed_commitment"], first["data"]["salt"]
-    lines[0] = json.dumps(first)
+    def uncommitted(created: dict) -> None:
+        del created["data"]["seed_commitment"], created["data"]["salt"]
+
+    game_id = finished_game(served, "pot", 2)["game_id"]
     page = open_page("#/replay").page
-    drop_file(page, ".drop-zone", "\n".join(lines) + "\n", "old.ndjson")
+    drop_file(page, ".drop-zone", altered(served, game_id, 1, "game_created", uncommitted), "old.ndjson")
     page.wait_for_selector(f"{STEPS}[data-version]")
 
     said = page.locator(".commitment-verdict")

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import Watched
-from tests.browser.table import STEPS, drop_file, exported, finished_game, number, read, scores
+from tests.browser.table import STEPS, altered, drop_file, exported, finished_game, number, read, scores
 
 pytestmark = pytest.mark.browser
 
@@ -111,15 +111,13 @@ def test_a_log_dropped_on_the_lobby_is_replayed(open_page: Callable[..., Watched
 def test_a_tampered_log_is_refused_with_the_version_of_its_first_bad_event(
     open_page: Callable[..., Watched], served: str
 ) -> None:
-    created = finished_game(served, "poison", 3)
-    lines = exported(served, created["game_id"]).splitlines()
-    played = json.loads(lines[2])
-    assert played["type"] == "card_played"
-    played["data"]["total"] += 1
-    lines[2] = json.dumps(played)
+    def miscounted(played: dict) -> None:
+        played["data"]["total"] += 1
+
+    tampered = altered(served, finished_game(served, "poison", 3)["game_id"], 3, "card_played", miscounted)
     watched = open_page("#/replay")
     refused = watched.expect(422, "/v1/replays")
-    drop_file(watched.page, ".drop-zone", "\n".join(lines) + "\n", "tampered.ndjson")
+    drop_file(watched.page, ".drop-zone", tampered, "tampered.ndjson")
     notice = watched.page.get_by_role("alert")
     notice.wait_for()
     assert "422 invalid_log" in notice.inner_text()

@@ -3,9 +3,11 @@ who may join, leave or start, and every tampered lobby log refused at its versio
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from core.errors import InvalidArgument, MoveConflict
+from core.errors import InvalidArgument, MoveConflict, RuleError
 from events.codec import GameStarted, Player, RematchCreated, SeatJoined, SeatLeft
 from events.lobby import Lobby, check_seating, joined, left, lobby_of, started
 from events.play import create_game, join, leave, move, rematch_created
@@ -24,34 +26,29 @@ def test_a_fully_seated_game_has_no_lobby_and_a_seat_left_open_makes_one() -> No
     assert not lobby.abandoned
 
 
+def refusal(step: Callable[[], object]) -> tuple[type[RuleError], str]:
+    """The kind and the code of the refusal `step` raises."""
+    with pytest.raises(RuleError) as refused:
+        step()
+    return type(refused.value), refused.value.code
+
+
 def test_a_join_takes_only_an_open_seat_under_a_name_nobody_has() -> None:
     lobby = Lobby(TABLE)
-    with pytest.raises(MoveConflict) as taken:
-        joined(lobby, 0, "bea")
-    assert taken.value.code == "seat_taken"
-    with pytest.raises(MoveConflict) as bot:
-        joined(lobby, 2, "bea")
-    assert bot.value.code == "seat_taken"
-    with pytest.raises(InvalidArgument) as clash:
-        joined(lobby, 1, "ann")
-    assert clash.value.code == "name_taken"
-    with pytest.raises(MoveConflict) as beyond:
-        joined(lobby, 4, "bea")
-    assert beyond.value.code == "seat_taken"
+    assert refusal(lambda: joined(lobby, 0, "bea")) == (MoveConflict, "seat_taken")
+    assert refusal(lambda: joined(lobby, 2, "bea")) == (MoveConflict, "seat_taken")  # a bot's
+    assert refusal(lambda: joined(lobby, 1, "ann")) == (InvalidArgument, "name_taken")
+    assert refusal(lambda: joined(lobby, 4, "bea")) == (MoveConflict, "seat_taken")  # beyond the table
     assert joined(lobby, 1, "bea").open_seats == (3,)
 
 
 def test_a_game_starts_only_once_no_seat_is_open_and_then_refuses_joins_and_leaves() -> None:
     lobby = joined(Lobby(TABLE), 1, "bea")
-    with pytest.raises(MoveConflict) as early:
-        started(lobby)
-    assert early.value.code == "game_started"
+    assert refusal(lambda: started(lobby)) == (MoveConflict, "game_started")
     begun = started(joined(lobby, 3, "cal"))
     assert not begun.waiting
     for refused in (lambda: joined(begun, 1, "dee"), lambda: left(begun, 0), lambda: started(begun)):
-        with pytest.raises(MoveConflict) as late:
-            refused()
-        assert late.value.code == "game_started"
+        assert refusal(refused) == (MoveConflict, "game_started")
 
 
 def test_when_every_person_has_left_the_game_is_abandoned_and_refuses_joins() -> None:

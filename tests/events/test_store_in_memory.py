@@ -13,7 +13,7 @@ from events.games import Games
 from events.limits import Limit, Rate
 from events.memory import MemoryRecorder
 from events.poison.schema import CODEC
-from events.records import StoredEvent, VersionConflict
+from events.records import Append, StoredEvent, VersionConflict
 from events.restore import restore
 from events.store import EventStore
 from tests.events.logs import game_log, numbered
@@ -60,7 +60,7 @@ async def test_what_the_in_memory_recorder_leaves_out_is_refused_in_words_and_ch
     recorder = MemoryRecorder()
     bucket = Limit("poison:limits:moves:10.0.0.9", Rate(1, 1))
     with pytest.raises(ValueError, match="keeps no rate-limit buckets"):
-        await recorder.append("g", [StoredEvent("kind", 1, b"")], 0, limits=[bucket])
+        await recorder.append("g", Append([StoredEvent("kind", 1, b"")], 0, limits=[bucket]))
     assert await recorder.version("g") == 0
     with pytest.raises(ValueError, match="need a store with a listing"):
         Games(EventStore(recorder))

@@ -2,7 +2,7 @@
 the bot plays with its playouts exactly as the service plays it; its strength is said once
 beside its name; in a terminal, a search that takes visibly long shows who is thinking until
 the answer comes; on a real `poison serve`, the seat is created with its playouts and the
-waiting room says them."""
+waiting room says them. A bad bot or strength is refused alike by `play` and `simulate`."""
 
 from __future__ import annotations
 
@@ -246,17 +246,19 @@ def test_in_a_terminal_a_search_bot_s_move_is_told_on_the_redrawn_board_and_no_s
         assert terminal.wait(30) == 0
 
 
+@pytest.mark.parametrize("command", [["play", "--players", "3"], ["simulate", "--games", "10"]], ids=" ".join)
 @pytest.mark.parametrize(
     ("bots", "says"),
     [
         ("mcts:0", "'mcts:0': mcts:N searches N playouts a move, 1 to 200,000"),
         ("mcts:lots", "not 'lots'"),
         ("greedy:50", "'greedy:50': only mcts takes a strength"),
+        ("random:5", "'random:5': only mcts takes a strength"),
         ("clever", "unknown bot 'clever': choose from random, greedy, mcts"),
     ],
 )
-def test_play_refuses_a_bad_search_bot_or_strength_in_one_line(bots, says):
-    assert_one_line_refusal(poison_here("play", "--players", "3", "--bots", bots), "play", says)
+def test_play_and_simulate_refuse_a_bad_search_bot_or_strength_in_one_line(command, bots, says):
+    assert_one_line_refusal(poison_here(*command, "--bots", bots), command[0], says)
 
 
 def test_play_help_says_how_the_search_bot_s_strength_is_written():

@@ -14,7 +14,7 @@ import pytest
 
 from core.rulesets import RULESETS
 from service.commands.simulate import percent
-from tests.service.command import Terminal, assert_one_line_refusal, poison_here
+from tests.service.command import Terminal, poison_here
 
 
 def table_rows(stdout: str) -> list[list[str]]:
@@ -122,18 +122,6 @@ def test_a_searching_seat_plays_at_its_strength_or_the_rulesets_default():
         "greedy",
     ]
     assert sum(seat["wins"] for seat in report["seats"]) >= 3
-
-
-@pytest.mark.parametrize(
-    ("bots", "said"),
-    [
-        ("mcts:0", "'mcts:0': mcts:N searches N playouts a move, 1 to 200,000"),
-        ("mcts:many", "not 'many'"),
-        ("random:5", "'random:5': only mcts takes a strength"),
-    ],
-)
-def test_a_bad_strength_is_refused_in_words(bots, said):
-    assert_one_line_refusal(poison_here("simulate", "--games", "10", "--bots", bots), "simulate", said)
 
 
 #: poison simulate of search bots whose trees cannot be allocated: the address space capped a

@@ -8,7 +8,6 @@ several can be under way at once and a body can be held back for as long as a te
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -71,7 +70,7 @@ class Uploading:
 
 
 @pytest.fixture
-def bounded(redis_url: str, namespace: str) -> Settings:
+def settings(redis_url: str, namespace: str) -> Settings:
     return Settings(
         redis_url=redis_url,
         namespace=namespace,
@@ -80,12 +79,6 @@ def bounded(redis_url: str, namespace: str) -> Settings:
         client_connections=2,
         trusted_proxies="10.5.0.1",
     )
-
-
-@pytest.fixture
-async def client(bounded: Settings) -> AsyncIterator[AsyncTestClient]:
-    async with AsyncTestClient(create_app(bounded)) as client:
-        yield client
 
 
 async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_connection_closed(client):
@@ -104,8 +97,8 @@ async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_co
         await upload.close()
 
 
-async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_comes_back(client, bounded):
-    uploads = [Uploading(client, address=f"10.6.0.{n}") for n in range(bounded.max_connections)]
+async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_comes_back(client, settings):
+    uploads = [Uploading(client, address=f"10.6.0.{n}") for n in range(settings.max_connections)]
     try:
         for upload in uploads:
             await upload.under_way()
@@ -122,8 +115,8 @@ async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_co
     assert (await client.get("/health")).status_code == 200
 
 
-async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_another_gets_in(client, bounded):
-    uploads = [Uploading(client, address="10.7.0.1") for _ in range(bounded.client_connections)]
+async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_another_gets_in(client, settings):
+    uploads = [Uploading(client, address="10.7.0.1") for _ in range(settings.client_connections)]
     try:
         for upload in uploads:
             await upload.under_way()
@@ -143,8 +136,8 @@ async def test_a_client_address_over_its_cap_of_requests_under_way_is_429_while_
             await upload.close()
 
 
-async def test_a_trusted_proxys_own_requests_are_not_capped_as_one_clients(client, bounded):
-    uploads = [Uploading(client, address="10.5.0.1") for _ in range(bounded.client_connections + 1)]
+async def test_a_trusted_proxys_own_requests_are_not_capped_as_one_clients(client, settings):
+    uploads = [Uploading(client, address="10.5.0.1") for _ in range(settings.client_connections + 1)]
     try:
         for upload in uploads:
             await upload.under_way()
@@ -197,9 +190,9 @@ def closes(headers: dict[str, str]) -> bool:
 
 
 async def test_a_trusted_proxys_connections_count_for_the_client_each_carried_and_beyond_its_share_are_closed(
-    client, bounded
+    client, settings
 ):
-    share = bounded.client_connections
+    share = settings.client_connections
     forwarding = {"X-Forwarded-For": "10.9.0.1"}
     kept = [await answer_of(client, ("10.5.0.1", 40_000 + n), forwarding) for n in range(share)]
     assert not any(closes(headers) for headers in kept), "the client's share of the proxy's connections kept"
@@ -214,10 +207,10 @@ async def test_a_trusted_proxys_connections_count_for_the_client_each_carried_an
 
 
 async def test_a_client_that_opens_a_connection_per_request_is_answered_every_time_beyond_its_share_too(
-    client, bounded
+    client, settings
 ):
-    answers = [await answer_of(client, ("10.8.0.1", 41_000 + n)) for n in range(bounded.client_connections + 3)]
-    assert [closes(headers) for headers in answers[bounded.client_connections :]] == [True] * 3, "answered, and closed"
+    answers = [await answer_of(client, ("10.8.0.1", 41_000 + n)) for n in range(settings.client_connections + 3)]
+    assert [closes(headers) for headers in answers[settings.client_connections :]] == [True] * 3, "answered, and closed"
 
 
 async def test_an_addresss_connections_idle_past_the_heads_deadline_no_longer_count_against_its_share(

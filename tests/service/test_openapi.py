@@ -374,6 +374,15 @@ _GAME = "/v1/games/{game_id}"
 Provocation = Callable[[Provoker], Awaitable[Any]]
 
 
+def _bodies(path: str) -> dict[str, Provocation]:
+    """The codes every operation taking a body at `path` answers: a body too big, and one not JSON."""
+    json, plain = {"content-type": "application/json"}, {"content-type": "text/plain"}
+    return {
+        "payload_too_large": lambda p: p.client.post(path, content=_TOO_BIG, headers=json),
+        "unsupported_media_type": lambda p: p.client.post(path, content=b"{}", headers=plain),
+    }
+
+
 def _reads(suffix: str, malformed: Callable[[str], str]) -> dict[str, Provocation]:
     """The codes every read of a game answers; `malformed` makes a path this read refuses (400)."""
 
@@ -581,12 +590,7 @@ def _search_limit(p: Provoker) -> Any:
 PROVOKE: dict[str, dict[str, Provocation]] = {
     "create_game": {
         "invalid_request": lambda p: p.client.post("/v1/games", json={"players": [{"name": "a"}] * 3}),
-        "payload_too_large": lambda p: p.client.post(
-            "/v1/games", content=_TOO_BIG, headers={"content-type": "application/json"}
-        ),
-        "unsupported_media_type": lambda p: p.client.post(
-            "/v1/games", content=b"{}", headers={"content-type": "text/plain"}
-        ),
+        **_bodies("/v1/games"),
         "rate_limited": _create_limited,
         "search_budget": _create_over_budget,
         "store_unavailable": lambda p: p.down.post(
@@ -640,12 +644,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "store_unavailable": lambda p: p.join("nope", 1, "bea", p.down),
         "seat_taken": _join_taken,
         "game_started": _join_started,
-        "payload_too_large": lambda p: p.client.post(
-            "/v1/games/nope/seats/1", content=_TOO_BIG, headers={"content-type": "application/json"}
-        ),
-        "unsupported_media_type": lambda p: p.client.post(
-            "/v1/games/nope/seats/1", content=b"{}", headers={"content-type": "text/plain"}
-        ),
+        **_bodies("/v1/games/nope/seats/1"),
         "idempotency_key_reused": _join_key_reused,
         "rate_limited": _join_limited,
         "search_budget": _join_over_budget,
@@ -678,12 +677,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
     "export_log": {**_reads("/export", _too_long("/export")), "game_active": _export_active},
     "replay_log": {
         "invalid_request": lambda p: p.client.post("/v1/replays", json={"events": 3}),
-        "payload_too_large": lambda p: p.client.post(
-            "/v1/replays", content=_TOO_BIG, headers={"content-type": "application/json"}
-        ),
-        "unsupported_media_type": lambda p: p.client.post(
-            "/v1/replays", content=b"{}", headers={"content-type": "text/plain"}
-        ),
+        **_bodies("/v1/replays"),
         "invalid_log": lambda p: p.client.post("/v1/replays", json=_BAD_LOG),
         "search_limit": _search_limit,
         "search_budget": _replay_over_search_budget,

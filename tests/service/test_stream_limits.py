@@ -13,6 +13,9 @@ message is seen as it is sent and at what time.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -42,9 +45,17 @@ def settings(redis_url: str, namespace: str) -> Settings:
 
 
 @pytest.fixture
-async def client(settings: Settings):
-    async with AsyncTestClient(create_app(settings)) as client:
-        yield client
+async def listen(client: AsyncTestClient) -> AsyncIterator[Callable[..., Listened]]:
+    """Opens a stream of the app as Listened does; every one it opened is closed when the test ends."""
+    opened: list[Listened] = []
+
+    def listen(path: str, **asked: Any) -> Listened:
+        opened.append(Listened(client, path, **asked))
+        return opened[-1]
+
+    yield listen
+    for stream in opened:
+        await stream.close()
 
 
 async def open_table(client: AsyncTestClient, options: dict, players: list[dict]) -> tuple[str, dict[int, str]]:
@@ -172,53 +183,40 @@ async def test_a_leave_that_leaves_a_person_seated_does_not_end_the_games_stream
 # ---- 3. streams per client address, and the worker's share ---------------------------------
 
 
-async def test_a_client_over_its_stream_cap_is_429_with_retry_after_while_another_address_and_health_get_in(client):
+async def test_a_client_over_its_stream_cap_is_429_with_retry_after_while_another_address_and_health_get_in(
+    client, listen
+):
     game_id, _ = await open_table(client, {}, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}])
-    held = [Listened(client, stream_path(game_id), address="10.0.0.1") for _ in range(2)]
-    others: list[Listened] = []
-    try:
-        assert [await stream.opened() for stream in held] == [200, 200]
-        over = Listened(client, stream_path(game_id), address="10.0.0.1")
-        others.append(over)
-        assert await over.opened() == 429
-        assert over.headers["retry-after"] == "5"
-        assert over.headers["content-type"].startswith("application/problem+json")
-        refused = over.problem()
-        assert (refused["code"], refused["status"], refused["retry_after"]) == ("too_many_streams", 429, 5)
-        assert "2 live streams" in refused["detail"]
-        elsewhere = Listened(client, stream_path(game_id), address="10.0.0.2")
-        others.append(elsewhere)
-        assert await elsewhere.opened() == 200
-        assert (await client.get("/health")).status_code == 200
-        assert (await client.get(f"/v1/games/{game_id}")).status_code == 200
-        # A stream that ends gives its place back.
-        await held.pop().close()
-        again = Listened(client, stream_path(game_id), address="10.0.0.1")
-        others.append(again)
-        assert await again.opened() == 200
-    finally:
-        for stream in held + others:
-            await stream.close()
+    held = [listen(stream_path(game_id), address="10.0.0.1") for _ in range(2)]
+    assert [await stream.opened() for stream in held] == [200, 200]
+    over = listen(stream_path(game_id), address="10.0.0.1")
+    assert await over.opened() == 429
+    assert over.headers["retry-after"] == "5"
+    assert over.headers["content-type"].startswith("application/problem+json")
+    refused = over.problem()
+    assert (refused["code"], refused["status"], refused["retry_after"]) == ("too_many_streams", 429, 5)
+    assert "2 live streams" in refused["detail"]
+    elsewhere = listen(stream_path(game_id), address="10.0.0.2")
+    assert await elsewhere.opened() == 200
+    assert (await client.get("/health")).status_code == 200
+    assert (await client.get(f"/v1/games/{game_id}")).status_code == 200
+    # A stream that ends gives its place back.
+    await held.pop().close()
+    again = listen(stream_path(game_id), address="10.0.0.1")
+    assert await again.opened() == 200
 
 
-async def test_ipv6_addresses_of_one_64_block_are_one_client_and_another_block_is_another(client):
+async def test_ipv6_addresses_of_one_64_block_are_one_client_and_another_block_is_another(client, listen):
     # One subscriber is given a /64 and may pick any address in it: a cap per address
     # would give it as many streams (and budgets, and rate limits) as it cares to pick.
     game_id, _ = await open_table(client, {}, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}])
-    held = [Listened(client, stream_path(game_id), address=f"2001:db8:0:1::{n}") for n in (1, 2)]
-    others: list[Listened] = []
-    try:
-        assert [await stream.opened() for stream in held] == [200, 200]
-        same_block = Listened(client, stream_path(game_id), address="2001:db8:0:1:ffff::3")
-        others.append(same_block)
-        assert await same_block.opened() == 429
-        assert same_block.problem()["code"] == "too_many_streams"
-        next_block = Listened(client, stream_path(game_id), address="2001:db8:0:2::1")
-        others.append(next_block)
-        assert await next_block.opened() == 200
-    finally:
-        for stream in held + others:
-            await stream.close()
+    held = [listen(stream_path(game_id), address=f"2001:db8:0:1::{n}") for n in (1, 2)]
+    assert [await stream.opened() for stream in held] == [200, 200]
+    same_block = listen(stream_path(game_id), address="2001:db8:0:1:ffff::3")
+    assert await same_block.opened() == 429
+    assert same_block.problem()["code"] == "too_many_streams"
+    next_block = listen(stream_path(game_id), address="2001:db8:0:2::1")
+    assert await next_block.opened() == 200
 
 
 def test_a_client_is_its_ipv4_address_or_the_64_block_of_its_ipv6_one():
@@ -229,20 +227,17 @@ def test_a_client_is_its_ipv4_address_or_the_64_block_of_its_ipv6_one():
     assert client_of("not-an-address") == "not-an-address"
 
 
-async def test_streams_together_hold_at_most_their_share_of_a_workers_connections_and_the_rest_is_503(client):
+async def test_streams_together_hold_at_most_their_share_of_a_workers_connections_and_the_rest_is_503(
+    client, listen
+):
     game_id, _ = await open_table(client, {}, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}])
-    held = [Listened(client, stream_path(game_id), address=f"10.0.1.{n}") for n in range(4)]  # 0.4 of 10
-    try:
-        assert [await stream.opened() for stream in held] == [200] * 4
-        over = Listened(client, stream_path(game_id), address="10.0.1.9")
-        held.append(over)
-        assert await over.opened() == 503
-        assert over.headers["retry-after"] == "5"
-        assert over.problem()["code"] == "streams_full"
-        assert (await client.get("/health")).status_code == 200  # requests keep their connections
-    finally:
-        for stream in held:
-            await stream.close()
+    held = [listen(stream_path(game_id), address=f"10.0.1.{n}") for n in range(4)]  # 0.4 of 10
+    assert [await stream.opened() for stream in held] == [200] * 4
+    over = listen(stream_path(game_id), address="10.0.1.9")
+    assert await over.opened() == 503
+    assert over.headers["retry-after"] == "5"
+    assert over.problem()["code"] == "streams_full"
+    assert (await client.get("/health")).status_code == 200  # requests keep their connections
 
 
 async def test_a_stream_whose_client_left_before_it_began_gives_its_place_back(client):
