@@ -107,7 +107,12 @@ def test_a_tally_on_the_persian_score_sheet_reads_mark_then_count_left_to_right(
     order = page.locator(".sheet .tally").evaluate_all(
         """all => all.map(tally => {
             const text = tally.firstChild;
-            const at = (i) => { const range = document.createRange(); range.setStart(text, i); range.setEnd(text, i + 1); return range.getBoundingClientRect().left; };
+            const at = (i) => {
+                const range = document.createRange();
+                range.setStart(text, i);
+                range.setEnd(text, i + 1);
+                return range.getBoundingClientRect().left;
+            };
             return [tally.textContent, at(0) < at(text.length - 1)];
         })"""
     )
