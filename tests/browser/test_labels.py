@@ -118,3 +118,46 @@ def test_a_tally_on_the_persian_score_sheet_reads_mark_then_count_left_to_right(
     )
     assert any(text.startswith("☠") for text, _ in order)
     assert [text for text, left_to_right in order if not left_to_right] == []
+
+
+#: Which character of each chart end label is drawn at each point along its middle, from its
+#: left end to its right (the browser's own answer, after its bidirectional reordering), with
+#: the label's text: the order a reader sees its characters in.
+SEEN = """svg => [...svg.querySelectorAll('text.series-name')].map(text => {
+    const box = text.getBBox(), to = text.getScreenCTM(), order = [];
+    for (let x = box.x; x <= box.x + box.width; x += 0.5) {
+        const point = svg.createSVGPoint();
+        point.x = x; point.y = box.y + box.height / 2;
+        const at = text.getCharNumAtPosition(point);
+        if (at >= 0 && order.at(-1) !== at) order.push(at);
+    }
+    return [text.textContent, order];
+})"""
+
+#: The invisible marks of direction a label may hold (isolates, the marks Intl puts before a
+#: signed number in some languages), and spaces: nothing a reader sees to put in order.
+MARKS = "\u200e\u200f\u061c\u2066\u2067\u2068\u2069 "
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_each_chart_label_shows_the_name_then_its_signed_total_left_to_right_in_every_language(
+    open_page: Callable[..., Watched], served: str, code: str
+) -> None:
+    # The chart is drawn left to right in every language (its axis is time). A name in a
+    # script of the other direction must not pull its total into its own direction: "سارا +17"
+    # drawn as "17+ سارا", the total before the name and the sign after the digits.
+    created = create(served, NAMES, seed=7, rounds=1)
+    page = open_page(f"?lang={code}#/games/{created['game_id']}").page
+    page.wait_for_selector(f'{TABLE}[data-status="finished"][data-busy="false"]')
+
+    signed = 0
+    for text, order in page.locator("svg.chart").first.evaluate(SEEN):
+        seen = [text[at] for at in order if at < len(text) and text[at] not in MARKS]
+        first_of_total = next(i for i, char in enumerate(seen) if char.isdigit() or char in "+−")
+        name, total = "".join(seen[:first_of_total]), "".join(seen[first_of_total:])
+        assert total, f"{text!r} is seen as {seen}"
+        assert all(char.isdigit() or char in "+−" for char in total), f"{text!r} is seen as {seen}"
+        assert sorted(name) == sorted(char for char in text.rsplit(" ", 1)[0] if char not in MARKS), f"{text!r}"
+        if total[0] in "+−":
+            signed += 1
+    assert signed >= 1  # seed 7 gives someone a total other than zero
