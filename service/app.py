@@ -22,7 +22,6 @@ from typing import Any
 import msgspec
 from litestar import Litestar
 from litestar.datastructures import ResponseHeader
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
@@ -38,7 +37,7 @@ from service.dependencies import GuardedRequest
 from service.guards import Guard
 from service.hot import hot_routes
 from service.observed import observed
-from service.responses import WORKER_HEADER, worker
+from service.responses import HTTP, WORKER_HEADER, worker
 from service.serverkey import process_key, read_or_make
 from service.settings import Settings
 from service.tokens import ServerKey
@@ -138,7 +137,7 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
     OPTIONS on a path of the API is 204 with `Allow`, every method the path takes."""
 
     async def head_options_or_any(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP or scope["method"] not in ("HEAD", "OPTIONS"):
+        if scope["type"] != HTTP or scope["method"] not in ("HEAD", "OPTIONS"):
             await handler(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":

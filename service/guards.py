@@ -43,8 +43,6 @@ import asyncio
 import signal
 from typing import TYPE_CHECKING, Any
 
-from litestar.enums import ScopeType
-
 from service.clients import (
     PEER_KEY,
     Held,
@@ -57,6 +55,7 @@ from service.clients import (
 from service.problems import ApiError, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import SCOPE_KEY, request_id_of
+from service.responses import HTTP
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -145,7 +144,7 @@ class Guard:
 
     def around(self, app: ASGIApp) -> ASGIApp:
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != ScopeType.HTTP:
+            if scope["type"] != HTTP:
                 await app(scope, receive, send)
                 return
             client = scope.get("client")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
 
 from events.calls import GAME_ID
@@ -31,7 +30,7 @@ from events.games import Games
 from service.controllers.games import play_card, read_game
 from service.dependencies import check_body, decoded, gone_of
 from service.problems import problem_of, send_problem, unexpected
-from service.responses import JSONBytes, header
+from service.responses import HTTP, JSONBytes, header
 from service.schemas import PlayCard
 
 PREFIX = "/v1/games/"
@@ -55,7 +54,7 @@ def hot_routes(handler: ASGIApp, max_body_bytes: int) -> ASGIApp:
     has their plain shape (`route` says which)."""
 
     async def hot_or_litestar(scope: Scope, receive: Receive, send: Send) -> None:
-        answer = route(scope, max_body_bytes) if scope["type"] == ScopeType.HTTP else None
+        answer = route(scope, max_body_bytes) if scope["type"] == HTTP else None
         if answer is None:
             await handler(scope, receive, send)
             return

@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 from time import perf_counter
 
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from service import metrics, request_ids
 from service.logs import ACCESS_LOGGER, FIELDS
 from service.request_ids import HEADER, SCOPE_KEY, request_id_of
+from service.responses import HTTP
 
 STREAM = b"text/event-stream"
 #: The status a request is counted and logged under when its client left before its answer
@@ -36,7 +36,7 @@ def observed(handler: ASGIApp, *, access_log: bool) -> ASGIApp:
     """`handler`, each of whose HTTP requests gets an id, is measured, and (`access_log`) logged."""
 
     async def observe(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
+        if scope["type"] != HTTP:
             await handler(scope, receive, send)
             return
         request_id = request_id_of(scope)
