@@ -97,9 +97,15 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app.asgi_handler = hot_routes(app.asgi_handler, settings.max_body_bytes)
     # Around Litestar's own handler (routing included), inside its entry point: a HEAD must
     # be turned into a GET before the router, which knows only the GET routes.
-    app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
-    # Outermost: the OPTIONS answered above get their request id and measure too.
-    app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and settings.log_format == "json")
+    # (A HEAD of a game is then served by the hot routes, as a GET whose body is not sent.)
+    head_and_options = answer_head_and_options(app.asgi_handler, allowed_methods(app))
+    # Outermost: the OPTIONS answered there get their request id and measure too; every other
+    # request goes straight to the hot routes and Litestar's handler, not through that wrapper.
+    app.asgi_handler = observed(
+        app.asgi_handler,
+        access_log=settings.access_log and settings.log_format == "json",
+        head_and_options=head_and_options,
+    )
     # The worker's bounds of requests (service/guards.py): inside the proxies' client, which
     # its cap per client address counts by.
     app.asgi_handler = Guard(settings).around(app.asgi_handler)

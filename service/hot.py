@@ -15,8 +15,8 @@ trailing slash, an id that is not a game id's shape, a body without a Content-Le
 the cap, any other method or path.
 
 It sits where Litestar's own handler is called (inside `Litestar.__call__`, so the scope
-has its app), within the HEAD and OPTIONS wrapper and the request's id and measure
-(service.app): a HEAD of a game is served here too, as a GET whose body is not sent.
+has its app), within the request's id and measure (service.app): a HEAD of a game comes
+here too through the HEAD and OPTIONS wrapper, and is served as a GET whose body is not sent.
 """
 
 from __future__ import annotations
