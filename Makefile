@@ -13,7 +13,7 @@ RUN_STAMP    := $(VENV)/.installed-run
 COMPILED     := $(subst /,.,$(basename $(wildcard core/*.pyx core/*/*.pyx)))
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run check test typecheck bench load servers instructions fuzz thorough lint playthroughs annotate cluster vendor clean
+.PHONY: setup run check test typecheck bench load servers instructions instructions-moves fuzz thorough lint playthroughs annotate cluster vendor clean
 
 setup: $(DEV_STAMP)
 
@@ -89,6 +89,11 @@ servers: setup
 ## ASGI app, each under uvicorn, 16 clients; needs valgrind
 instructions: setup
 	$(BIN)/python -m benchmarks.instructions --clients 16
+
+## instructions-moves: instructions a move (a GET and a POST) of the application called in-process,
+## no server and no socket (valgrind's callgrind): its own request path measured alone; needs valgrind
+instructions-moves: setup
+	$(BIN)/python -m benchmarks.inprocess --moves 300
 
 ## cluster: a local Redis Cluster of the embedded Valkey (3 masters, a replica of each; data in
 ## ./poison-cluster, formed on the first run and recovered after) and two poison serve on it, on

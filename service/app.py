@@ -22,7 +22,6 @@ from typing import Any
 import msgspec
 from litestar import Litestar
 from litestar.datastructures import ResponseHeader
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from events.connect import connect
@@ -38,7 +37,7 @@ from service.dependencies import GuardedRequest
 from service.guards import Guard
 from service.hot import hot_routes
 from service.observed import observed
-from service.responses import WORKER_HEADER, worker
+from service.responses import HTTP, WORKER_HEADER, worker
 from service.serverkey import process_key, read_or_make
 from service.settings import Settings
 from service.tokens import ServerKey
@@ -98,9 +97,15 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app.asgi_handler = hot_routes(app.asgi_handler, settings.max_body_bytes)
     # Around Litestar's own handler (routing included), inside its entry point: a HEAD must
     # be turned into a GET before the router, which knows only the GET routes.
-    app.asgi_handler = answer_head_and_options(app.asgi_handler, allowed_methods(app))
-    # Outermost: the OPTIONS answered above get their request id and measure too.
-    app.asgi_handler = observed(app.asgi_handler, access_log=settings.access_log and settings.log_format == "json")
+    # (A HEAD of a game is then served by the hot routes, as a GET whose body is not sent.)
+    head_and_options = answer_head_and_options(app.asgi_handler, allowed_methods(app))
+    # Outermost: the OPTIONS answered there get their request id and measure too; every other
+    # request goes straight to the hot routes and Litestar's handler, not through that wrapper.
+    app.asgi_handler = observed(
+        app.asgi_handler,
+        access_log=settings.access_log and settings.log_format == "json",
+        head_and_options=head_and_options,
+    )
     # The worker's bounds of requests (service/guards.py): inside the proxies' client, which
     # its cap per client address counts by.
     app.asgi_handler = Guard(settings).around(app.asgi_handler)
@@ -138,7 +143,7 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
     OPTIONS on a path of the API is 204 with `Allow`, every method the path takes."""
 
     async def head_options_or_any(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP or scope["method"] not in ("HEAD", "OPTIONS"):
+        if scope["type"] != HTTP or scope["method"] not in ("HEAD", "OPTIONS"):
             await handler(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":

@@ -43,8 +43,6 @@ import asyncio
 import signal
 from typing import TYPE_CHECKING, Any
 
-from litestar.enums import ScopeType
-
 from service.clients import (
     PEER_KEY,
     Held,
@@ -57,6 +55,7 @@ from service.clients import (
 from service.problems import ApiError, send_problem
 from service.request_ids import HEADER as REQUEST_ID
 from service.request_ids import SCOPE_KEY, request_id_of
+from service.responses import HTTP
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -135,10 +134,17 @@ class Guard:
         self.shutdown = shutdown
         self.under_way = Held()  # requests by client address ("" for those not counted per client)
         self.kept_open = KeptOpen(lifetime=settings.header_timeout, most=settings.max_connections)
+        # The requests waiting for a part of their body, watched by one timer for them all
+        # (armed for the soonest deadline), not a timeout of their own each: every deadline
+        # is a request's start plus the same `body_timeout`, so one timer seldom moves.
+        self.awaiting: dict[_Request, None] = {}
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = 0.0  # the deadline it is armed for
+        self.timer_loop: asyncio.AbstractEventLoop | None = None  # and on which loop (an app may outlive one)
 
     def around(self, app: ASGIApp) -> ASGIApp:
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != ScopeType.HTTP:
+            if scope["type"] != HTTP:
                 await app(scope, receive, send)
                 return
             client = scope.get("client")
@@ -162,6 +168,33 @@ class Guard:
                     self.kept_open.idle(connection, address, asyncio.get_running_loop().time())
 
         return guarded
+
+    def wait_for_body(self, request: _Request) -> None:
+        """`request` waits for a part of its body until its deadline."""
+        self.awaiting[request] = None
+        loop = asyncio.get_running_loop()
+        if self.timer is None or request.deadline < self.timer_at or self.timer_loop is not loop:
+            # None armed, or armed too late (a request that started earlier waits only now),
+            # or on a loop that is not this one (which may be gone: its timer is left alone).
+            if self.timer is not None and self.timer_loop is loop:
+                self.timer.cancel()
+            self._arm(loop, request.deadline)
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        self.timer, self.timer_at, self.timer_loop = loop.call_at(deadline, self._expire), deadline, loop
+
+    def _expire(self) -> None:
+        """Each request whose deadline has passed while it waits is told so (its waiting
+        task cancelled, and the cancellation taken as the deadline's: `_Request.received`);
+        the timer is armed again for the soonest deadline left."""
+        self.timer = None
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for request in [request for request in self.awaiting if request.deadline <= now]:
+            del self.awaiting[request]
+            request.expire()
+        if self.awaiting:
+            self._arm(loop, min(request.deadline for request in self.awaiting))
 
     def beyond_share(self, address: str) -> bool:
         """Whether one more connection of `address` kept open (the one whose answer begins,
@@ -192,11 +225,13 @@ class _Request:
         "closing",
         "deadline",
         "ended",
+        "expired",
         "guard",
         "receive",
         "scope",
         "send",
         "started",
+        "waiting",
     )
 
     def __init__(self, guard: Guard, scope: Scope, receive: Receive, send: Send, address: str) -> None:
@@ -208,6 +243,8 @@ class _Request:
         self.answered = False  # the answer is whole (or refused here): the handler's sends are dropped
         self.ended = False  # the handler was told the client left: it ends without a last part
         self.closing = False  # its answer closes the connection
+        self.waiting: asyncio.Task[Any] | None = None  # the task waiting for a part of the body
+        self.expired = False  # the deadline passed while it waited: its cancellation is the deadline's
 
     async def run(self, app: ASGIApp) -> None:
         await app(self.scope, self.received, self.sent)
@@ -221,15 +258,35 @@ class _Request:
             return DISCONNECT
         if self.body_done:
             return await self._disconnect_or_shutdown()
+        task = self.waiting = asyncio.current_task()
+        assert task is not None  # an ASGI application runs in a task
+        cancelling = task.cancelling()
+        self.guard.wait_for_body(self)
         try:
-            async with asyncio.timeout_at(self.deadline):
-                message = await self.receive()
-        except TimeoutError:
+            message = await self.receive()
+        except asyncio.CancelledError:
+            # The deadline's own cancellation is taken back (as asyncio.timeout does); any
+            # other (the server's, the handler's) goes on.
+            if not self.expired or task.uncancel() > cancelling:
+                raise
+            await self._late()
+            return DISCONNECT
+        finally:
+            self.guard.awaiting.pop(self, None)
+            self.waiting = None
+        if self.expired:  # the body came as the deadline passed: the deadline wins
+            task.uncancel()
             await self._late()
             return DISCONNECT
         if message["type"] != "http.request" or not message.get("more_body", False):
             self.body_done = True
         return message
+
+    def expire(self) -> None:
+        """The body's deadline has passed while this request waits for a part of it."""
+        if self.waiting is not None:
+            self.expired = True
+            self.waiting.cancel()
 
     async def sent(self, message: Message) -> None:
         if self.answered:

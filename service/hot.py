@@ -15,15 +15,14 @@ trailing slash, an id that is not a game id's shape, a body without a Content-Le
 the cap, any other method or path.
 
 It sits where Litestar's own handler is called (inside `Litestar.__call__`, so the scope
-has its app), within the HEAD and OPTIONS wrapper and the request's id and measure
-(service.app): a HEAD of a game is served here too, as a GET whose body is not sent.
+has its app), within the request's id and measure (service.app): a HEAD of a game comes
+here too through the HEAD and OPTIONS wrapper, and is served as a GET whose body is not sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
 
 from events.calls import GAME_ID
@@ -31,7 +30,7 @@ from events.games import Games
 from service.controllers.games import play_card, read_game
 from service.dependencies import check_body, decoded, gone_of
 from service.problems import problem_of, send_problem, unexpected
-from service.responses import JSONBytes, header
+from service.responses import HTTP, JSONBytes, header
 from service.schemas import PlayCard
 
 PREFIX = "/v1/games/"
@@ -55,7 +54,7 @@ def hot_routes(handler: ASGIApp, max_body_bytes: int) -> ASGIApp:
     has their plain shape (`route` says which)."""
 
     async def hot_or_litestar(scope: Scope, receive: Receive, send: Send) -> None:
-        answer = route(scope, max_body_bytes) if scope["type"] == ScopeType.HTTP else None
+        answer = route(scope, max_body_bytes) if scope["type"] == HTTP else None
         if answer is None:
             await handler(scope, receive, send)
             return

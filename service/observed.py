@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 from time import perf_counter
 
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from service import metrics, request_ids
 from service.logs import ACCESS_LOGGER, FIELDS
 from service.request_ids import HEADER, SCOPE_KEY, request_id_of
+from service.responses import HTTP
 
 STREAM = b"text/event-stream"
 #: The status a request is counted and logged under when its client left before its answer
@@ -32,13 +32,21 @@ LEFT_KEY = "poison.client_left"
 _access = logging.getLogger(ACCESS_LOGGER)
 
 
-def observed(handler: ASGIApp, *, access_log: bool) -> ASGIApp:
-    """`handler`, each of whose HTTP requests gets an id, is measured, and (`access_log`) logged."""
+#: The methods answered by `observed`'s `head_and_options` rather than its `handler`.
+HEAD_AND_OPTIONS = frozenset({"HEAD", "OPTIONS"})
+
+
+def observed(handler: ASGIApp, *, access_log: bool, head_and_options: ASGIApp | None = None) -> ASGIApp:
+    """`handler`, each of whose HTTP requests gets an id, is measured, and (`access_log`) logged;
+    a HEAD or an OPTIONS given to `head_and_options` when there is one. (One wrapper choosing
+    where each request goes, rather than one more around the router that every request passes
+    through to reach it.)"""
 
     async def observe(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
+        if scope["type"] != HTTP:
             await handler(scope, receive, send)
             return
+        answer = head_and_options if head_and_options is not None and scope["method"] in HEAD_AND_OPTIONS else handler
         request_id = request_id_of(scope)
         scope[SCOPE_KEY] = request_id  # type: ignore[literal-required]
         request_ids.current.set(request_id)  # this request's task: its log lines name it
@@ -70,7 +78,7 @@ def observed(handler: ASGIApp, *, access_log: bool) -> ASGIApp:
             await send(message)
 
         try:
-            await handler(scope, receive_until_left, send_with_id)
+            await answer(scope, receive_until_left, send_with_id)
         finally:
             seconds = perf_counter() - started
             if left:

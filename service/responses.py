@@ -17,13 +17,17 @@ the application's response class, after Litestar has encoded a body.
 from __future__ import annotations
 
 import os
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from litestar import Response as LitestarResponse
+from litestar.enums import ScopeType
 from litestar.serialization import default_serializer
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send, Serializer
 
 WORKER_HEADER = "x-poison-worker"
+#: An HTTP request's scope type, Litestar's member bound once: the wrappers around the router
+#: test every request against it, and `ScopeType.HTTP` costs an Enum's lookup on each test.
+HTTP: Final = ScopeType.HTTP
 #: Where GuardedRequest keeps a request's body in its scope's state (service.dependencies),
 #: for the wording of a refusal that names a value of it (service.problems).
 BODY_KEY = "poison.body"

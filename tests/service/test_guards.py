@@ -97,6 +97,39 @@ async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_co
         await upload.close()
 
 
+async def test_bodies_late_one_after_another_are_each_408_while_a_move_in_between_is_answered(client):
+    first = Uploading(client)
+    try:
+        await first.under_way()
+        second = Uploading(client, address="127.0.0.2")
+        try:
+            await second.under_way()
+            created = await client.post("/v1/games", json=PLAYERS)  # a whole body, in time
+            assert created.status_code == 201
+            for upload in (first, second):
+                await until_async(upload.answered.is_set, deadline=10, what="each late body answered")
+                assert upload.status == 408
+        finally:
+            await second.close()
+    finally:
+        await first.close()
+
+
+async def test_a_late_body_is_408_on_a_loop_begun_after_the_last_one_ended_with_its_timer_armed(settings):
+    app = create_app(settings)  # one application, served on one loop and then on another
+    async with AsyncTestClient(app) as first:
+        upload = Uploading(first)
+        await upload.under_way()
+        await upload.close()  # gone before its deadline: the deadlines' timer is still armed
+    async with AsyncTestClient(app) as second:
+        upload = Uploading(second)
+        try:
+            await until_async(upload.answered.is_set, deadline=10, what="the late body answered")
+            assert upload.status == 408
+        finally:
+            await upload.close()
+
+
 async def test_requests_under_way_beyond_a_workers_cap_are_503_and_the_worker_comes_back(client, settings):
     uploads = [Uploading(client, address=f"10.6.0.{n}") for n in range(settings.max_connections)]
     try:
