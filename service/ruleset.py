@@ -9,7 +9,7 @@ own bodies and views are in its folder (service/<game>/schemas.py).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, UnsetType
@@ -39,9 +39,9 @@ class ServiceRules(ABC):
     def name(self) -> str:
         return self.ruleset.name
 
-    @abstractmethod
     def options(self, body: Any) -> dict[str, Any]:
-        """The game's options from its create body."""
+        """The game's options from its create body: none, unless the game has some."""
+        return {}
 
     @abstractmethod
     def move(self, body: PlayCard) -> tuple[Any, ...]:
@@ -85,6 +85,24 @@ def foreign(field: str, ruleset: Ruleset) -> ApiError:
 def open_mark(player: Player) -> bool | UnsetType:
     """A view's `open` of a seat: true on an open seat, absent on any other."""
     return True if player.name is None else UNSET
+
+
+def seat_views(
+    logged: LoggedGame, seat_type: Callable[..., Response], hand_sizes: Sequence[int], **own: Sequence[Any]
+) -> list[Any]:
+    """A view's `players`: each seat's name, bot, open mark and hand size as every game shows
+    them, and the game's `own` fields of a seat (each given as its values, seat by seat)."""
+    return [
+        seat_type(
+            seat=player.seat,
+            name=player.name,
+            open=open_mark(player),
+            bot=player.bot,
+            hand_size=hand_sizes[player.seat],
+            **{field: values[player.seat] for field, values in own.items()},
+        )
+        for player in logged.players
+    ]
 
 
 def next_game_of(logged: LoggedGame) -> str | UnsetType:

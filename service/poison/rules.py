@@ -23,7 +23,7 @@ from service.poison.schemas import (
     TakenOut,
     You,
 )
-from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, seat_views
 from service.schemas import PlayCard
 
 
@@ -64,17 +64,7 @@ class PoisonService(ServiceRules):
             round=game.round,
             dealer=game.dealer,
             turn=view.turn,
-            players=[
-                PlayerView(
-                    seat=player.seat,
-                    name=player.name,
-                    open=open_mark(player),
-                    bot=player.bot,
-                    hand_size=view.hand_sizes[player.seat],
-                    taken=view.taken[player.seat],
-                )
-                for player in logged.players
-            ],
+            players=seat_views(logged, PlayerView, view.hand_sizes, taken=view.taken),
             cauldrons=[CauldronView(color=c.colour, total=c.total, cards=list(c.cards)) for c in view.cauldrons],
             scores=[list(row) for row in view.scores],
             totals=list(view.totals),

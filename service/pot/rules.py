@@ -21,7 +21,7 @@ from service.pot.schemas import (
     PotScores,
     PotYou,
 )
-from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
 from service.schemas import PlayCard
 
 
@@ -39,9 +39,6 @@ class PotService(ServiceRules):
     you_type = PotYou
     move_out = staticmethod(_move_out)
 
-    def options(self, body: PotCreate) -> dict[str, Any]:
-        return {}
-
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.cauldron is not UNSET:
             raise foreign("cauldron", self.ruleset)
@@ -55,16 +52,7 @@ class PotService(ServiceRules):
             version=logged.version,
             status=status,  # type: ignore[arg-type]
             turn=view.turn,
-            players=[
-                PotPlayerView(
-                    seat=player.seat,
-                    name=player.name,
-                    bot=player.bot,
-                    hand_size=view.hand_sizes[player.seat],
-                    open=open_mark(player),
-                )
-                for player in logged.players
-            ],
+            players=seat_views(logged, PotPlayerView, view.hand_sizes),
             pot=PotOut(cards=list(view.pot), toxicity=view.toxicity),
             draw_pile=view.draw_pile,
             endgame=view.endgame,

@@ -10,7 +10,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
 from service.schemas import (
     GameId,
     GameStatus,
@@ -94,9 +94,6 @@ class HighCardService(ServiceRules):
     you_type = HighCardYou
     move_out = staticmethod(_move_out)
 
-    def options(self, body: HighCardCreate) -> dict[str, Any]:
-        return {}
-
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.cauldron is not UNSET:
             raise foreign("cauldron", self.ruleset)
@@ -111,16 +108,7 @@ class HighCardService(ServiceRules):
             version=logged.version,
             status=status,  # type: ignore[arg-type]
             turn=game.turn,
-            players=[
-                HighCardSeat(
-                    seat=player.seat,
-                    name=player.name,
-                    open=open_mark(player),
-                    bot=player.bot,
-                    hand_size=game.hand_sizes[player.seat],
-                )
-                for player in logged.players
-            ],
+            players=seat_views(logged, HighCardSeat, game.hand_sizes),
             played=[card for _, card in game.results()],
             totals=list(game.totals),
             winners=list(game.winners),
