@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from msgspec import UNSET
 
-from core import Move
 from core.rulesets import POISON
 from events.play import LoggedGame
 from service.poison.schemas import (
@@ -27,19 +25,13 @@ from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of
 from service.schemas import PlayCard
 
 
-@functools.cache
-def _move_out(move: Move) -> MoveOut:
-    # A few dozen moves exist (card x cauldron): each is made once, then shared.
-    return MoveOut(card=move.card, cauldron=move.cauldron)
-
-
 class PoisonService(ServiceRules):
     ruleset = POISON
     create_body = PoisonCreate
     view_type = GameView
     scores_type = Scores
     you_type = You
-    move_out = staticmethod(_move_out)
+    move_out_type = MoveOut
 
     def options(self, body: PoisonCreate) -> dict[str, Any]:
         return {"rounds": body.rounds, "cauldrons": body.rules.cauldrons}

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from msgspec import UNSET
 
-from core.results import PotMove
 from core.rulesets import POT
 from events.play import LoggedGame
 from service.pot.schemas import (
@@ -25,19 +23,13 @@ from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
 from service.schemas import PlayCard
 
 
-@functools.cache
-def _move_out(move: PotMove) -> PotMoveOut:
-    # A few dozen moves exist (card x close): each is made once, then shared.
-    return PotMoveOut(card=move.card, close=move.close)
-
-
 class PotService(ServiceRules):
     ruleset = POT
     create_body = PotCreate
     view_type = PotGameView
     scores_type = PotScores
     you_type = PotYou
-    move_out = staticmethod(_move_out)
+    move_out_type = PotMoveOut
 
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.cauldron is not UNSET:

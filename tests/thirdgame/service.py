@@ -3,7 +3,6 @@ service's facet of the game (SERVICE)."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -81,18 +80,13 @@ class HighCardScores(ScoreSheet, tag_field="ruleset", tag=HIGH_CARD.name):
     winners: winners_of(HIGH_CARD)  # type: ignore[valid-type]
 
 
-@functools.cache
-def _move_out(move: Any) -> HighCardMoveOut:
-    return HighCardMoveOut(card=move.card)
-
-
 class HighCardService(ServiceRules):
     ruleset = HIGH_CARD
     create_body = HighCardCreate
     view_type = HighCardView
     scores_type = HighCardScores
     you_type = HighCardYou
-    move_out = staticmethod(_move_out)
+    move_out_type = HighCardMoveOut
 
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.cauldron is not UNSET:
