@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from core.errors import RuleError
+from core.errors import RuleError, rule_error
 from core.rulesets import Ruleset
 from events.codec import Codec, Event, Player
 
@@ -45,6 +45,13 @@ class EventRules(ABC):
     ) -> tuple[Event, Any]:
         """The game_created event and the engine's game (waiting for its first deal).
         Raises core.RuleError for options the ruleset refuses."""
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """core.RuleError `invalid_option` for any option the ruleset does not have: each
+        game's `create` asks this first, so none reads an option it would silently drop."""
+        unknown = set(options) - {option.name for option in self.ruleset.options}
+        if unknown:
+            raise rule_error("invalid_option", f"{self.ruleset.title} has no option {', '.join(sorted(unknown))}")
 
     @abstractmethod
     def start(self, created: Event) -> Any:

@@ -8,9 +8,10 @@ own bodies and views are in its folder (service/<game>/schemas.py).
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from msgspec import UNSET, UnsetType
 
@@ -31,17 +32,17 @@ class ServiceRules(ABC):
     view_type: type[Response]
     scores_type: type[Response]
     #: The caller's own part of a view (`seat`, `hand`, `legal_moves`), and a legal move as
-    #: it shows one (a staticmethod; moves are few, so a game makes each once and shares it).
+    #: it shows one (the fields of the ruleset's move, by name).
     you_type: Callable[..., Response]
-    move_out: Callable[[Any], Response]
+    move_out_type: type[Response]
 
     @property
     def name(self) -> str:
         return self.ruleset.name
 
-    @abstractmethod
     def options(self, body: Any) -> dict[str, Any]:
-        """The game's options from its create body."""
+        """The game's options from its create body: none, unless the game has some."""
+        return {}
 
     @abstractmethod
     def move(self, body: PlayCard) -> tuple[Any, ...]:
@@ -54,11 +55,11 @@ class ServiceRules(ABC):
 
     def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
         """Add the caller's own part (`you`) to a copy of the public view: the seat, its hand
-        and, when it is to move, its legal moves (each shown by `move_out`)."""
+        and, when it is to move, its legal moves (each a `move_out_type`)."""
         game = logged.game
         moves = game.legal_moves() if view.turn == seat else ()  # turn is None between rounds
-        move_out = self.move_out
-        view.you = self.you_type(seat=seat, hand=list(game.hand(seat)), legal_moves=[move_out(m) for m in moves])
+        shown = self.move_out_type
+        view.you = self.you_type(seat=seat, hand=list(game.hand(seat)), legal_moves=[move_out(shown, m) for m in moves])
 
     @abstractmethod
     def with_everything(self, view: Any, logged: LoggedGame) -> None:
@@ -85,6 +86,32 @@ def foreign(field: str, ruleset: Ruleset) -> ApiError:
 def open_mark(player: Player) -> bool | UnsetType:
     """A view's `open` of a seat: true on an open seat, absent on any other."""
     return True if player.name is None else UNSET
+
+
+@functools.cache
+def move_out(shown: type[Response], move: NamedTuple) -> Response:
+    """A legal move as a view shows it. A game has a few dozen moves (card x cauldron, card
+    x close), so each is made once and shared; the cache is keyed by the shown type too, as
+    two games' moves can be equal tuples."""
+    return shown(**move._asdict())
+
+
+def seat_views(
+    logged: LoggedGame, seat_type: Callable[..., Response], hand_sizes: Sequence[int], **own: Sequence[Any]
+) -> list[Any]:
+    """A view's `players`: each seat's name, bot, open mark and hand size as every game shows
+    them, and the game's `own` fields of a seat (each given as its values, seat by seat)."""
+    return [
+        seat_type(
+            seat=player.seat,
+            name=player.name,
+            open=open_mark(player),
+            bot=player.bot,
+            hand_size=hand_sizes[player.seat],
+            **{field: values[player.seat] for field, values in own.items()},
+        )
+        for player in logged.players
+    ]
 
 
 def next_game_of(logged: LoggedGame) -> str | UnsetType:

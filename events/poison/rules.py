@@ -89,6 +89,7 @@ class PoisonEvents(EventRules):
     def create(
         self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
     ) -> tuple[GameCreated, Game]:
+        self.check_options(options)
         rules = Rules(cauldrons=options.get("cauldrons", "dynamic"))
         game = Game(len(players), rounds=options.get("rounds"), cauldrons=rules.cauldrons)
         return GameCreated(game_id=game_id, players=players, rounds=game.rounds, rules=rules, seed=seed), game

@@ -12,7 +12,6 @@ from itertools import islice
 from typing import Any
 
 from core import RuleError
-from core.errors import rule_error
 from core.pot.engine import Game, replay, seeded_deal
 from core.results import PotMove, PotPlayed, PotResult
 from core.rulesets import POT
@@ -79,8 +78,7 @@ class PotEvents(EventRules):
     def create(
         self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
     ) -> tuple[PotGameCreated, Game]:
-        if options:
-            raise rule_error("invalid_option", f"the pot game has no options, not {', '.join(sorted(options))}")
+        self.check_options(options)
         game = Game(len(players))
         return PotGameCreated(game_id=game_id, ruleset="pot", players=players, seed=seed), game
 

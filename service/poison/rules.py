@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from msgspec import UNSET
 
-from core import Move
 from core.rulesets import POISON
 from events.play import LoggedGame
 from service.poison.schemas import (
@@ -23,14 +21,8 @@ from service.poison.schemas import (
     TakenOut,
     You,
 )
-from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, seat_views
 from service.schemas import PlayCard
-
-
-@functools.cache
-def _move_out(move: Move) -> MoveOut:
-    # A few dozen moves exist (card x cauldron): each is made once, then shared.
-    return MoveOut(card=move.card, cauldron=move.cauldron)
 
 
 class PoisonService(ServiceRules):
@@ -39,7 +31,7 @@ class PoisonService(ServiceRules):
     view_type = GameView
     scores_type = Scores
     you_type = You
-    move_out = staticmethod(_move_out)
+    move_out_type = MoveOut
 
     def options(self, body: PoisonCreate) -> dict[str, Any]:
         return {"rounds": body.rounds, "cauldrons": body.rules.cauldrons}
@@ -64,17 +56,7 @@ class PoisonService(ServiceRules):
             round=game.round,
             dealer=game.dealer,
             turn=view.turn,
-            players=[
-                PlayerView(
-                    seat=player.seat,
-                    name=player.name,
-                    open=open_mark(player),
-                    bot=player.bot,
-                    hand_size=view.hand_sizes[player.seat],
-                    taken=view.taken[player.seat],
-                )
-                for player in logged.players
-            ],
+            players=seat_views(logged, PlayerView, view.hand_sizes, taken=view.taken),
             cauldrons=[CauldronView(color=c.colour, total=c.total, cards=list(c.cards)) for c in view.cauldrons],
             scores=[list(row) for row in view.scores],
             totals=list(view.totals),

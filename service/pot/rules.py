@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from msgspec import UNSET
 
-from core.results import PotMove
 from core.rulesets import POT
 from events.play import LoggedGame
 from service.pot.schemas import (
@@ -21,14 +19,8 @@ from service.pot.schemas import (
     PotScores,
     PotYou,
 )
-from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
 from service.schemas import PlayCard
-
-
-@functools.cache
-def _move_out(move: PotMove) -> PotMoveOut:
-    # A few dozen moves exist (card x close): each is made once, then shared.
-    return PotMoveOut(card=move.card, close=move.close)
 
 
 class PotService(ServiceRules):
@@ -37,10 +29,7 @@ class PotService(ServiceRules):
     view_type = PotGameView
     scores_type = PotScores
     you_type = PotYou
-    move_out = staticmethod(_move_out)
-
-    def options(self, body: PotCreate) -> dict[str, Any]:
-        return {}
+    move_out_type = PotMoveOut
 
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.cauldron is not UNSET:
@@ -55,16 +44,7 @@ class PotService(ServiceRules):
             version=logged.version,
             status=status,  # type: ignore[arg-type]
             turn=view.turn,
-            players=[
-                PotPlayerView(
-                    seat=player.seat,
-                    name=player.name,
-                    bot=player.bot,
-                    hand_size=view.hand_sizes[player.seat],
-                    open=open_mark(player),
-                )
-                for player in logged.players
-            ],
+            players=seat_views(logged, PotPlayerView, view.hand_sizes),
             pot=PotOut(cards=list(view.pot), toxicity=view.toxicity),
             draw_pile=view.draw_pile,
             endgame=view.endgame,

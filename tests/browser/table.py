@@ -131,6 +131,13 @@ def finished_game(served: str, ruleset: str, seats: int) -> dict[str, Any]:
     return created
 
 
+def finished_id_and_version(served: str, ruleset: str, seats: int) -> tuple[str, int]:
+    """A finished game's id and its last version (see `finished_game`), for a page that
+    steps through it to the end."""
+    created = finished_game(served, ruleset, seats)
+    return created["game_id"], created["game"]["version"]
+
+
 def exported(served: str, game_id: str) -> str:
     """A finished game's log as its download gives it (NDJSON)."""
     answer = httpx.get(f"{served}/v1/games/{game_id}/export", timeout=10)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.browser.conftest import Watched
-from tests.browser.table import STEPS, TABLE, create, exported, finished_game, scores
+from tests.browser.table import STEPS, TABLE, create, exported, finished_game, finished_id_and_version, scores
 
 pytestmark = pytest.mark.browser
 
@@ -17,8 +17,7 @@ pytestmark = pytest.mark.browser
 def test_the_poison_score_sheet_marks_each_kind_taken_its_own_way_and_says_what_the_marks_mean(
     open_page: Callable[..., Watched], served: str
 ) -> None:
-    created = finished_game(served, "poison", 4)
-    game_id, last = created["game_id"], created["game"]["version"]
+    game_id, last = finished_id_and_version(served, "poison", 4)
     sheet = scores(served, game_id)
     kinds_taken = {
         kind for round_ in sheet["rounds"] for taken in round_["taken"] for kind, count in taken.items() if count

@@ -12,7 +12,17 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import Watched
-from tests.browser.table import STEPS, altered, drop_file, exported, finished_game, number, read, scores
+from tests.browser.table import (
+    STEPS,
+    altered,
+    drop_file,
+    exported,
+    finished_game,
+    finished_id_and_version,
+    number,
+    read,
+    scores,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -36,8 +46,7 @@ def board_in(view: dict) -> list[int]:
 def test_a_finished_game_steps_event_by_event_and_its_chart_has_a_line_per_seat(
     open_page: Callable[..., Watched], served: str, ruleset: str, seats: int
 ) -> None:
-    created = finished_game(served, ruleset, seats)
-    game_id, last = created["game_id"], created["game"]["version"]
+    game_id, last = finished_id_and_version(served, ruleset, seats)
     sheet = scores(served, game_id)
     lines, scoring = SHEETS[ruleset]
     page = open_page(f"#/games/{game_id}/steps").page
@@ -78,8 +87,7 @@ def test_a_finished_game_steps_event_by_event_and_its_chart_has_a_line_per_seat(
 def test_an_exported_log_dropped_on_the_page_is_replayed_step_by_step_with_every_hand_shown(
     open_page: Callable[..., Watched], served: str
 ) -> None:
-    created = finished_game(served, "poison", 3)
-    game_id, last = created["game_id"], created["game"]["version"]
+    game_id, last = finished_id_and_version(served, "poison", 3)
     log = exported(served, game_id)
     page = open_page("#/replay").page
     drop_file(page, ".drop-zone", log, "three-bots.ndjson")

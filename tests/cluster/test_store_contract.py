@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import aclosing
+from operator import itemgetter
 
 import pytest
 
@@ -21,7 +21,7 @@ from events.games import Games
 from events.limits import Rate, RateLimited, RateLimits
 from events.poison.schema import CODEC, CardPlayed
 from events.store import EventStore, Idempotency, IdempotencyKeyReused, UnknownGame, VersionConflict, shard_of
-from tests.events.logs import game_log, numbered, play_to_the_end, players
+from tests.events.logs import followed, game_log, numbered, play_to_the_end, players
 from tests.events.test_recorder_contract import server_url
 from tests.waiting import until_async
 
@@ -249,16 +249,7 @@ async def test_a_refused_move_takes_from_its_seats_and_its_clients_buckets(store
 
 async def test_a_followed_game_brings_each_new_event_once_and_in_order(store):
     await store.append("followed", LOG[:2], 0, codec=CODEC)
-    seen: list[int] = []
-
-    async def follow() -> None:
-        async with aclosing(store.follow("followed", 1)) as batches:
-            async for batch in batches:
-                seen.extend(version for version, _ in batch)
-                if seen[-1] >= 5:
-                    return
-
-    following = asyncio.ensure_future(follow())
+    seen, following = followed(store.follow("followed", 1), itemgetter(0), last=5)
     for version in range(2, 5):
         # Each event appended once the follower has seen the one before: it comes live.
         await until_async(lambda v=version: bool(seen) and seen[-1] >= v, what=f"the follower at version {version}")

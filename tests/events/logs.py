@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncGenerator, Callable, Mapping
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from events.games import Games
@@ -49,3 +51,21 @@ async def play_to_the_end(games: Games, game_id: str, client: str | None = None)
 async def xadd(store: EventStore, key: str, fields: Mapping[str, Any], entry_id: str) -> None:
     """Write a raw stream entry as an older (or broken) writer would, through the store's wire."""
     await store.recorder.wire.execute("XADD", key, entry_id, *(part for pair in fields.items() for part in pair))
+
+
+def followed(
+    batches: AsyncGenerator[list[Any], None], version_of: Callable[[Any], int], last: int
+) -> tuple[list[int], asyncio.Future[None]]:
+    """Follow `batches` (a store's or a recorder's follow) in the background: the versions
+    seen so far, growing as they come, and the task, done (the follow closed) once version
+    `last` has come."""
+    seen: list[int] = []
+
+    async def follow() -> None:
+        async with aclosing(batches):
+            async for batch in batches:
+                seen.extend(version_of(item) for item in batch)
+                if seen[-1] >= last:
+                    return
+
+    return seen, asyncio.ensure_future(follow())

@@ -9,8 +9,19 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from core.errors import RuleError
 from core.rulesets import RULESETS, Ruleset
-from events.codec import GameFinished, GameStarted, RematchCreated, SeatJoined, SeatLeft, encode_public, to_public
+from events.codec import (
+    GameFinished,
+    GameStarted,
+    Player,
+    RematchCreated,
+    SeatJoined,
+    SeatLeft,
+    encode_public,
+    to_public,
+)
+from events.play import create_game
 from events.replay import InvalidLog, rebuild, require_complete
 from events.rulesets import rules_for
 from tests.rulesets import (
@@ -73,6 +84,14 @@ def test_a_whole_seeded_log_rebuilds_to_the_state_the_reference_reaches_with_the
     assert (rebuilt.game.totals, rebuilt.game.winners) == (oracle.totals, oracle.winners)
     assert log[-1] == GameFinished(totals=oracle.totals, winners=oracle.winners)
     assert every_view(rebuilt.game, n) == every_view(played.game, n)
+
+
+@EVERY_RULESET
+def test_a_new_game_given_an_option_its_ruleset_does_not_have_is_refused_naming_it(ruleset):
+    players = tuple(Player(seat=seat, name=f"p{seat}") for seat in range(ruleset.players[0]))
+    with pytest.raises(RuleError, match="has no option speed") as refused:
+        create_game(ruleset.name, "g", players, seed=1, options={"speed": 3})
+    assert refused.value.code == "invalid_option"
 
 
 @EVERY_RULESET

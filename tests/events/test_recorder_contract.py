@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 
 import pytest
 
@@ -32,7 +31,7 @@ from events.records import (
     entry,
     version_of,
 )
-from tests.events.logs import game_log, numbered
+from tests.events.logs import followed, game_log, numbered
 from tests.waiting import until_async
 
 pytestmark = pytest.mark.anyio
@@ -145,16 +144,7 @@ async def test_a_follower_gets_every_entry_after_its_version_as_they_are_appende
     if isinstance(recorder, RedisRecorder):  # its waiter blocks on the server; the memory one on the loop
         assert recorder.follower is not None
     await recorder.append("g7", Append(RECORDS[:2], 0))
-    seen: list[int] = []
-
-    async def follow() -> None:
-        async with aclosing(recorder.follow("g7", 1)) as batches:
-            async for batch in batches:
-                seen.extend(version_of(raw) for raw in batch)
-                if seen[-1] >= 6:
-                    return
-
-    following = asyncio.ensure_future(follow())
+    seen, following = followed(recorder.follow("g7", 1), version_of, last=6)
     await until_async(lambda: seen == [2], what="the entry after version 1, read at once")
     for version in range(2, 6):
         await recorder.append("g7", Append(RECORDS[version : version + 1], version))

@@ -5,7 +5,7 @@ Redis is; and what it leaves out refused in words."""
 from __future__ import annotations
 
 import asyncio
-from contextlib import aclosing
+from operator import itemgetter
 
 import pytest
 
@@ -16,7 +16,7 @@ from events.poison.schema import CODEC
 from events.records import Append, StoredEvent, VersionConflict
 from events.restore import restore
 from events.store import EventStore
-from tests.events.logs import game_log, numbered
+from tests.events.logs import followed, game_log, numbered
 from tests.waiting import until_async
 
 pytestmark = pytest.mark.anyio
@@ -40,16 +40,7 @@ async def test_a_whole_game_appended_through_the_store_in_memory_reads_back_and_
 async def test_a_follower_of_a_game_in_memory_gets_its_events_as_they_are_appended():
     store = EventStore(MemoryRecorder())
     await store.append("f", LOG[:2], 0, codec=CODEC)
-    seen: list[int] = []
-
-    async def follow() -> None:
-        async with aclosing(store.follow("f", 0)) as batches:
-            async for batch in batches:
-                seen.extend(version for version, _ in batch)
-                if seen[-1] >= 4:
-                    return
-
-    following = asyncio.ensure_future(follow())
+    seen, following = followed(store.follow("f", 0), itemgetter(0), last=4)
     await until_async(lambda: seen == [1, 2], what="the events already appended")
     await store.append("f", LOG[2:4], 2, codec=CODEC)
     await asyncio.wait_for(following, 10)

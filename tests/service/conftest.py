@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from litestar.testing import AsyncTestClient
@@ -10,10 +11,19 @@ from litestar.testing import AsyncTestClient
 from service.app import create_app
 from service.settings import Settings
 
+#: Makes the service's settings from the fields a test changes (`settings_of`).
+SettingsOf = Callable[..., Settings]
+
 
 @pytest.fixture
-def settings(redis_url: str, namespace: str) -> Settings:
-    return Settings(redis_url=redis_url, namespace=namespace, max_body_bytes=262_144)
+def settings_of(redis_url: str, namespace: str) -> SettingsOf:
+    """Settings on this test's store and key namespace, with the fields given changed."""
+    return functools.partial(Settings, redis_url=redis_url, namespace=namespace)
+
+
+@pytest.fixture
+def settings(settings_of: SettingsOf) -> Settings:
+    return settings_of(max_body_bytes=262_144)
 
 
 @pytest.fixture

@@ -120,6 +120,18 @@ def _new_game(connect: Any, body: Any) -> tuple[Any, dict[int, Any]]:
     return created, seats
 
 
+def _finished_with_scores(connect: Any, created: Any, seats: dict[int, Any], move_of: Any) -> tuple[Any, Any]:
+    """Play the game to its end (`_play_to_the_end`); the finished game, with its winners,
+    and its score sheet as anyone reads it, whose totals are the game's."""
+    models = module("models")
+    game = _play_to_the_end(created, seats, move_of)
+    assert game.status == models.GameStatus.FINISHED
+    assert game.winners
+    scores = module("api.games.get_scores").sync(created.game_id, client=connect())
+    assert scores.totals == game.totals
+    return game, scores
+
+
 def _play_to_the_end(created: Any, seats: dict[int, Any], move_of: Any) -> Any:
     """Play every person's turn with its first legal move, each with its own Idempotency-Key;
     the first move is sent twice with its key and answered the same both times. The game after."""
@@ -236,13 +248,10 @@ def test_a_generated_client_plays_a_whole_game_of_poison(connect):
     assert isinstance(early, models.Problem)
     assert early.code == models.ProblemCode.NOT_YOUR_TURN
 
-    game = _play_to_the_end(created, seats, lambda legal: models.PlayCard(card=legal.card, cauldron=legal.cauldron))
-    assert game.status == models.GameStatus.FINISHED
-    assert game.winners
-
-    scores = module("api.games.get_scores").sync(created.game_id, client=connect())
+    game, scores = _finished_with_scores(
+        connect, created, seats, lambda legal: models.PlayCard(card=legal.card, cauldron=legal.cauldron)
+    )
     assert isinstance(scores, models.Scores)
-    assert scores.totals == game.totals
     assert len(scores.rounds) == 1
     _problems_of_a_finished_game(
         seats, created.game_id, models.PlayCard(card="R1", cauldron=0), models.PlayCard(card="R2", cauldron=0)
@@ -258,13 +267,10 @@ def test_a_generated_client_plays_a_whole_pot_game(connect):
     assert isinstance(created.game, models.PotGameView)
     assert set(seats) == {0}
 
-    game = _play_to_the_end(created, seats, lambda legal: models.PlayCard(card=legal.card, close=legal.close))
-    assert game.status == models.GameStatus.FINISHED
-    assert game.winners
-
-    scores = module("api.games.get_scores").sync(created.game_id, client=connect())
+    game, scores = _finished_with_scores(
+        connect, created, seats, lambda legal: models.PlayCard(card=legal.card, close=legal.close)
+    )
     assert isinstance(scores, models.PotScores)
-    assert scores.totals == game.totals
     assert scores.pots
     _problems_of_a_finished_game(
         seats, created.game_id, models.PlayCard(card="T3", close=False), models.PlayCard(card="T3", close=True)

@@ -19,6 +19,7 @@ from service import guards
 from service.app import create_app
 from service.settings import Settings
 from tests.service.api import http_scope
+from tests.service.conftest import SettingsOf
 from tests.service.listened import Listened
 from tests.waiting import until_async
 
@@ -70,15 +71,8 @@ class Uploading:
 
 
 @pytest.fixture
-def settings(redis_url: str, namespace: str) -> Settings:
-    return Settings(
-        redis_url=redis_url,
-        namespace=namespace,
-        body_timeout=0.5,
-        max_connections=3,
-        client_connections=2,
-        trusted_proxies="10.5.0.1",
-    )
+def settings(settings_of: SettingsOf) -> Settings:
+    return settings_of(body_timeout=0.5, max_connections=3, client_connections=2, trusted_proxies="10.5.0.1")
 
 
 async def test_a_body_that_does_not_arrive_within_its_deadline_is_408_and_the_connection_closed(client):
@@ -247,9 +241,9 @@ async def test_a_client_that_opens_a_connection_per_request_is_answered_every_ti
 
 
 async def test_an_addresss_connections_idle_past_the_heads_deadline_no_longer_count_against_its_share(
-    redis_url: str, namespace: str
+    settings_of: SettingsOf,
 ):
-    settings = Settings(redis_url=redis_url, namespace=namespace, header_timeout=0.2, client_connections=1)
+    settings = settings_of(header_timeout=0.2, client_connections=1)
     async with AsyncTestClient(create_app(settings)) as client:
         assert not closes(await answer_of(client, ("10.8.1.1", 42_000)))
         ports = iter(range(42_001, 43_000))

@@ -23,6 +23,7 @@ from service.app import create_app
 from service.clients import client_of
 from service.settings import Settings
 from tests.service.api import auth, problem, view
+from tests.service.conftest import SettingsOf
 from tests.service.listened import Listened
 from tests.waiting import until_async
 
@@ -33,10 +34,8 @@ DEALS = {"round_started", "cards_dealt"}
 
 
 @pytest.fixture
-def settings(redis_url: str, namespace: str) -> Settings:
-    return Settings(
-        redis_url=redis_url,
-        namespace=namespace,
+def settings(settings_of: SettingsOf) -> Settings:
+    return settings_of(
         client_streams=2,
         max_connections=10,
         stream_share=0.4,  # four streams in all
@@ -227,9 +226,7 @@ def test_a_client_is_its_ipv4_address_or_the_64_block_of_its_ipv6_one():
     assert client_of("not-an-address") == "not-an-address"
 
 
-async def test_streams_together_hold_at_most_their_share_of_a_workers_connections_and_the_rest_is_503(
-    client, listen
-):
+async def test_streams_together_hold_at_most_their_share_of_a_workers_connections_and_the_rest_is_503(client, listen):
     game_id, _ = await open_table(client, {}, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}])
     held = [listen(stream_path(game_id), address=f"10.0.1.{n}") for n in range(4)]  # 0.4 of 10
     assert [await stream.opened() for stream in held] == [200] * 4
@@ -255,10 +252,10 @@ async def test_a_stream_whose_client_left_before_it_began_gives_its_place_back(c
 
 
 async def test_a_stream_with_nothing_to_send_ends_after_its_idle_time_and_one_that_sends_is_not_idle(
-    redis_url, namespace
+    settings_of: SettingsOf,
 ):
     idle = 1.0
-    settings = Settings(redis_url=redis_url, namespace=namespace, stream_idle=idle)
+    settings = settings_of(stream_idle=idle)
     async with AsyncTestClient(create_app(settings)) as client:
         created = (await client.post("/v1/games", json={"players": [{"name": n} for n in "abc"], "seed": 5})).json()
         game_id, tokens = created["game_id"], {p["seat"]: p["token"] for p in created["players"]}

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from core.errors import rule_error
 from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
 from events.commitment import Commitment, Salt
 from events.ruleset import EventRules
@@ -72,8 +71,7 @@ class HighCardEvents(EventRules):
     def create(
         self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
     ) -> tuple[Event, Any]:
-        if options:
-            raise rule_error("invalid_option", f"high card has no options, not {', '.join(sorted(options))}")
+        self.check_options(options)
         return HighCardCreated(game_id=game_id, ruleset="highcard", players=players, seed=seed), Game(len(players))
 
     def start(self, created: Event) -> Any:

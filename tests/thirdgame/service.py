@@ -3,14 +3,13 @@ service's facet of the game (SERVICE)."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign, next_game_of, open_mark
+from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
 from service.schemas import (
     GameId,
     GameStatus,
@@ -81,21 +80,13 @@ class HighCardScores(ScoreSheet, tag_field="ruleset", tag=HIGH_CARD.name):
     winners: winners_of(HIGH_CARD)  # type: ignore[valid-type]
 
 
-@functools.cache
-def _move_out(move: Any) -> HighCardMoveOut:
-    return HighCardMoveOut(card=move.card)
-
-
 class HighCardService(ServiceRules):
     ruleset = HIGH_CARD
     create_body = HighCardCreate
     view_type = HighCardView
     scores_type = HighCardScores
     you_type = HighCardYou
-    move_out = staticmethod(_move_out)
-
-    def options(self, body: HighCardCreate) -> dict[str, Any]:
-        return {}
+    move_out_type = HighCardMoveOut
 
     def move(self, body: PlayCard) -> tuple[Any, ...]:
         if body.cauldron is not UNSET:
@@ -111,16 +102,7 @@ class HighCardService(ServiceRules):
             version=logged.version,
             status=status,  # type: ignore[arg-type]
             turn=game.turn,
-            players=[
-                HighCardSeat(
-                    seat=player.seat,
-                    name=player.name,
-                    open=open_mark(player),
-                    bot=player.bot,
-                    hand_size=game.hand_sizes[player.seat],
-                )
-                for player in logged.players
-            ],
+            players=seat_views(logged, HighCardSeat, game.hand_sizes),
             played=[card for _, card in game.results()],
             totals=list(game.totals),
             winners=list(game.winners),
