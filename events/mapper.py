@@ -88,7 +88,6 @@ def decode_entries(entries: list[Any]) -> list[tuple[int, Event]] | None:
     return list(zip(range(first, first + len(decoded)), decoded, strict=True))
 
 
-
 def records_of(events: Sequence[Event], codec: Codec) -> list[StoredEvent]:
     """Events of `codec`'s ruleset in their stored form, for a recorder."""
     return [StoredEvent(*codec.encode_stored(event)) for event in events]
