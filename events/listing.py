@@ -34,6 +34,7 @@ SUMMARY_FIELDS = ("status", "players", "round", "rounds", "version", "ruleset", 
 
 log = logging.getLogger(__name__)
 
+
 def shard_of(game_id: str) -> int:
     """Which of the listing's shards holds a game (the same in every index)."""
     return binascii.crc_hqx(game_id.encode(), 0) % SHARDS

@@ -19,7 +19,7 @@ from typing import Any, Union
 import msgspec
 
 from events.codec import Codec, Event, GameFinished, InvalidLog, MalformedEvent, RematchCreated
-from events.records import DATA, SCHEMA, TYPE, Entries, FinishedCopy, StoredEvent
+from events.records import DATA, SCHEMA, TYPE, Entries, FinishedCopy, StoredEvent, version_of
 from events.rulesets import EVENT_RULES, decode_stored
 
 #: Events after which a game's log is kept whole in its finished copy too: its end, and
@@ -71,7 +71,7 @@ def decode_entries(entries: list[Any]) -> list[tuple[int, Event]] | None:
         # Entry ids are `0-<version>`. A stream's ids rise strictly, so when the first and
         # the last are 0-v and 0-(v+n-1), the n entries are exactly versions v, ..., v+n-1:
         # no id in between needs reading.
-        first = int(entries[0][0].split(b"-")[1])
+        first = version_of(entries[0])
         if entries[0][0] != b"0-%d" % first or entries[-1][0] != b"0-%d" % (first + len(entries) - 1):
             return None
         for _, fields in entries:
@@ -86,7 +86,6 @@ def decode_entries(entries: list[Any]) -> list[tuple[int, Event]] | None:
     except (msgspec.DecodeError, LookupError, TypeError, ValueError):
         return None
     return list(zip(range(first, first + len(decoded)), decoded, strict=True))
-
 
 
 def records_of(events: Sequence[Event], codec: Codec) -> list[StoredEvent]:
@@ -114,8 +113,8 @@ def events_of(entries: Entries) -> list[tuple[int, Event]]:
         return decoded
     # Anything else one by one: an older schema is upcast, and a broken entry named.
     events = []
-    for entry_id, pairs in entries:
-        version = int(entry_id.split(b"-")[1])
+    for raw in entries:
+        version, pairs = version_of(raw), raw[1]
         try:
             fields = dict(zip(pairs[::2], pairs[1::2], strict=True)) if isinstance(pairs, list) else pairs
             event = decode_stored(fields[TYPE].decode(), int(fields[SCHEMA]), fields[DATA])

@@ -169,9 +169,7 @@ class Recorder(Protocol):
         """The fields the appends wrote to the game's row `which` (`summary`, `tokens`)."""
         ...
 
-    def follow(
-        self, game_id: str, after: int, mapping: MapEntries | None = None
-    ) -> AsyncGenerator[list[Any], None]:
+    def follow(self, game_id: str, after: int, mapping: MapEntries | None = None) -> AsyncGenerator[list[Any], None]:
         """The entries after version `after`, batch by batch as they are appended; each
         batch made into `mapping`'s items (one per entry, in order) when given, which a
         recorder may do once for every follower of the game."""

@@ -17,7 +17,7 @@ import msgspec
 
 from core.errors import RuleError, rule_error
 from core.rulesets import Ruleset
-from events.codec import Codec, Event, Player
+from events.codec import Codec, Event, Player, event_type
 
 
 class InvalidDeal(ValueError):
@@ -81,7 +81,7 @@ class EventRules(ABC):
     def dealt(self, game: Any, event: Event, seed: int | None) -> Any:
         """A copy of `game` dealt as `event` records; InvalidDeal when the rules (or, for a
         seeded game, its seed) could not have dealt it so."""
-        kind = type(event).__struct_config__.tag
+        kind = event_type(event)
         deal = self.recorded_deal(game, event)
         if deal is None:
             raise InvalidDeal(f"{kind} hides cards: only a complete log can be replayed")
