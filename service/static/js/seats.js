@@ -4,7 +4,7 @@
 
 import { cardBack } from "./cards.js";
 import { h } from "./dom.js";
-import { t, who } from "./i18n.js";
+import { isolated, t, who } from "./i18n.js";
 import { botBadges, isOpen, seatName } from "./seating.js";
 
 function badge(text, kind) {
@@ -48,7 +48,7 @@ export function seatList(view, game, { you = null, event = null, hands = null } 
           h("span", { class: "seat-total" }, h("span", { class: "total-label" }, t("seats.total")), h("strong", { class: "total", "data-total": total }, game.formatTotal(total))),
         ),
         toPlay ? h("div", { class: "turn-flag" }, t("seats.to_play")) : null,
-        hands ? h("div", { class: "open-hand", "aria-label": t("seats.hand", { name: who(player.name) }) }, hands[player.seat].map((code) => game.card(code, { size: "tiny" }))) : null,
+        hands ? h("div", { class: "open-hand", "aria-label": t("seats.hand", { name: isolated(player.name) }) }, hands[player.seat].map((code) => game.card(code, { size: "tiny" }))) : null,
       );
     }),
   );

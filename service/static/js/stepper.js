@@ -10,7 +10,7 @@ import { t } from "./i18n.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { seatList } from "./seats.js";
-import { describeLobby } from "./seating.js";
+import { describeLobby, seatName } from "./seating.js";
 
 /**
  * `events`: the whole log; `viewAt(n)`: the game right after event n; `scores`: the final
@@ -19,7 +19,7 @@ import { describeLobby } from "./seating.js";
 export function stepper(root, { game, heading, events, start, viewAt, scores, everything = false, onStep, extra }) {
   const last = events.length;
   // The names the table ends with: an open seat is named by whoever joined it last.
-  const names = events[0].data.players.map((player) => player.name ?? t("seat.open_name", { seat: player.seat + 1 }));
+  const names = events[0].data.players.map(seatName);
   for (const event of events) if (event.type === "seat_joined") names[event.data.seat] = event.data.name;
   const notices = noticeBoard();
   const slider = h("input", { type: "range", class: "step-slider", min: 1, max: last, value: start, "aria-label": t("steps.slider") });
