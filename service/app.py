@@ -36,7 +36,7 @@ from service.controllers.seats import SeatsController
 from service.dependencies import GuardedRequest
 from service.guards import Guard
 from service.hot import hot_routes
-from service.observed import observed
+from service.observed import HEAD_AND_OPTIONS, observed
 from service.responses import HTTP, WORKER_HEADER, worker
 from service.serverkey import process_key, read_or_make
 from service.settings import Settings
@@ -143,7 +143,7 @@ def answer_head_and_options(handler: ASGIApp, allowed: list[tuple[re.Pattern[str
     OPTIONS on a path of the API is 204 with `Allow`, every method the path takes."""
 
     async def head_options_or_any(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != HTTP or scope["method"] not in ("HEAD", "OPTIONS"):
+        if scope["type"] != HTTP or scope["method"] not in HEAD_AND_OPTIONS:
             await handler(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":

@@ -170,11 +170,6 @@ class Words:
         shown = str(format_decimal(value, format=pattern, locale=self.locale, numbering_system="default"))
         return shown.translate(self._digits) if self._digits else shown
 
-    def signed(self, value: int) -> str:
-        """ "+4", "−3", "0" in the reader's digits (a true minus sign)."""
-        shown = self.number(abs(value))
-        return f"+{shown}" if value > 0 else f"−{shown}" if value < 0 else shown
-
     def listed(self, items: Sequence[str]) -> str:
         return str(format_list(list(items), locale=self.locale)) if items else ""
 

@@ -214,10 +214,6 @@ class PoisonScreen(Screen):
             else Text("-")
         )
 
-    @staticmethod
-    def _columns(*columns: str) -> list[str]:
-        return [words()(f"cli.column.{column}") for column in columns]
-
     def _sheet(self, rounds: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
         """`rounds` are the engine's round results or the API's rounds: both have `round`,
         `dealer`, `taken` (a count per pile), `discarded` and `scores`."""

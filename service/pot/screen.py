@@ -185,10 +185,6 @@ class PotScreen(Screen):
     def _endgame(endgame: bool) -> str:
         return words()("cli.pot.endgame") if endgame else ""
 
-    @staticmethod
-    def _columns(*columns: str) -> list[str]:
-        return [words()(f"cli.column.{column}") for column in columns]
-
     def _sheet(self, pots: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
         """`pots` are the engine's pot results or the API's pot lines: both have `seat`,
         `outcome`, `cards`, `toxicity` and `points`."""

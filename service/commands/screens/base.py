@@ -205,6 +205,11 @@ class Screen(ABC):
     def winning_total(self, game: Scored) -> int:
         return int(game.totals[game.winners[0]])
 
+    @staticmethod
+    def _columns(*columns: str) -> list[str]:
+        """The headings of a table's columns (the catalogue's `cli.column.<name>`)."""
+        return [words()(f"cli.column.{column}") for column in columns]
+
     def card(self, card: str) -> Text:
         return Text(card, style=self.card_style(card))
 
