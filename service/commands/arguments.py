@@ -88,13 +88,19 @@ def add_seats(command: argparse.ArgumentParser, bots: str, seats: str, *, engine
     command.add_argument("--bots", default=bots, help=words()("cli.help.bots", seats=seats, names=names, bots=bots))
 
 
-def ruleset_of(args: argparse.Namespace) -> Ruleset:
+def ruleset_of(args: argparse.Namespace, *, needs: str | None = None) -> Ruleset:
+    """The ruleset --ruleset names; with `needs`, one whose engine offers that ability
+    (core.rulesets.ENGINE_ABILITIES), or a refusal naming those that do."""
     try:
-        return get_ruleset(args.ruleset)
+        ruleset = get_ruleset(args.ruleset)
     except RuleError as error:
         raise CommandError(
             words()("cli.error.ruleset", name=args.ruleset, rulesets=", ".join(f"'{name}'" for name in RULESETS))
         ) from error
+    if needs is not None and not ruleset.can(needs):
+        able = ", ".join(f"'{name}'" for name, other in RULESETS.items() if other.can(needs))
+        raise CommandError(words()("cli.error.ruleset_cannot", name=ruleset.name, ability=needs, rulesets=able))
+    return ruleset
 
 
 def options_of(args: argparse.Namespace, ruleset: Ruleset) -> dict[str, Any]:

@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     out = console()
     try:
         check(args)
-        ruleset = ruleset_of(args)
+        ruleset = ruleset_of(args, needs="simulate")
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)
         seats = contestants(args.bots, ruleset)

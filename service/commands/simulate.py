@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         if not GAMES[0] <= args.games <= GAMES[1]:
             raise CommandError(words()("cli.error.simulate.games", low=GAMES[0], high=GAMES[1], games=args.games))
         arguments.check_jobs(args.jobs)
-        ruleset = ruleset_of(args)
+        ruleset = ruleset_of(args, needs="simulate")
         options = options_of(args, ruleset)
         check_players(ruleset, args.players)
         bots = searching_defaults(engine_seats_for(args.bots, ruleset, args.players, of="players"), ruleset)
