@@ -4,6 +4,7 @@ read from the registry (core.rulesets), so a new ruleset or option needs no new 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from core import RuleError
@@ -88,6 +89,11 @@ def add_seats(command: argparse.ArgumentParser, bots: str, seats: str, *, engine
     command.add_argument("--bots", default=bots, help=words()("cli.help.bots", seats=seats, names=names, bots=bots))
 
 
+def _quoted(names: Iterable[str]) -> str:
+    """Ruleset names as a refusal lists them: 'poison', 'pot'."""
+    return ", ".join(f"'{name}'" for name in names)
+
+
 def ruleset_of(args: argparse.Namespace, *, needs: str | None = None) -> Ruleset:
     """The ruleset --ruleset names; with `needs`, one whose engine offers that ability
     (core.rulesets.ENGINE_ABILITIES), or a refusal naming those that do."""
@@ -95,10 +101,10 @@ def ruleset_of(args: argparse.Namespace, *, needs: str | None = None) -> Ruleset
         ruleset = get_ruleset(args.ruleset)
     except RuleError as error:
         raise CommandError(
-            words()("cli.error.ruleset", name=args.ruleset, rulesets=", ".join(f"'{name}'" for name in RULESETS))
+            words()("cli.error.ruleset", name=args.ruleset, rulesets=_quoted(RULESETS))
         ) from error
     if needs is not None and not ruleset.can(needs):
-        able = ", ".join(f"'{name}'" for name, other in RULESETS.items() if other.can(needs))
+        able = _quoted(name for name, other in RULESETS.items() if other.can(needs))
         raise CommandError(words()("cli.error.ruleset_cannot", name=ruleset.name, ability=needs, rulesets=able))
     return ruleset
 
