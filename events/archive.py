@@ -10,7 +10,7 @@ in the game's index entry in Redis (events/archiving.py) and which reading goes 
 
 A file is written whole under a name no reader globs (`.parquet.partial`), flushed to
 stable storage, then renamed: a crash leaves either no file or a whole one. Reading is
-cached: the footers of files opened, and the entries of games read lately.
+cached: the footers of files read, and the entries of games read lately; no file is held open.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class Archive:
         self.local = isinstance(self.fs, LocalFileSystem)
         self._lock = Lock()
         self._games: OrderedDict[Placed, Entries] = OrderedDict()
-        self._files: OrderedDict[str, tuple[pq.ParquetFile, list[int]]] = OrderedDict()
+        self._files: OrderedDict[str, tuple[pq.FileMetaData, list[int]]] = OrderedDict()
 
     # -- writing --
 
@@ -184,10 +184,11 @@ class Archive:
         return self._read(placed)
 
     def _read(self, placed: Placed) -> Entries:
-        parquet, starts = self._file(placed.path)
+        metadata, starts = self._file(placed.path)
         end = placed.first + placed.rows
         groups = [i for i, start in enumerate(starts[:-1]) if start < end and starts[i + 1] > placed.first]
-        table = parquet.read_row_groups(groups, columns=_READ)
+        with self.fs.open(self._full(placed.path), "rb") as source:
+            table = pq.ParquetFile(source, metadata=metadata).read_row_groups(groups, columns=_READ)
         rows = table.slice(placed.first - starts[groups[0]], placed.rows).to_pydict()
         return [
             [b"0-%d" % version, [TYPE, kind.encode(), SCHEMA, b"%d" % schema, DATA, stored]]
@@ -196,21 +197,24 @@ class Archive:
             )
         ]
 
-    def _file(self, path: str) -> tuple[pq.ParquetFile, list[int]]:
+    def _file(self, path: str) -> tuple[pq.FileMetaData, list[int]]:
+        """A file's footer (read once: a read of the file then needs no second look at it)
+        and where each of its row groups starts."""
         with self._lock:
             known = self._files.get(path)
             if known is not None:
                 self._files.move_to_end(path)
                 return known
-        parquet = pq.ParquetFile(self.fs.open(self._full(path), "rb"))
+        with self.fs.open(self._full(path), "rb") as source:
+            metadata = pq.read_metadata(source)
         starts = [0]
-        for i in range(parquet.metadata.num_row_groups):
-            starts.append(starts[-1] + parquet.metadata.row_group(i).num_rows)
+        for i in range(metadata.num_row_groups):
+            starts.append(starts[-1] + metadata.row_group(i).num_rows)
         with self._lock:
-            self._files[path] = (parquet, starts)
+            self._files[path] = (metadata, starts)
             while len(self._files) > CACHED_FILES:
                 self._files.popitem(last=False)
-        return parquet, starts
+        return metadata, starts
 
     def forget(self, path: str) -> None:
         """Drop what is cached of a file (it was rewritten or removed)."""
@@ -246,7 +250,11 @@ class Archive:
         """The games of one file, in order: (game id, ruleset, each event's type and stored
         data in version order), read a row group at a time, for bulk work (poison replay
         --archive)."""
-        parquet, _ = self._file(path)
+        with self.fs.open(self._full(path), "rb") as source:
+            yield from self._games_of(pq.ParquetFile(source))
+
+    @staticmethod
+    def _games_of(parquet: pq.ParquetFile) -> Iterator[tuple[str, str, list[str], list[bytes]]]:
         current: tuple[str, str] | None = None
         kinds: list[str] = []
         stored: list[bytes] = []

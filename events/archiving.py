@@ -46,8 +46,9 @@ from events.rulesets import rules_for
 OVER = ("finished", "abandoned")
 #: The most games in one batch (a file per day they ended in).
 BATCH_GAMES = 2000
-#: How long a worker holds a shard once it took it, renewed at every step (ms).
-LEASE_MS = 60_000
+#: How long a worker holds a shard once it took it, renewed at every step (ms): longer than
+#: any step of a batch takes, short enough that a shard whose worker died waits little.
+LEASE_MS = 15_000
 
 #: Seal a game for a batch: refuse another batch's seal, give back the log.
 SEAL = Script.of(
@@ -159,12 +160,14 @@ class Archiver(DueGames):
         namespace: str = "poison",
         after_ms: int = 3_600_000,
         batch_games: int = BATCH_GAMES,
+        lease_ms: int = LEASE_MS,
         holder: str | None = None,
     ) -> None:
         super().__init__(wire, namespace=namespace)
         self.archive = archive
         self.after_ms = after_ms
         self.batch_games = batch_games
+        self.lease_ms = lease_ms
         self.holder = holder or f"{os.getpid()}-{os.urandom(4).hex()}"
 
     def lease_key(self, shard: int) -> str:
@@ -174,7 +177,7 @@ class Archiver(DueGames):
         return f"{self.namespace}:archive:batch:{{{shard}}}"
 
     async def lease(self, shard: int) -> bool:
-        return bool(await self.script(LEASE, [self.lease_key(shard)], [self.holder, LEASE_MS]))
+        return bool(await self.script(LEASE, [self.lease_key(shard)], [self.holder, self.lease_ms]))
 
     async def release(self, shard: int) -> None:
         await self.script(RELEASE, [self.lease_key(shard)], [self.holder])
@@ -243,8 +246,12 @@ class Archiver(DueGames):
         placed_before: dict[str, Placed] = {}
         ended = dict(games)
         settled: list[str] = []  # due entries to remove: archived, gone, or not over
-        for game_id, ended_ms in games:
-            reply = await self.script(SEAL, self._keys(game_id, "events", "summary", "tokens"), [name])
+        # Each game's seal, and below its drop, is a call in its own slot; sent all at once,
+        # they share the server's writes to its append-only file.
+        sealing = [
+            self.script(SEAL, self._keys(game_id, "events", "summary", "tokens"), [name]) for game_id, _ in games
+        ]
+        for (game_id, ended_ms), reply in zip(games, await asyncio.gather(*sealing), strict=True):
             outcome = reply[0]
             if outcome == b"sealed":
                 entries, flat, ruleset = reply[1], reply[2], reply[3].decode()
@@ -278,13 +285,15 @@ class Archiver(DueGames):
             if back != game.entries:
                 raise OSError(f"the archive's copy of game {game.game_id} in {placed.path} differs from its log")
         await self.lease(shard)
-        for game in sealed.values():
-            placed = plan[game.game_id]
-            dropped = await self.script(
+        dropping = [
+            self.script(
                 DROP,
                 self._keys(game.game_id, "events", "summary", "tokens", "finished"),
-                [name, placed.encode(), len(game.entries), pack_seats(tokens[game.game_id])],
+                [name, plan[game.game_id].encode(), len(game.entries), pack_seats(tokens[game.game_id])],
             )
+            for game in sealed.values()
+        ]
+        for game, dropped in zip(sealed.values(), await asyncio.gather(*dropping), strict=True):
             if dropped:
                 settled.append(game.game_id)
         if settled:
@@ -305,4 +314,4 @@ def _archived(game_id: str, ruleset: str, ended_ms: int, entries: Entries) -> Ar
     return ArchivedGame(game_id, ruleset, ended_ms, entries, public)
 
 
-__all__ = ["BATCH_GAMES", "OVER", "Archived", "Archiver", "DueGames", "pack_seats", "unpack_seats"]
+__all__ = ["BATCH_GAMES", "LEASE_MS", "OVER", "Archived", "Archiver", "DueGames", "pack_seats", "unpack_seats"]

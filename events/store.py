@@ -32,7 +32,7 @@ from time import perf_counter, time
 from typing import Generic, TypeVar
 
 from events.archive import Archive, Placed
-from events.archiving import OVER, Archiver, DueGames, unpack_seats
+from events.archiving import BATCH_GAMES, LEASE_MS, OVER, Archiver, DueGames, unpack_seats
 from events.buckets import Buckets
 from events.calls import unavailable
 from events.codec import Codec, Event
@@ -234,12 +234,20 @@ class EventStore(Generic[AnyRecorder]):
         text = (await self.recorder.row(game_id, "summary")).get(b"archived")
         return None if text is None else Placed.decode(text.decode())
 
-    def archiver(self, *, after_ms: int) -> Archiver:
-        """What moves this store's games to its archive `after_ms` after they end (one per
-        worker: they share the work out, events/archiving.py)."""
+    def archiver(self, *, after_ms: int, batch_games: int = BATCH_GAMES, lease_ms: int = LEASE_MS) -> Archiver:
+        """What moves this store's games to its archive `after_ms` after they end, at most
+        `batch_games` a batch, holding a shard `lease_ms` at a time (one per worker: they
+        share the work out, events/archiving.py)."""
         if self.archive is None or not isinstance(self.recorder, RedisRecorder):
             raise ValueError("only a store in Redis with an archive archives its games")
-        return Archiver(self.recorder.wire, self.archive, namespace=self.recorder.namespace, after_ms=after_ms)
+        return Archiver(
+            self.recorder.wire,
+            self.archive,
+            namespace=self.recorder.namespace,
+            after_ms=after_ms,
+            batch_games=batch_games,
+            lease_ms=lease_ms,
+        )
 
     async def archiving(self, game_id: str) -> bool:
         """Whether a game is archived, or sealed to be (its log takes no more events)."""

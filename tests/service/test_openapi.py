@@ -19,9 +19,9 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from core.rulesets import POISON, RULESETS
-from events.codec import Player, to_public
 from events.archive import Archive
 from events.archiving import Archiver
+from events.codec import Player, to_public
 from events.games import Games
 from events.play import create_game, play_move
 from events.store import EventStore
