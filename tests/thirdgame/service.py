@@ -9,12 +9,11 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
+from service.ruleset import ServiceRules
 from service.schemas import (
     GameId,
     GameStatus,
     NextGame,
-    PlayCard,
     Points,
     Request,
     Response,
@@ -85,37 +84,13 @@ class HighCardService(ServiceRules):
     create_body = HighCardCreate
     view_type = HighCardView
     scores_type = HighCardScores
+    seat_type = HighCardSeat
+    all_type = HighCardAll
     you_type = HighCardYou
     move_out_type = HighCardMoveOut
 
-    def move(self, body: PlayCard) -> tuple[Any, ...]:
-        if body.cauldron is not UNSET:
-            raise foreign("cauldron", self.ruleset)
-        if body.close is not UNSET:
-            raise foreign("close", self.ruleset)
-        return (body.card,)
-
-    def public_view(self, logged: LoggedGame, status: str) -> HighCardView:
-        game = logged.game
-        return HighCardView(
-            game_id=logged.created.game_id,
-            version=logged.version,
-            status=status,  # type: ignore[arg-type]
-            turn=game.turn,
-            players=seat_views(logged, HighCardSeat, game.hand_sizes),
-            played=[card for _, card in game.results()],
-            totals=list(game.totals),
-            winners=list(game.winners),
-            next_game=next_game_of(logged),
-        )
-
-    def with_everything(self, view: Any, logged: LoggedGame) -> None:
-        game = logged.game
-        view.all = HighCardAll(hands=[list(game.hand(seat)) for seat in range(game.players)])
-
-    def scores(self, logged: LoggedGame, status: str) -> HighCardScores:
-        game = logged.game
-        return HighCardScores(status=status, totals=list(game.totals), winners=list(game.winners))  # type: ignore[arg-type]
+    def view_fields(self, logged: LoggedGame, seen: Any) -> dict[str, Any]:
+        return {"played": [card for _, card in seen.played]}
 
 
 SERVICE = HighCardService()
