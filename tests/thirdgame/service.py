@@ -3,7 +3,7 @@ service's facet of the game (SERVICE)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -11,35 +11,28 @@ from msgspec import UNSET, UnsetType
 from events.play import LoggedGame
 from service.ruleset import ServiceRules
 from service.schemas import (
-    GameId,
-    GameStatus,
+    CreateWithoutOptions,
     NextGame,
     Points,
-    Request,
     Response,
     ScoreSheet,
     Seat,
     SeatView,
-    Seed,
     SeedCommitment,
-    Version,
-    card_of,
+    ViewHead,
+    card_meta,
     players_of,
     winners_of,
 )
 from tests.thirdgame.ruleset import HIGH_CARD
 
-if TYPE_CHECKING:
-    HighCard = str
-else:
-    HighCard = card_of(HIGH_CARD, "H07")
+HighCard = Annotated[str, card_meta(HIGH_CARD, "H07")]
 
 
-class HighCardCreate(Request, tag_field="ruleset", tag=HIGH_CARD.name):
+class HighCardCreate(CreateWithoutOptions, tag_field="ruleset", tag=HIGH_CARD.name):
     """A new game of high card."""
 
     players: players_of(HIGH_CARD)  # type: ignore[valid-type]
-    seed: Seed | None = None
 
 
 class HighCardSeat(SeatView):
@@ -60,10 +53,7 @@ class HighCardAll(Response):
     hands: list[list[HighCard]]
 
 
-class HighCardView(Response, kw_only=True, tag_field="ruleset", tag=HIGH_CARD.name):
-    game_id: GameId
-    version: Version
-    status: GameStatus
+class HighCardView(ViewHead, kw_only=True, tag_field="ruleset", tag=HIGH_CARD.name):
     turn: Seat | None
     players: list[HighCardSeat]
     played: Annotated[list[HighCard], msgspec.Meta(description="the cards played, in order")]
