@@ -43,13 +43,6 @@ def round_started(game: Game) -> RoundStarted:
     )
 
 
-def deal_next_round(game: Game, seed: int | None) -> RoundStarted:
-    if seed is None:
-        raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
-    game.deal(*seeded_deal(seed, game.players, game.round))
-    return round_started(game)
-
-
 #: What a move can cause besides its own card_played (see consequences): a batch rebuild
 #: skips these, the core working out their effect from the moves.
 CAUSED: frozenset[type[Event]] = frozenset({CauldronOverflowed, RoundScored, GameFinished})
@@ -82,7 +75,6 @@ class PoisonEvents(EventRules):
     ruleset = POISON
     codec = CODEC
     move_type = Move
-    created_type = GameCreated
     deal_type = RoundStarted
     played_type = CardPlayed
 
@@ -101,8 +93,10 @@ class PoisonEvents(EventRules):
     def stage(self, game: Game) -> str:
         return f"round {game.round}"
 
-    def deal(self, game: Game, seed: int) -> Event:
-        return deal_next_round(game, seed)
+    def seeded_deal(self, game: Game, seed: int | None) -> tuple[Any, ...]:
+        if seed is None:
+            raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
+        return seeded_deal(seed, game.players, game.round)
 
     def dealt_event(self, game: Game) -> RoundStarted:
         return round_started(game)

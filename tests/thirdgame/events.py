@@ -3,11 +3,9 @@ the event layer's facet of the game (EVENTS)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
-from events.commitment import Commitment, Salt
+from events.codec import LOBBY_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
 from events.ruleset import EventRules
 from tests.thirdgame import engine
 from tests.thirdgame.engine import Game, seeded_deal
@@ -19,13 +17,8 @@ else:
     Card = Literal[engine.CARD_CODES]
 
 
-class HighCardCreated(Event, frozen=True, tag="game_created"):
-    game_id: str
+class HighCardCreated(GameCreatedFields, frozen=True, tag="game_created"):
     ruleset: Literal["highcard"]
-    players: tuple[Player, ...]
-    seed: Seed | None = None
-    seed_commitment: Commitment | None = None
-    salt: Salt | None = None
 
 
 class HandsDealt(Event, frozen=True, tag="hands_dealt"):
@@ -64,23 +57,11 @@ class HighCardEvents(EventRules):
     ruleset = HIGH_CARD
     codec = CODEC
     move_type = HighCardMove
-    created_type = HighCardCreated
     deal_type = HandsDealt
     played_type = HighCardPlayed
 
-    def create(
-        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
-    ) -> tuple[Event, Any]:
-        self.check_options(options)
-        return HighCardCreated(game_id=game_id, ruleset="highcard", players=players, seed=seed), Game(len(players))
-
-    def start(self, created: Event) -> Any:
-        assert isinstance(created, HighCardCreated)
-        return Game(len(created.players))
-
-    def deal(self, game: Any, seed: int) -> Event:
-        game.deal(seeded_deal(seed, game.players))
-        return hands_dealt(game)
+    def seeded_deal(self, game: Any, seed: int) -> tuple[Any, ...]:
+        return (seeded_deal(seed, game.players),)
 
     def dealt_event(self, game: Any) -> Event:
         return hands_dealt(game)
