@@ -17,7 +17,7 @@ import msgspec
 
 from core.errors import RuleError, rule_error
 from core.rulesets import Ruleset
-from events.codec import Codec, Event, GameCreatedFields, Player, event_type
+from events.codec import Codec, Event, GameCreatedFields, GameFinished, Player, event_type
 
 
 class InvalidDeal(ValueError):
@@ -114,14 +114,27 @@ class EventRules(ABC):
             raise InvalidDeal(f"{kind}: this is not the deal seed {seed} makes")
         return twin
 
-    @abstractmethod
     def play(self, game: Any, seat: int, move: Any) -> list[Event]:
         """Apply the move to `game` (changed in place) and return its events, its own
-        first; core.RuleError (and `game` unchanged) when the rules refuse it."""
+        first and, when it ends the game, game_finished last (every ruleset's last event);
+        core.RuleError (and `game` unchanged) when the rules refuse it."""
+        caused = self.caused(game, seat, move)
+        if game.status == "finished":
+            caused.append(GameFinished(totals=game.totals, winners=game.winners))
+        return caused
 
     @abstractmethod
+    def caused(self, game: Any, seat: int, move: Any) -> list[Event]:
+        """Apply the move to `game` (changed in place) and return the events it caused, its
+        own first, but for the game_finished `play` adds; core.RuleError (and `game`
+        unchanged) when the rules refuse it."""
+
     def move_of(self, event: Event) -> tuple[int, Any]:
-        """The seat and move a played event records."""
+        """The seat and move a played event (`played_type`) records: it names its seat and
+        each field of the move (`move_type`), as every ruleset's does."""
+        assert isinstance(event, self.played_type)
+        played: Any = event
+        return played.seat, self.move_type(*(getattr(played, name) for name in self.move_type._fields))
 
     @abstractmethod
     def describe(self, move: Any) -> str:

@@ -50,7 +50,8 @@ CAUSED: frozenset[type[Event]] = frozenset({CauldronOverflowed, RoundScored, Gam
 
 def consequences(game: Game, round: int, played: Played) -> list[Event]:
     """The events a move that was just applied to `game` causes, its own first; a round
-    that starts afterwards is not among them (its deal is a fact of its own)."""
+    that starts afterwards is not among them (its deal is a fact of its own), nor the
+    game_finished that EventRules.play adds."""
     caused: list[Event] = [
         CardPlayed(round=round, seat=played.seat, card=played.card, cauldron=played.cauldron, total=played.total)
     ]
@@ -66,8 +67,6 @@ def consequences(game: Game, round: int, played: Played) -> list[Event]:
                 discarded=result.discarded,
             )
         )
-    if played.game_over:
-        caused.append(GameFinished(totals=game.totals, winners=game.winners))
     return caused
 
 
@@ -112,14 +111,10 @@ class PoisonEvents(EventRules):
             return None
         return hands, event.set_aside
 
-    def play(self, game: Game, seat: int, move: Any) -> list[Event]:
+    def caused(self, game: Game, seat: int, move: Any) -> list[Event]:
         card, cauldron = move
         round_now = game.round
         return consequences(game, round_now, game.play(seat, card, cauldron))
-
-    def move_of(self, event: Event) -> tuple[int, Move]:
-        assert isinstance(event, CardPlayed)
-        return event.seat, Move(event.card, event.cauldron)
 
     def describe(self, move: Any) -> str:
         card, cauldron = move

@@ -49,7 +49,8 @@ CAUSED: frozenset[type[Event]] = frozenset({PotExploded, PotClosed, PotStarted, 
 
 
 def consequences(game: Game, played: PotPlayed) -> list[Event]:
-    """The events of a move just applied to `game`, in the order things happened."""
+    """The events of a move just applied to `game`, in the order things happened (but for
+    the game_finished that EventRules.play adds)."""
     caused: list[Event] = [
         PotCardPlayed(seat=played.seat, card=played.card, close=played.close, toxicity=played.toxicity)
     ]
@@ -61,8 +62,6 @@ def consequences(game: Game, played: PotPlayed) -> list[Event]:
         caused.append(CardsDrawn(seat=played.seat, count=len(played.drawn), cards=played.drawn))
     if played.final is not None:
         caused.append(ended(played.final))
-    if played.game_over:
-        caused.append(GameFinished(totals=game.totals, winners=game.winners))
     return caused
 
 
@@ -86,13 +85,9 @@ class PotEvents(EventRules):
             return None
         return hands, event.pot, event.draw_pile
 
-    def play(self, game: Game, seat: int, move: Any) -> list[Event]:
+    def caused(self, game: Game, seat: int, move: Any) -> list[Event]:
         card, close = move
         return consequences(game, game.play(seat, card, close))
-
-    def move_of(self, event: Event) -> tuple[int, PotMove]:
-        assert isinstance(event, PotCardPlayed)
-        return event.seat, PotMove(event.card, event.close)
 
     def describe(self, move: Any) -> str:
         card, close = move

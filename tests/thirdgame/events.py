@@ -71,18 +71,13 @@ class HighCardEvents(EventRules):
         hands = [hand for hand in event.hands if hand is not None]
         return (hands,) if len(hands) == len(event.hands) else None
 
-    def play(self, game: Any, seat: int, move: Any) -> list[Event]:
+    def caused(self, game: Any, seat: int, move: Any) -> list[Event]:
         (card,) = move
         played = game.play(seat, card)
         caused: list[Event] = [HighCardPlayed(seat=seat, card=card, total=played.total)]
         if played.finished:
             caused.append(Tallied(totals=game.totals))
-            caused.append(GameFinished(totals=game.totals, winners=game.winners))
         return caused
-
-    def move_of(self, event: Event) -> tuple[int, Any]:
-        assert isinstance(event, HighCardPlayed)
-        return event.seat, HighCardMove(event.card)
 
     def describe(self, move: Any) -> str:
         return str(move[0])
