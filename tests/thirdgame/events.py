@@ -3,7 +3,7 @@ the event layer's facet of the game (EVENTS)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from events.codec import LOBBY_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
 from events.ruleset import EventRules
@@ -45,10 +45,6 @@ CODEC = Codec(
 )
 
 
-class HighCardMove(NamedTuple):
-    card: str
-
-
 def hands_dealt(game: Game) -> HandsDealt:
     return HandsDealt(hands=tuple(game.hand(seat) for seat in range(game.players)))
 
@@ -56,7 +52,7 @@ def hands_dealt(game: Game) -> HandsDealt:
 class HighCardEvents(EventRules):
     ruleset = HIGH_CARD
     codec = CODEC
-    move_type = HighCardMove
+    move_type = engine.Move  # the engine's own, as the real games' are the core's
     deal_type = HandsDealt
     played_type = HighCardPlayed
 
