@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import msgspec
 
 from core.errors import PLAYOUT_BOUNDS, SEED_LIMIT, quoted
+from events.commitment import Commitment, Salt
 from events.wording import NOTHING, plain
 
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
@@ -77,6 +78,20 @@ class RematchCreated(Event, frozen=True, tag="rematch_created"):
 
 #: The lobby's events, which every ruleset's codec carries.
 LOBBY_EVENTS: tuple[type[Event], ...] = (SeatJoined, SeatLeft, GameStarted, RematchCreated)
+
+
+class GameCreatedFields(Event, frozen=True):
+    """The fields, in their order, of the game_created of a ruleset whose game has no options
+    (Poison's own, older, differs): a ruleset's event narrows `ruleset` to its name, and
+    events.ruleset.EventRules makes it."""
+
+    game_id: str
+    ruleset: str
+    players: tuple[Player, ...]
+    seed: Seed | None = None
+    # The game's commitment to its deals (events.commitment); logs written before it say none.
+    seed_commitment: Commitment | None = None
+    salt: Salt | None = None  # secret, as the seed is, while the game is active
 
 
 class GameFinished(Event, frozen=True, tag="game_finished"):

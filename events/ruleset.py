@@ -17,7 +17,7 @@ import msgspec
 
 from core.errors import RuleError, rule_error
 from core.rulesets import Ruleset
-from events.codec import Codec, Event, Player, event_type
+from events.codec import Codec, Event, GameCreatedFields, GameFinished, Player, event_type
 
 
 class InvalidDeal(ValueError):
@@ -31,7 +31,6 @@ class EventRules(ABC):
     codec: Codec
     #: The ruleset's move: a NamedTuple of the fields a move names besides its seat.
     move_type: type[NamedTuple]
-    created_type: type[Event]
     deal_type: type[Event]
     played_type: type[Event]
 
@@ -39,12 +38,24 @@ class EventRules(ABC):
     def name(self) -> str:
         return self.ruleset.name
 
-    @abstractmethod
+    @property
+    def created_type(self) -> type[Event]:
+        """The ruleset's game_created, the first event of every log (events.replay and
+        events.rulesets know a log's start by that type, whatever its ruleset)."""
+        return self.codec.types["game_created"]
+
     def create(
         self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
     ) -> tuple[Event, Any]:
         """The game_created event and the engine's game (waiting for its first deal).
-        Raises core.RuleError for options the ruleset refuses."""
+        Raises core.RuleError for options the ruleset refuses. This one is a game without
+        options, its event the shared fields (GameCreatedFields); a ruleset with options
+        makes its own."""
+        self.check_options(options)
+        made = self.created_type
+        assert issubclass(made, GameCreatedFields), f"{self.name}'s game_created is its own: make it in create"
+        created = made(game_id=game_id, ruleset=self.name, players=players, seed=seed)
+        return created, self.start(created)
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """core.RuleError `invalid_option` for any option the ruleset does not have: each
@@ -53,9 +64,12 @@ class EventRules(ABC):
         if unknown:
             raise rule_error("invalid_option", f"{self.ruleset.title} has no option {', '.join(sorted(unknown))}")
 
-    @abstractmethod
     def start(self, created: Event) -> Any:
-        """The engine's game a game_created event describes; core.RuleError if none can be."""
+        """The engine's game a game_created event describes; core.RuleError if none can be.
+        This one is the engine's Game for the event's players, all a game without options
+        needs; a ruleset with options reads them from its event."""
+        assert isinstance(created, GameCreatedFields), f"{self.name}'s game_created is its own: read it in start"
+        return self.ruleset.engine.Game(len(created.players))
 
     def deal_due(self, game: Any) -> bool:
         return game.status == "dealing"
@@ -64,9 +78,15 @@ class EventRules(ABC):
         """Where the game stands, in words for messages ("round 2")."""
         return "the game"
 
-    @abstractmethod
     def deal(self, game: Any, seed: int) -> Event:
         """Deal what is due from the game's seed (through the core), and its event."""
+        game.deal(*self.seeded_deal(game, seed))
+        return self.dealt_event(game)
+
+    @abstractmethod
+    def seeded_deal(self, game: Any, seed: int) -> tuple[Any, ...]:
+        """The arguments of the engine's `Game.deal` that `seed` makes for the deal due
+        (the core's seeded_deal); `recorded_deal` reads the same from an event."""
 
     @abstractmethod
     def dealt_event(self, game: Any) -> Event:
@@ -94,14 +114,27 @@ class EventRules(ABC):
             raise InvalidDeal(f"{kind}: this is not the deal seed {seed} makes")
         return twin
 
-    @abstractmethod
     def play(self, game: Any, seat: int, move: Any) -> list[Event]:
         """Apply the move to `game` (changed in place) and return its events, its own
-        first; core.RuleError (and `game` unchanged) when the rules refuse it."""
+        first and, when it ends the game, game_finished last (every ruleset's last event);
+        core.RuleError (and `game` unchanged) when the rules refuse it."""
+        caused = self.caused(game, seat, move)
+        if game.status == "finished":
+            caused.append(GameFinished(totals=game.totals, winners=game.winners))
+        return caused
 
     @abstractmethod
+    def caused(self, game: Any, seat: int, move: Any) -> list[Event]:
+        """Apply the move to `game` (changed in place) and return the events it caused, its
+        own first, but for the game_finished `play` adds; core.RuleError (and `game`
+        unchanged) when the rules refuse it."""
+
     def move_of(self, event: Event) -> tuple[int, Any]:
-        """The seat and move a played event records."""
+        """The seat and move a played event (`played_type`) records: it names its seat and
+        each field of the move (`move_type`), as every ruleset's does."""
+        assert isinstance(event, self.played_type)
+        played: Any = event
+        return played.seat, self.move_type(*(getattr(played, name) for name in self.move_type._fields))
 
     @abstractmethod
     def describe(self, move: Any) -> str:

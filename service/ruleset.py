@@ -9,7 +9,6 @@ own bodies and views are in its folder (service/<game>/schemas.py).
 from __future__ import annotations
 
 import functools
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -24,13 +23,21 @@ if TYPE_CHECKING:
     from service.problems import ApiError
 
 
-class ServiceRules(ABC):
+class ServiceRules:
+    """A ruleset over HTTP. What every game's answers hold (a view's id, version, status,
+    turn, seats, totals, winners and rematch; a score sheet's status, totals and winners;
+    a replay's hands) is filled in here, once; a ruleset adds its own fields through the
+    hooks (`view_fields`, `seat_fields`, `hidden_fields`, `score_fields`)."""
+
     ruleset: Ruleset
     #: The body that creates a game of this ruleset (one member of rulesets.CreateGame).
     create_body: type[Any]
     #: Its game's view and score sheet (members of rulesets.AnyGameView and AnyScores).
-    view_type: type[Response]
-    scores_type: type[Response]
+    view_type: Callable[..., Response]
+    scores_type: Callable[..., Response]
+    #: A seat as the view shows it, and a replay's every hidden card (the view's `all`).
+    seat_type: Callable[..., Response]
+    all_type: Callable[..., Response]
     #: The caller's own part of a view (`seat`, `hand`, `legal_moves`), and a legal move as
     #: it shows one (the fields of the ruleset's move, by name).
     you_type: Callable[..., Response]
@@ -44,14 +51,47 @@ class ServiceRules(ABC):
         """The game's options from its create body: none, unless the game has some."""
         return {}
 
-    @abstractmethod
     def move(self, body: PlayCard) -> tuple[Any, ...]:
-        """The move's fields (after its seat) from a move request; ApiError 400 when it names
-        a field of another ruleset."""
+        """The move's fields (after its seat) from a move request, in the order of the
+        ruleset's legal moves (`move_out_type`); ApiError 400 when it names a field of
+        another ruleset, or leaves out one of its own that has no default (`left_out`)."""
+        own = self.move_out_type.__struct_fields__
+        for field in MOVE_FIELDS:
+            if field not in own and getattr(body, field) is not UNSET:
+                raise foreign(field, self.ruleset)
+        values = {field: getattr(body, field) for field in own}
+        return tuple(self.left_out(field) if value is UNSET else value for field, value in values.items())
 
-    @abstractmethod
+    def left_out(self, field: str) -> Any:
+        """The value of a field of the ruleset's move that the request leaves out: refused
+        (400), unless the ruleset gives it a default."""
+        raise invalid_request(f"a move of {self.ruleset.title} names its {field!r}")
+
     def public_view(self, logged: LoggedGame, status: str) -> Any:
         """What anyone may see of the game."""
+        game = logged.game
+        seen = game.view(None)
+        return self.view_type(
+            game_id=logged.created.game_id,
+            version=logged.version,
+            status=status,
+            turn=seen.turn,
+            players=seat_views(logged, self.seat_type, seen.hand_sizes, **self.seat_fields(seen)),
+            totals=list(seen.totals),
+            winners=list(seen.winners),
+            next_game=next_game_of(logged),
+            **self.view_fields(logged, seen),
+        )
+
+    def view_fields(self, logged: LoggedGame, seen: Any) -> dict[str, Any]:
+        """The public view's fields that are the ruleset's own, from the game and what
+        anyone sees of it (`seen`, the engine's view of no seat)."""
+        return {}
+
+    def seat_fields(self, seen: Any) -> dict[str, Sequence[Any]]:
+        """A seat's fields in the view that are the ruleset's own, each given as its values,
+        seat by seat (service.ruleset.seat_views)."""
+        return {}
 
     def with_you(self, view: Any, logged: LoggedGame, seat: int) -> None:
         """Add the caller's own part (`you`) to a copy of the public view: the seat, its hand
@@ -61,13 +101,33 @@ class ServiceRules(ABC):
         shown = self.move_out_type
         view.you = self.you_type(seat=seat, hand=list(game.hand(seat)), legal_moves=[move_out(shown, m) for m in moves])
 
-    @abstractmethod
     def with_everything(self, view: Any, logged: LoggedGame) -> None:
-        """Add every hidden card (`all`) to a copy of the public view: replays only."""
+        """Add every hidden card (`all`) to a copy of the public view: replays only. Every
+        hand, and the ruleset's own hidden cards (`hidden_fields`)."""
+        game = logged.game
+        hands = [list(game.hand(seat)) for seat in range(game.players)]
+        view.all = self.all_type(hands=hands, **self.hidden_fields(game))
 
-    @abstractmethod
+    def hidden_fields(self, game: Any) -> dict[str, Any]:
+        """The cards besides the hands that only a replay shows (a hand set aside, the draw
+        pile's order), by the field of `all_type` that holds them."""
+        return {}
+
     def scores(self, logged: LoggedGame, status: str) -> Any:
-        """The score sheet."""
+        """The score sheet: the totals and winners, and the ruleset's own lines."""
+        game = logged.game
+        return self.scores_type(
+            status=status, totals=list(game.totals), winners=list(game.winners), **self.score_fields(game)
+        )
+
+    def score_fields(self, game: Any) -> dict[str, Any]:
+        """The score sheet's fields that are the ruleset's own (its rounds, its pots)."""
+        return {}
+
+
+#: The fields of a move request (service.schemas.PlayCard) after its card that some
+#: ruleset's moves have: a ruleset whose moves lack one refuses it.
+MOVE_FIELDS = tuple(field for field in PlayCard.__struct_fields__ if field not in ("card", "expected_version"))
 
 
 def invalid_request(detail: str) -> ApiError:

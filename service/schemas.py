@@ -32,12 +32,10 @@ from core.rulesets import RULESETS, Ruleset
 SERVICE_PLAYOUTS = (PLAYOUT_BOUNDS[0], 20_000)
 
 
-def card_of(ruleset: Ruleset, *examples: str) -> Any:
-    """A card of `ruleset`, checked against its pattern (a type made at run time)."""
-    return Annotated[
-        str,
-        msgspec.Meta(pattern=ruleset.card_pattern, examples=list(examples), description=f"a card of {ruleset.title}"),
-    ]
+def card_meta(ruleset: Ruleset, *examples: str) -> msgspec.Meta:
+    """What a card of `ruleset` is checked against (its pattern) and shown with: a game's card
+    type is `Annotated[str, card_meta(...)]`, which a type checker reads as a string."""
+    return msgspec.Meta(pattern=ruleset.card_pattern, examples=list(examples), description=f"a card of {ruleset.title}")
 
 
 # Types made from the core's data at run time; a type checker reads them as what they hold.
@@ -186,7 +184,24 @@ SeedCommitment = Annotated[
 ]
 
 
-# ---- what every game's view and score sheet hold (each game's own, service/<game>/schemas.py)
+# ---- what every game's bodies, view and score sheet hold (each game's own, service/<game>/schemas.py)
+
+
+class CreateWithoutOptions(Request):
+    """What a new game of a ruleset without options is: its seats and its seed. Each game's
+    body redeclares `players` in its bounds (`players_of`), in this place."""
+
+    players: list[PlayerIn]
+    seed: Seed | None = None
+
+
+class ViewHead(Response, kw_only=True):
+    """What every game's view begins with; each game's view adds its own fields after."""
+
+    game_id: GameId
+    version: Version
+    status: GameStatus
+
 
 #: A view's `next_game`: present once the finished game has a rematch.
 NextGame = (

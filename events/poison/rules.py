@@ -43,13 +43,6 @@ def round_started(game: Game) -> RoundStarted:
     )
 
 
-def deal_next_round(game: Game, seed: int | None) -> RoundStarted:
-    if seed is None:
-        raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
-    game.deal(*seeded_deal(seed, game.players, game.round))
-    return round_started(game)
-
-
 #: What a move can cause besides its own card_played (see consequences): a batch rebuild
 #: skips these, the core working out their effect from the moves.
 CAUSED: frozenset[type[Event]] = frozenset({CauldronOverflowed, RoundScored, GameFinished})
@@ -57,7 +50,8 @@ CAUSED: frozenset[type[Event]] = frozenset({CauldronOverflowed, RoundScored, Gam
 
 def consequences(game: Game, round: int, played: Played) -> list[Event]:
     """The events a move that was just applied to `game` causes, its own first; a round
-    that starts afterwards is not among them (its deal is a fact of its own)."""
+    that starts afterwards is not among them (its deal is a fact of its own), nor the
+    game_finished that EventRules.play adds."""
     caused: list[Event] = [
         CardPlayed(round=round, seat=played.seat, card=played.card, cauldron=played.cauldron, total=played.total)
     ]
@@ -73,8 +67,6 @@ def consequences(game: Game, round: int, played: Played) -> list[Event]:
                 discarded=result.discarded,
             )
         )
-    if played.game_over:
-        caused.append(GameFinished(totals=game.totals, winners=game.winners))
     return caused
 
 
@@ -82,7 +74,6 @@ class PoisonEvents(EventRules):
     ruleset = POISON
     codec = CODEC
     move_type = Move
-    created_type = GameCreated
     deal_type = RoundStarted
     played_type = CardPlayed
 
@@ -101,8 +92,10 @@ class PoisonEvents(EventRules):
     def stage(self, game: Game) -> str:
         return f"round {game.round}"
 
-    def deal(self, game: Game, seed: int) -> Event:
-        return deal_next_round(game, seed)
+    def seeded_deal(self, game: Game, seed: int | None) -> tuple[Any, ...]:
+        if seed is None:
+            raise CannotDeal(f"round {game.round} of a game without a seed must be dealt by its log")
+        return seeded_deal(seed, game.players, game.round)
 
     def dealt_event(self, game: Game) -> RoundStarted:
         return round_started(game)
@@ -118,14 +111,10 @@ class PoisonEvents(EventRules):
             return None
         return hands, event.set_aside
 
-    def play(self, game: Game, seat: int, move: Any) -> list[Event]:
+    def caused(self, game: Game, seat: int, move: Any) -> list[Event]:
         card, cauldron = move
         round_now = game.round
         return consequences(game, round_now, game.play(seat, card, cauldron))
-
-    def move_of(self, event: Event) -> tuple[int, Move]:
-        assert isinstance(event, CardPlayed)
-        return event.seat, Move(event.card, event.cauldron)
 
     def describe(self, move: Any) -> str:
         card, cauldron = move

@@ -7,7 +7,7 @@ end) from what the engine reports, in the order it happened.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
@@ -15,7 +15,7 @@ from core import RuleError
 from core.pot.engine import Game, replay, seeded_deal
 from core.results import PotMove, PotPlayed, PotResult
 from core.rulesets import POT
-from events.codec import Event, GameFinished, Player
+from events.codec import Event, GameFinished
 from events.pot.schema import (
     CODEC,
     CardsDealt,
@@ -23,7 +23,6 @@ from events.pot.schema import (
     PotCardPlayed,
     PotClosed,
     PotExploded,
-    PotGameCreated,
     PotStarted,
 )
 from events.ruleset import EventRules
@@ -50,7 +49,8 @@ CAUSED: frozenset[type[Event]] = frozenset({PotExploded, PotClosed, PotStarted, 
 
 
 def consequences(game: Game, played: PotPlayed) -> list[Event]:
-    """The events of a move just applied to `game`, in the order things happened."""
+    """The events of a move just applied to `game`, in the order things happened (but for
+    the game_finished that EventRules.play adds)."""
     caused: list[Event] = [
         PotCardPlayed(seat=played.seat, card=played.card, close=played.close, toxicity=played.toxicity)
     ]
@@ -62,8 +62,6 @@ def consequences(game: Game, played: PotPlayed) -> list[Event]:
         caused.append(CardsDrawn(seat=played.seat, count=len(played.drawn), cards=played.drawn))
     if played.final is not None:
         caused.append(ended(played.final))
-    if played.game_over:
-        caused.append(GameFinished(totals=game.totals, winners=game.winners))
     return caused
 
 
@@ -71,24 +69,11 @@ class PotEvents(EventRules):
     ruleset = POT
     codec = CODEC
     move_type = PotMove
-    created_type = PotGameCreated
     deal_type = CardsDealt
     played_type = PotCardPlayed
 
-    def create(
-        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
-    ) -> tuple[PotGameCreated, Game]:
-        self.check_options(options)
-        game = Game(len(players))
-        return PotGameCreated(game_id=game_id, ruleset="pot", players=players, seed=seed), game
-
-    def start(self, created: Event) -> Game:
-        assert isinstance(created, PotGameCreated)
-        return Game(len(created.players))
-
-    def deal(self, game: Game, seed: int) -> Event:
-        game.deal(*seeded_deal(seed, game.players))
-        return cards_dealt(game)
+    def seeded_deal(self, game: Game, seed: int) -> tuple[Any, ...]:
+        return seeded_deal(seed, game.players)
 
     def dealt_event(self, game: Game) -> CardsDealt:
         return cards_dealt(game)
@@ -100,13 +85,9 @@ class PotEvents(EventRules):
             return None
         return hands, event.pot, event.draw_pile
 
-    def play(self, game: Game, seat: int, move: Any) -> list[Event]:
+    def caused(self, game: Game, seat: int, move: Any) -> list[Event]:
         card, close = move
         return consequences(game, game.play(seat, card, close))
-
-    def move_of(self, event: Event) -> tuple[int, PotMove]:
-        assert isinstance(event, PotCardPlayed)
-        return event.seat, PotMove(event.card, event.close)
 
     def describe(self, move: Any) -> str:
         card, close = move

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from core.rulesets import POT
-from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
-from events.commitment import Commitment, Salt
+from events.codec import LOBBY_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
 
 if TYPE_CHECKING:  # to a type checker a card is a string; msgspec checks it against the codes
     Card = str
@@ -23,14 +22,8 @@ else:
 Toxicity = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class PotGameCreated(Event, frozen=True, tag="game_created"):
-    game_id: str
+class PotGameCreated(GameCreatedFields, frozen=True, tag="game_created"):
     ruleset: Literal["pot"]
-    players: tuple[Player, ...]
-    seed: Seed | None = None
-    # The game's commitment to its deals (events.commitment); logs written before it say none.
-    seed_commitment: Commitment | None = None
-    salt: Salt | None = None  # secret, as the seed is, while the game is active
 
 
 class CardsDealt(Event, frozen=True, tag="cards_dealt"):

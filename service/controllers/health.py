@@ -6,10 +6,13 @@ that is down, which `poison serve` restarts by itself when it is the embedded on
 from __future__ import annotations
 
 from litestar import Request, get
+from litestar.handlers import HTTPRouteHandler
 
 from service.dependencies import games_of
 from service.documented import problems
 from service.schemas import Health
+
+TAGS = ["health"]
 
 
 async def _store_answers(request: Request) -> Health:
@@ -17,34 +20,37 @@ async def _store_answers(request: Request) -> Health:
     return Health(status="ok")
 
 
-@get(
+def store_check(path: str, operation_id: str, summary: str, description: str) -> HTTPRouteHandler:
+    """A route that answers 200 when the event store answers, else its problem (503
+    store_unavailable): documented with the problems its operation lists."""
+    return get(
+        path,
+        tags=TAGS,
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        responses=problems(operation_id),
+    )(_store_answers)
+
+
+health = store_check(
     "/health",
-    tags=["health"],
-    operation_id="get_health",
-    summary="200 when the event store answers, else 503",
-    description="The contract's health check; the same as /health/ready.",
-    responses=problems("get_health"),
+    "get_health",
+    "200 when the event store answers, else 503",
+    "The contract's health check; the same as /health/ready.",
 )
-async def health(request: Request) -> Health:
-    return await _store_answers(request)
-
-
-@get(
+ready = store_check(
     "/health/ready",
-    tags=["health"],
-    operation_id="get_ready",
-    summary="Readiness: 200 when the event store answers, else 503 store_unavailable",
-    description="For an orchestrator's readiness probe: while the store is down (being restarted, or "
-    "unreachable), requests that need it would get 503, so send traffic elsewhere.",
-    responses=problems("get_ready"),
+    "get_ready",
+    "Readiness: 200 when the event store answers, else 503 store_unavailable",
+    "For an orchestrator's readiness probe: while the store is down (being restarted, or unreachable), requests "
+    "that need it would get 503, so send traffic elsewhere.",
 )
-async def ready(request: Request) -> Health:
-    return await _store_answers(request)
 
 
 @get(
     "/health/live",
-    tags=["health"],
+    tags=TAGS,
     operation_id="get_live",
     summary="Liveness: 200 while the process serves requests, whatever the event store",
     description="For an orchestrator's liveness probe: it never touches the store, so a store outage "

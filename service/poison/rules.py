@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import UNSET
-
 from core.rulesets import POISON
 from events.play import LoggedGame
 from service.poison.schemas import (
@@ -21,8 +19,7 @@ from service.poison.schemas import (
     TakenOut,
     You,
 )
-from service.ruleset import ServiceRules, foreign, invalid_request, next_game_of, seat_views
-from service.schemas import PlayCard
+from service.ruleset import ServiceRules, invalid_request
 
 
 class PoisonService(ServiceRules):
@@ -30,61 +27,46 @@ class PoisonService(ServiceRules):
     create_body = PoisonCreate
     view_type = GameView
     scores_type = Scores
+    seat_type = PlayerView
+    all_type = AllHands
     you_type = You
     move_out_type = MoveOut
 
     def options(self, body: PoisonCreate) -> dict[str, Any]:
         return {"rounds": body.rounds, "cauldrons": body.rules.cauldrons}
 
-    def move(self, body: PlayCard) -> tuple[Any, ...]:
-        if body.close is not UNSET:
-            raise foreign("close", self.ruleset)
-        if body.cauldron is UNSET:
-            raise invalid_request("a move of Poison names its 'cauldron' (0, 1 or 2)")
-        return (body.card, body.cauldron)
+    def left_out(self, field: str) -> Any:
+        raise invalid_request("a move of Poison names its 'cauldron' (0, 1 or 2)")  # its one field besides the card
 
-    def public_view(self, logged: LoggedGame, status: str) -> GameView:
+    def view_fields(self, logged: LoggedGame, seen: Any) -> dict[str, Any]:
         game = logged.game
-        view = game.view(None)
-        created = logged.created
-        return GameView(
-            game_id=created.game_id,
-            version=logged.version,
-            status=status,  # type: ignore[arg-type]
-            rules=RulesOut(cauldrons=created.rules.cauldrons),
-            rounds=game.rounds,
-            round=game.round,
-            dealer=game.dealer,
-            turn=view.turn,
-            players=seat_views(logged, PlayerView, view.hand_sizes, taken=view.taken),
-            cauldrons=[CauldronView(color=c.colour, total=c.total, cards=list(c.cards)) for c in view.cauldrons],
-            scores=[list(row) for row in view.scores],
-            totals=list(view.totals),
-            winners=list(view.winners),
-            next_game=next_game_of(logged),
-        )
+        return {
+            "rules": RulesOut(cauldrons=logged.created.rules.cauldrons),
+            "rounds": game.rounds,
+            "round": game.round,
+            "dealer": game.dealer,
+            "cauldrons": [CauldronView(color=c.colour, total=c.total, cards=list(c.cards)) for c in seen.cauldrons],
+            "scores": [list(row) for row in seen.scores],
+        }
 
-    def with_everything(self, view: Any, logged: LoggedGame) -> None:
-        game = logged.game
-        view.all = AllHands(hands=[list(game.hand(s)) for s in range(game.players)], set_aside=list(game.set_aside()))
+    def seat_fields(self, seen: Any) -> dict[str, Any]:
+        return {"taken": seen.taken}
 
-    def scores(self, logged: LoggedGame, status: str) -> Scores:
-        game = logged.game
-        return Scores(
-            status=status,  # type: ignore[arg-type]
-            totals=list(game.totals),
-            winners=list(game.winners),
-            rounds=[
-                RoundScores(
-                    round=result.round,
-                    dealer=result.dealer,
-                    scores=list(result.scores),
-                    taken=[TakenOut(**pile._asdict()) for pile in result.taken],
-                    discarded=[list(colours) for colours in result.discarded],
-                )
-                for result in game.results()
-            ],
-        )
+    def hidden_fields(self, game: Any) -> dict[str, Any]:
+        return {"set_aside": list(game.set_aside())}
+
+    def score_fields(self, game: Any) -> dict[str, Any]:
+        rounds = [
+            RoundScores(
+                round=result.round,
+                dealer=result.dealer,
+                scores=list(result.scores),
+                taken=[TakenOut(**pile._asdict()) for pile in result.taken],
+                discarded=[list(colours) for colours in result.discarded],
+            )
+            for result in game.results()
+        ]
+        return {"rounds": rounds}
 
 
 #: Poison's facet of the service, where core.rulesets.FACETS says the service finds it.

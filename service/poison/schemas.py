@@ -1,12 +1,10 @@
-"""Poison's request and response bodies: a new game's options, its view and score sheet.
-
-Made of the field types every ruleset shares (service/schemas.py); the registry
-(service/rulesets.py) puts them in the API's unions, told apart by `ruleset`.
-"""
+"""Poison's request and response bodies: a new game's options, its view and score sheet,
+built of the parts every ruleset shares (service/schemas.py) and put in the API's unions by
+the registry (service/rulesets.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -15,8 +13,6 @@ from core.rulesets import POISON
 from service.schemas import (
     CauldronIndex,
     Count,
-    GameId,
-    GameStatus,
     HandSize,
     NextGame,
     OpenSeat,
@@ -30,17 +26,14 @@ from service.schemas import (
     SeatName,
     Seed,
     SeedCommitment,
-    Version,
-    card_of,
+    ViewHead,
+    card_meta,
     players_of,
     winners_of,
 )
 
-if TYPE_CHECKING:
-    PoisonCard = str
-else:
-    #: A card of Poison: a potion (R, B or P for red, blue, purple, then its value) or a poison (G4).
-    PoisonCard = card_of(POISON, "R5", "B7", "G4")
+#: A card of Poison: a potion (R, B or P for red, blue, purple, then its value) or a poison (G4).
+PoisonCard = Annotated[str, card_meta(POISON, "R5", "B7", "G4")]
 Colour = Literal["red", "blue", "purple"]
 CauldronRule = Literal["dynamic", "fixed"]
 ROUNDS = POISON.option("rounds").bounds or (1, 1)
@@ -130,13 +123,10 @@ class AllHands(Response):
     ]
 
 
-class GameView(Response, kw_only=True, tag_field="ruleset", tag=POISON.name):
+class GameView(ViewHead, kw_only=True, tag_field="ruleset", tag=POISON.name):
     """A game of Poison as the caller may see it: the public view, with `you` when the
     request carries a token of one of its seats."""
 
-    game_id: GameId
-    version: Version
-    status: GameStatus
     rules: RulesOut
     rounds: Annotated[int, msgspec.Meta(ge=ROUNDS[0], le=ROUNDS[1], description="how many rounds the game has")]
     round: Annotated[

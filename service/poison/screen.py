@@ -17,7 +17,7 @@ from events.poison.schema import CardPlayed, CauldronOverflowed, GameCreated, Ro
 from service.commands import literal
 from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
 from service.i18n import words
-from service.poison.schemas import GameView, Scores
+from service.poison.schemas import GameView, MoveOut, Scores
 
 #: The colours of the cauldrons and of the potions, as the score sheet counts them (the
 #: fields of a taken pile), then poison.
@@ -30,14 +30,9 @@ STYLES = {"red": "red", "blue": "blue", "purple": "magenta", "poison": "green"}
 
 class PoisonScreen(Screen):
     ruleset = POISON
+    move_type = MoveOut
 
     # -- replay -------------------------------------------------------------------------------
-
-    def sheet(self, game: Game, names: Sequence[str], title: str | None = None) -> Table:
-        return self._sheet(game.results(), game.totals, names, title)
-
-    def scored(self, game: Game) -> bool:
-        return bool(game.results())
 
     def headline(self, created: GameCreated, game: Game) -> str:
         return words()(
@@ -89,22 +84,11 @@ class PoisonScreen(Screen):
                     cards=self.cards(cauldron.cards),
                 )
             )
-        seats = seats_table(
-            tuple(words()(f"cli.column.{column}") for column in ("seat", "player", "hand", "taken", "total"))
-        )
-        for player in view.players:
-            seats.add_row(
-                number(player.seat),
-                players.cell(player.seat),
-                number(player.hand_size),
-                number(player.taken),
-                number(view.totals[player.seat]),
-            )
-        lines.append(seats)
+        lines.append(self.seats(view, players, "taken"))
         return lines
 
-    def score_sheet(self, scores: Scores, players: Players, title: str | None = None) -> Table:
-        return self._sheet(scores.rounds, scores.totals, [players.cell(s) for s in range(len(players))], title)
+    def score_lines(self, scores: Scores) -> Sequence[Any]:
+        return scores.rounds
 
     def label(self, move: Sequence[Any]) -> Text:
         card, cauldron = move
@@ -122,14 +106,8 @@ class PoisonScreen(Screen):
             return (card, cauldron)
         return None
 
-    def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
-        card, cauldron = move
-        return {"card": card, "cauldron": cauldron}
-
-    def create_body(self, players: list[dict[str, Any]], seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
-        body: dict[str, Any] = {"ruleset": self.ruleset.name, "players": players}
-        if seed is not None:
-            body["seed"] = seed
+    def options_body(self, options: dict[str, Any]) -> dict[str, Any]:
+        body: dict[str, Any] = {}
         if options.get("rounds") is not None:
             body["rounds"] = options["rounds"]
         if options.get("cauldrons") is not None:
@@ -141,22 +119,17 @@ class PoisonScreen(Screen):
         for event, caused in zip(events, (*events[1:], None), strict=True):
             if isinstance(event, CardPlayed):
                 lines.append(
-                    said(
+                    players.did(
                         "cli.poison.plays",
-                        who=players.who(event.seat),
-                        name=players.name(event.seat),
+                        event.seat,
                         card=self.card(event.card),
                         cauldron=event.cauldron,
                         sum=self._sum(event, caused),
                     )
                 )
             elif isinstance(event, CauldronOverflowed):
-                overflow = said(
-                    "cli.poison.overflow",
-                    who=players.who(event.seat),
-                    name=players.name(event.seat),
-                    count=len(event.taken),
-                    cards=self.cards(event.taken),
+                overflow = players.did(
+                    "cli.poison.overflow", event.seat, count=len(event.taken), cards=self.cards(event.taken)
                 )
                 follows(lines, overflow)
             elif isinstance(event, RoundStarted) and event.round > 1:
@@ -214,7 +187,7 @@ class PoisonScreen(Screen):
             else Text("-")
         )
 
-    def _sheet(self, rounds: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
+    def sheet_of(self, rounds: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
         """`rounds` are the engine's round results or the API's rounds: both have `round`,
         `dealer`, `taken` (a count per pile), `discarded` and `scores`."""
         shown = [as_text(name) for name in names]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import UNSET
-
 from core.rulesets import POT
 from events.play import LoggedGame
 from service.pot.schemas import (
@@ -19,8 +17,7 @@ from service.pot.schemas import (
     PotScores,
     PotYou,
 )
-from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
-from service.schemas import PlayCard
+from service.ruleset import ServiceRules
 
 
 class PotService(ServiceRules):
@@ -28,46 +25,30 @@ class PotService(ServiceRules):
     create_body = PotCreate
     view_type = PotGameView
     scores_type = PotScores
+    seat_type = PotPlayerView
+    all_type = PotAll
     you_type = PotYou
     move_out_type = PotMoveOut
 
-    def move(self, body: PlayCard) -> tuple[Any, ...]:
-        if body.cauldron is not UNSET:
-            raise foreign("cauldron", self.ruleset)
-        return (body.card, False if body.close is UNSET else body.close)
+    def left_out(self, field: str) -> Any:
+        return False  # `close`, the one field besides the card: a move leaves the pot open by default
 
-    def public_view(self, logged: LoggedGame, status: str) -> PotGameView:
-        game = logged.game
-        view = game.view(None)
-        return PotGameView(
-            game_id=logged.created.game_id,
-            version=logged.version,
-            status=status,  # type: ignore[arg-type]
-            turn=view.turn,
-            players=seat_views(logged, PotPlayerView, view.hand_sizes),
-            pot=PotOut(cards=list(view.pot), toxicity=view.toxicity),
-            draw_pile=view.draw_pile,
-            endgame=view.endgame,
-            totals=list(view.totals),
-            winners=list(view.winners),
-            next_game=next_game_of(logged),
-        )
+    def view_fields(self, logged: LoggedGame, seen: Any) -> dict[str, Any]:
+        return {
+            "pot": PotOut(cards=list(seen.pot), toxicity=seen.toxicity),
+            "draw_pile": seen.draw_pile,
+            "endgame": seen.endgame,
+        }
 
-    def with_everything(self, view: Any, logged: LoggedGame) -> None:
-        game = logged.game
-        view.all = PotAll(hands=[list(game.hand(s)) for s in range(game.players)], draw_pile=list(game.draw_order()))
+    def hidden_fields(self, game: Any) -> dict[str, Any]:
+        return {"draw_pile": list(game.draw_order())}
 
-    def scores(self, logged: LoggedGame, status: str) -> PotScores:
-        game = logged.game
-        return PotScores(
-            status=status,  # type: ignore[arg-type]
-            totals=list(game.totals),
-            winners=list(game.winners),
-            pots=[
-                PotLine(seat=r.seat, outcome=r.outcome, cards=list(r.cards), toxicity=r.toxicity, points=r.points)
-                for r in game.results()
-            ],
-        )
+    def score_fields(self, game: Any) -> dict[str, Any]:
+        pots = [
+            PotLine(seat=r.seat, outcome=r.outcome, cards=list(r.cards), toxicity=r.toxicity, points=r.points)
+            for r in game.results()
+        ]
+        return {"pots": pots}
 
 
 #: The pot game's facet of the service (core.rulesets.FACETS).

@@ -1,12 +1,9 @@
-"""The pot game's request and response bodies: a new game, its view and pot-by-pot scores.
-
-Made of the field types every ruleset shares (service/schemas.py); the registry
-(service/rulesets.py) puts them in the API's unions, told apart by `ruleset`.
-"""
+"""The pot game's request and response bodies: a new game, its view and pot-by-pot scores,
+built of the parts every ruleset shares (service/schemas.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -14,35 +11,28 @@ from msgspec import UNSET, UnsetType
 from core.rulesets import POT
 from service.schemas import (
     Count,
-    GameId,
-    GameStatus,
+    CreateWithoutOptions,
     NextGame,
     Points,
-    Request,
     Response,
     ScoreSheet,
     Seat,
     SeatView,
-    Seed,
     SeedCommitment,
-    Version,
-    card_of,
+    ViewHead,
+    card_meta,
     players_of,
     winners_of,
 )
 
-if TYPE_CHECKING:
-    PotCard = str
-else:
-    #: A card of the pot game: T and its toxicity.
-    PotCard = card_of(POT, "T3", "T0")
+#: A card of the pot game: T and its toxicity.
+PotCard = Annotated[str, card_meta(POT, "T3", "T0")]
 
 
-class PotCreate(Request, tag_field="ruleset", tag=POT.name):
+class PotCreate(CreateWithoutOptions, tag_field="ruleset", tag=POT.name):
     """A new pot game. It has no options: `rounds` and `rules` are refused."""
 
     players: players_of(POT)  # type: ignore[valid-type]
-    seed: Seed | None = None
 
 
 # ---- responses ----------------------------------------------------------------------------
@@ -83,13 +73,10 @@ class PotAll(Response):
     draw_pile: Annotated[list[PotCard], msgspec.Meta(description="the cards left to draw, top first")]
 
 
-class PotGameView(Response, kw_only=True, tag_field="ruleset", tag=POT.name):
+class PotGameView(ViewHead, kw_only=True, tag_field="ruleset", tag=POT.name):
     """A pot game as the caller may see it: the public view, with `you` when the request
     carries a token of one of its seats."""
 
-    game_id: GameId
-    version: Version
-    status: GameStatus
     turn: Annotated[Seat | None, msgspec.Meta(description="the seat to move; null once finished")]
     players: list[PotPlayerView]
     pot: PotOut

@@ -15,9 +15,9 @@ from core.rulesets import POT
 from events.codec import Event
 from events.pot.schema import CardsDrawn, PotCardPlayed, PotClosed, PotExploded, PotGameCreated, PotStarted
 from service.commands import literal
-from service.commands.screens.base import Name, Players, Screen, as_text, follows, said, seats_table
+from service.commands.screens.base import Name, Players, Screen, as_text, follows, said
 from service.i18n import isolated, words
-from service.pot.schemas import PotGameView, PotScores
+from service.pot.schemas import PotGameView, PotMoveOut, PotScores
 
 LIMIT: int = POT.engine.EXPLODE_LIMIT  # a pot whose toxicity exceeds this explodes
 CLOSE_WORDS = (["close"], ["c"])
@@ -42,14 +42,9 @@ def counted(count: int) -> str:
 
 class PotScreen(Screen):
     ruleset = POT
+    move_type = PotMoveOut
 
     # -- replay -------------------------------------------------------------------------------
-
-    def sheet(self, game: Any, names: Sequence[str], title: str | None = None) -> Table:
-        return self._sheet(game.results(), game.totals, names, title)
-
-    def scored(self, game: Any) -> bool:
-        return bool(game.results())
 
     def headline(self, created: PotGameCreated, game: Any) -> str:
         return words()("cli.pot.headline", game=literal(created.game_id), players=game.players, seed=str(created.seed))
@@ -82,7 +77,6 @@ class PotScreen(Screen):
         return TOXICITY_STYLES[int(toxicity)] if toxicity.isdigit() and int(toxicity) < len(TOXICITY_STYLES) else ""
 
     def board(self, view: PotGameView, players: Players) -> list[RenderableType]:
-        number = words().number
         pot = said(
             "cli.pot.pot",
             cards=self.cards(view.pot.cards),
@@ -91,18 +85,10 @@ class PotScreen(Screen):
             pile=counted(view.draw_pile),
             endgame=self._endgame(view.endgame),
         )
-        seats = seats_table(self._columns("seat", "player", "hand", "total"))
-        for player in view.players:
-            seats.add_row(
-                number(player.seat),
-                players.cell(player.seat),
-                number(player.hand_size),
-                number(view.totals[player.seat]),
-            )
-        return [pot, seats]
+        return [pot, self.seats(view, players)]
 
-    def score_sheet(self, scores: PotScores, players: Players, title: str | None = None) -> Table:
-        return self._sheet(scores.pots, scores.totals, [players.cell(s) for s in range(len(players))], title)
+    def score_lines(self, scores: PotScores) -> Sequence[Any]:
+        return scores.pots
 
     def label(self, move: Sequence[Any]) -> Text:
         card, close = move
@@ -114,16 +100,6 @@ class PotScreen(Screen):
             return (parts[0].upper(), len(parts) == 2)
         return None
 
-    def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
-        card, close = move
-        return {"card": card, "close": close}
-
-    def create_body(self, players: list[dict[str, Any]], seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
-        body: dict[str, Any] = {"ruleset": self.ruleset.name, "players": players}
-        if seed is not None:
-            body["seed"] = seed
-        return body
-
     def narrate(self, events: Sequence[Event], players: Players, view: PotGameView) -> list[RenderableType]:
         lines: list[RenderableType] = []
         closing_asked = False
@@ -131,10 +107,9 @@ class PotScreen(Screen):
             if isinstance(event, PotCardPlayed):
                 closing_asked = event.close
                 lines.append(
-                    said(
+                    players.did(
                         "cli.pot.plays",
-                        who=players.who(event.seat),
-                        name=players.name(event.seat),
+                        event.seat,
                         card=self.card(event.card),
                         close=str(bool(event.close)).lower(),
                         toxicity=event.toxicity,
@@ -151,10 +126,9 @@ class PotScreen(Screen):
                 )
             elif isinstance(event, PotClosed) and closing_asked:
                 closing_asked = False
-                scored = said(
+                scored = players.did(
                     "cli.pot.scores",
-                    who=players.who(event.seat),
-                    name=players.name(event.seat),
+                    event.seat,
                     points=signed(event.points),
                     cards=self.cards(event.cards),
                 )
@@ -174,9 +148,7 @@ class PotScreen(Screen):
                 lines.append(said("cli.pot.started", card=self.card(event.card)))
             elif isinstance(event, CardsDrawn):
                 drawn = Text(counted(event.count)) if event.cards is None else self.cards(event.cards)
-                lines.append(
-                    said("cli.pot.draws", who=players.who(event.seat), name=players.name(event.seat), cards=drawn)
-                )
+                lines.append(players.did("cli.pot.draws", event.seat, cards=drawn))
         return lines
 
     # -- shared by replay and play ----------------------------------------------------------------
@@ -185,7 +157,7 @@ class PotScreen(Screen):
     def _endgame(endgame: bool) -> str:
         return words()("cli.pot.endgame") if endgame else ""
 
-    def _sheet(self, pots: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
+    def sheet_of(self, pots: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
         """`pots` are the engine's pot results or the API's pot lines: both have `seat`,
         `outcome`, `cards`, `toxicity` and `points`."""
         shown = [as_text(name) for name in names]

@@ -1,4 +1,5 @@
-"""Golden files that a generator may not overwrite silently, for both games' playthroughs.
+"""Golden files that a generator may not overwrite silently, for both games' playthroughs,
+and how both play a game through to render it.
 
 A generator writes a missing file and leaves an equal one alone; a file that differs is
 refused (naming its first changed line) unless the person running it says `--accept`.
@@ -7,12 +8,35 @@ refused (naming its first changed line) unless the person running it says `--acc
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.rulesets import Ruleset
+
+
+def cards(codes: Iterable[str]) -> str:
+    """Card codes as a playthrough shows them: spaced, or `-` for none."""
+    return " ".join(codes) or "-"
+
+
+def random_move(game: Any, rng: Any) -> Any:
+    """The move a random bot makes, as `simulate` draws it: uniformly among the legal moves,
+    from the game's own random stream `rng`."""
+    legal = game.legal_moves()
+    return legal[rng.below(len(legal))]
+
+
+def moves(game: Any, choose: Callable[[Any], Any]) -> Iterator[tuple[str, Any]]:
+    """Each move of `game` until it is finished, `choose(game)`'s for the seat to move, once
+    the game has played it: the start of its line in every game's playthrough (its number
+    from 1, its seat and card; the game's own details follow) and what the engine reports."""
+    number = 0
+    while game.status != "finished":
+        number += 1
+        played = game.play(game.turn, *choose(game))
+        yield f"move {number}: seat {played.seat} plays {played.card}", played
 
 
 def first_difference(old: str, new: str) -> str | None:

@@ -20,6 +20,7 @@ from types import ModuleType
 from core.poison import reference
 from core.rulesets import POISON
 from tests.core import golden
+from tests.core.golden import cards
 
 HERE = Path(__file__).parent / "playthroughs"
 
@@ -37,10 +38,6 @@ def file_name(players: int, rounds: int, cauldrons: str, seed: int) -> str:
     return f"{players}p-{rounds}r-{cauldrons}-seed{seed}.txt"
 
 
-def cards(codes) -> str:
-    return " ".join(codes) or "-"
-
-
 def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: int) -> str:
     game = rules.Game(players, rounds=rounds, cauldrons=cauldrons, seed=seed)
     rng = reference.Random(reference.stream_seed(seed, 0))
@@ -48,24 +45,17 @@ def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: i
         f"# Poison playthrough: {players} players, {rounds} rounds, {cauldrons} cauldrons, seed {seed}",
         "# Regenerate with: python -m tests.core.playthrough",
     ]
-    number = 0
-    dealt_round = 0
-    while game.status != "finished":
-        if game.round != dealt_round:
-            dealt_round = game.round
-            lines.append(f"round {game.round}: dealer {game.dealer}, seat {game.turn} plays first")
-            for seat in range(players):
-                lines.append(f"  hand {seat}: {cards(game.hand(seat))}")
-            if players == 3:
-                lines.append(f"  set aside: {cards(game.set_aside())}")
-        legal = game.legal_moves()
-        card, cauldron = legal[rng.below(len(legal))]
-        number += 1
-        played = game.play(game.turn, card, cauldron)
-        lines.append(
-            f"move {number}: seat {played.seat} plays {played.card} into cauldron {played.cauldron}"
-            f" -> total {played.total}"
-        )
+
+    def deal() -> None:
+        lines.append(f"round {game.round}: dealer {game.dealer}, seat {game.turn} plays first")
+        for seat in range(players):
+            lines.append(f"  hand {seat}: {cards(game.hand(seat))}")
+        if players == 3:
+            lines.append(f"  set aside: {cards(game.set_aside())}")
+
+    deal()
+    for move, played in golden.moves(game, lambda game: golden.random_move(game, rng)):
+        lines.append(f"{move} into cauldron {played.cauldron} -> total {played.total}")
         if played.taken:
             lines.append(f"  overflow: seat {played.seat} takes {cards(played.taken)}")
         if played.round_over:
@@ -79,6 +69,8 @@ def render(rules: ModuleType, players: int, rounds: int, cauldrons: str, seed: i
                     f" scores {result.scores[seat]}"
                 )
             lines.append(f"  totals: {' '.join(map(str, game.totals))}")
+            if game.status != "finished":
+                deal()  # the next round's, dealt by the move that ended this one
         else:
             pots = " | ".join(
                 f"{index}: {c.colour or 'colourless'} {c.total} [{cards(c.cards)}]"

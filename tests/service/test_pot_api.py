@@ -19,7 +19,8 @@ from core.pot import reference
 from core.pot.engine import seeded_deal
 from core.rulesets import POT
 from service.app import create_app
-from tests.rulesets import pot_pick
+from tests.pot_moves import move_events
+from tests.rulesets import pot_pick, pot_redact
 from tests.service.api import auth, check_no_leak, create, http_scope, parse_stream, problem, view
 
 pytestmark = pytest.mark.anyio
@@ -64,36 +65,13 @@ def pots_of(oracle: reference.Game) -> list[dict]:
     ]
 
 
-def ended(result) -> dict:
-    data = {"seat": result.seat, "cards": list(result.cards), "toxicity": result.toxicity}
-    if result.outcome == "closed":
-        return {"type": "pot_closed", "data": {**data, "points": result.points}}
-    return {"type": "pot_exploded", "data": data}
-
-
 def events_of(done, oracle: reference.Game, reader: int | None) -> list[dict]:
-    """The public events of one move the reference made, as `reader` may see them."""
-    finished = oracle.status == "finished"
-    events = [
-        {
-            "type": "card_played",
-            "data": {"seat": done.seat, "card": done.card, "close": done.close, "toxicity": done.toxicity},
-        }
-    ]
-    if done.ended is not None:
-        events.append(ended(done.ended))
-    if done.started is not None:
-        events.append({"type": "pot_started", "data": {"card": done.started}})
-    if done.drawn:
-        cards = list(done.drawn) if finished or reader == done.seat else None
-        events.append({"type": "cards_drawn", "data": {"seat": done.seat, "count": len(done.drawn), "cards": cards}})
-    if done.final is not None:
-        events.append(ended(done.final))
-    if done.game_over:
-        events.append(
-            {"type": "game_finished", "data": {"totals": list(oracle.totals), "winners": list(oracle.winners)}}
-        )
-    return events
+    """The public events of one move the reference made, as `reader` may see them (all of
+    them once the game is over)."""
+    shown = move_events(done, oracle)
+    if oracle.status == "finished":
+        return shown
+    return [{"type": e["type"], "data": pot_redact(e["type"], e["data"], reader)} for e in shown]
 
 
 def hands_of(oracle: reference.Game) -> list[tuple[str, ...]]:

@@ -93,9 +93,10 @@ async def test_a_header_naming_no_language_spoken_here_gives_english_with_nothin
     assert (await page(client, header))[0] is None
 
 
-@pytest.mark.parametrize(
-    ("header", "code"),
-    [
+#: Headers naming languages spoken here, each with the one the page must be in, by the rule of
+#: RFC 9110 (section 12.5.4) it shows.
+PREFERENCES = {
+    "the range of highest weight spoken here wins wherever it stands": [
         ("en;q=0.3, fa;q=0.9, ru;q=0.5", "fa"),
         ("de, ru;q=0.2, zh;q=0.7", "zh"),
         ("pt;q=1.000, ru;q=0.999", "pt"),
@@ -103,30 +104,13 @@ async def test_a_header_naming_no_language_spoken_here_gives_english_with_nothin
         ("ZH-hant-TW", "zh"),
         ("zh_CN", "zh"),
     ],
-)
-async def test_the_range_of_highest_weight_spoken_here_wins_wherever_it_stands(
-    client: AsyncTestClient, header: str, code: str
-) -> None:
-    assert (await page(client, header))[0] == code
-
-
-@pytest.mark.parametrize(
-    ("header", "code"), [("ru;q=0.5, fa;q=0.5, pt;q=0.5", "ru"), ("fa, pt", "fa"), ("pt, fa", "pt")]
-)
-async def test_ranges_of_equal_weight_keep_the_order_the_client_gave(
-    client: AsyncTestClient, header: str, code: str
-) -> None:
-    assert (await page(client, header))[0] == code
-
-
-@pytest.mark.parametrize(("header", "code"), [("fa;q=0, ru;q=0.1", "ru"), ("en-US;q=0, en;q=0, pt;q=0.2", "pt")])
-async def test_a_weight_of_zero_says_not_this_language(client: AsyncTestClient, header: str, code: str) -> None:
-    assert (await page(client, header))[0] == code
-
-
-@pytest.mark.parametrize(
-    ("header", "code"),
-    [
+    "ranges of equal weight keep the order the client gave": [
+        ("ru;q=0.5, fa;q=0.5, pt;q=0.5", "ru"),
+        ("fa, pt", "fa"),
+        ("pt, fa", "pt"),
+    ],
+    "a weight of zero says not this language": [("fa;q=0, ru;q=0.1", "ru"), ("en-US;q=0, en;q=0, pt;q=0.2", "pt")],
+    "a star stands for any language the header does not name": [
         ("*", "en"),
         ("de, *;q=0.1", "en"),
         ("en;q=0, *", "pt"),
@@ -136,18 +120,26 @@ async def test_a_weight_of_zero_says_not_this_language(client: AsyncTestClient, 
         ("en, pt, zh, ru, fa;q=0.1, *;q=0.5", "en"),
         ("en;q=0, pt;q=0, zh;q=0, ru;q=0, *;q=0.5, fa;q=0.1", "fa"),
     ],
+    "spaces, empty elements and a capital q are read as RFC 9110 allows": [
+        ("ru, fa;q=0.5, en", "ru"),
+        (" , ru ,, ", "ru"),
+        ("ru ; q=0.9 ,fa\t;\tQ=0.8", "ru"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("header", "code"),
+    [
+        pytest.param(header, code, id=f"{rule}: {header!r}")
+        for rule, cases in PREFERENCES.items()
+        for header, code in cases
+    ],
 )
-async def test_a_star_stands_for_any_language_the_header_does_not_name(
+async def test_the_page_is_in_the_language_the_header_prefers_as_rfc_9110_reads_it(
     client: AsyncTestClient, header: str, code: str
 ) -> None:
     assert (await page(client, header))[0] == code
-
-
-@pytest.mark.parametrize("header", ["ru, fa;q=0.5, en", " , ru ,, ", "ru ; q=0.9 ,fa\t;\tQ=0.8"])
-async def test_the_lists_spaces_empty_elements_and_a_capital_q_are_read_as_rfc_9110_allows(
-    client: AsyncTestClient, header: str
-) -> None:
-    assert (await page(client, header))[0] == "ru"
 
 
 @pytest.mark.parametrize("header", MALFORMED)

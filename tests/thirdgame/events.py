@@ -3,11 +3,9 @@ the event layer's facet of the game (EVENTS)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
-from events.codec import LOBBY_EVENTS, Codec, Event, GameFinished, Player, Seat, Seed
-from events.commitment import Commitment, Salt
+from events.codec import LOBBY_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
 from events.ruleset import EventRules
 from tests.thirdgame import engine
 from tests.thirdgame.engine import Game, seeded_deal
@@ -19,13 +17,8 @@ else:
     Card = Literal[engine.CARD_CODES]
 
 
-class HighCardCreated(Event, frozen=True, tag="game_created"):
-    game_id: str
+class HighCardCreated(GameCreatedFields, frozen=True, tag="game_created"):
     ruleset: Literal["highcard"]
-    players: tuple[Player, ...]
-    seed: Seed | None = None
-    seed_commitment: Commitment | None = None
-    salt: Salt | None = None
 
 
 class HandsDealt(Event, frozen=True, tag="hands_dealt"):
@@ -52,10 +45,6 @@ CODEC = Codec(
 )
 
 
-class HighCardMove(NamedTuple):
-    card: str
-
-
 def hands_dealt(game: Game) -> HandsDealt:
     return HandsDealt(hands=tuple(game.hand(seat) for seat in range(game.players)))
 
@@ -63,24 +52,12 @@ def hands_dealt(game: Game) -> HandsDealt:
 class HighCardEvents(EventRules):
     ruleset = HIGH_CARD
     codec = CODEC
-    move_type = HighCardMove
-    created_type = HighCardCreated
+    move_type = engine.Move  # the engine's own, as the real games' are the core's
     deal_type = HandsDealt
     played_type = HighCardPlayed
 
-    def create(
-        self, game_id: str, players: tuple[Player, ...], seed: int, options: Mapping[str, Any]
-    ) -> tuple[Event, Any]:
-        self.check_options(options)
-        return HighCardCreated(game_id=game_id, ruleset="highcard", players=players, seed=seed), Game(len(players))
-
-    def start(self, created: Event) -> Any:
-        assert isinstance(created, HighCardCreated)
-        return Game(len(created.players))
-
-    def deal(self, game: Any, seed: int) -> Event:
-        game.deal(seeded_deal(seed, game.players))
-        return hands_dealt(game)
+    def seeded_deal(self, game: Any, seed: int) -> tuple[Any, ...]:
+        return (seeded_deal(seed, game.players),)
 
     def dealt_event(self, game: Any) -> Event:
         return hands_dealt(game)
@@ -90,18 +67,13 @@ class HighCardEvents(EventRules):
         hands = [hand for hand in event.hands if hand is not None]
         return (hands,) if len(hands) == len(event.hands) else None
 
-    def play(self, game: Any, seat: int, move: Any) -> list[Event]:
+    def caused(self, game: Any, seat: int, move: Any) -> list[Event]:
         (card,) = move
         played = game.play(seat, card)
         caused: list[Event] = [HighCardPlayed(seat=seat, card=card, total=played.total)]
         if played.finished:
             caused.append(Tallied(totals=game.totals))
-            caused.append(GameFinished(totals=game.totals, winners=game.winners))
         return caused
-
-    def move_of(self, event: Event) -> tuple[int, Any]:
-        assert isinstance(event, HighCardPlayed)
-        return event.seat, HighCardMove(event.card)
 
     def describe(self, move: Any) -> str:
         return str(move[0])

@@ -11,13 +11,15 @@ from rich.table import Table
 from rich.text import Text
 
 from events.codec import Event
-from service.commands.screens.base import Players, Screen, seats_table
+from service.commands.screens.base import Name, Players, Screen, seats_table
 from tests.thirdgame.events import HighCardPlayed
 from tests.thirdgame.ruleset import HIGH_CARD
+from tests.thirdgame.service import HighCardMoveOut
 
 
 class HighCardScreen(Screen):
     ruleset = HIGH_CARD
+    move_type = HighCardMoveOut
 
     @property
     def help(self) -> str:
@@ -31,14 +33,11 @@ class HighCardScreen(Screen):
     def play_title(self) -> str:
         return "High card"
 
-    def sheet(self, game: Any, names: Sequence[str], title: str | None = None) -> Table:
-        table = seats_table(["seat", "total"], title)
-        for seat, total in enumerate(game.totals):
+    def sheet_of(self, lines: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
+        table = seats_table(["seat", "total"], title)  # the totals alone: a card played scores at once
+        for seat, total in enumerate(totals):
             table.add_row(names[seat], str(total))
         return table
-
-    def scored(self, game: Any) -> bool:
-        return bool(game.results())
 
     def headline(self, created: Any, game: Any) -> str:
         return f"high card, {game.players} players"
@@ -52,23 +51,14 @@ class HighCardScreen(Screen):
     def board(self, view: Any, players: Players) -> list[RenderableType]:
         return [Text(" ".join(view.played))]
 
-    def score_sheet(self, scores: Any, players: Players, title: str | None = None) -> Table:
-        table = seats_table(["seat", "total"], title)
-        for seat, total in enumerate(scores.totals):
-            table.add_row(players.name(seat), str(total))
-        return table
+    def score_lines(self, scores: Any) -> Sequence[Any]:
+        return ()
 
     def label(self, move: Sequence[Any]) -> Text:
         return Text(str(move[0]))
 
     def typed(self, parts: list[str], view: Any) -> tuple[Any, ...] | str | None:
         return (parts[0].upper(),) if len(parts) == 1 else None
-
-    def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
-        return {"card": move[0]}
-
-    def create_body(self, players: list[dict[str, Any]], seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
-        return {"ruleset": HIGH_CARD.name, "players": players, **({"seed": seed} if seed is not None else {})}
 
     def narrate(self, events: Sequence[Event], players: Players, view: Any) -> list[RenderableType]:
         return [

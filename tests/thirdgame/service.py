@@ -3,44 +3,36 @@ service's facet of the game (SERVICE)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from events.play import LoggedGame
-from service.ruleset import ServiceRules, foreign, next_game_of, seat_views
+from service.ruleset import ServiceRules
 from service.schemas import (
-    GameId,
-    GameStatus,
+    CreateWithoutOptions,
     NextGame,
-    PlayCard,
     Points,
-    Request,
     Response,
     ScoreSheet,
     Seat,
     SeatView,
-    Seed,
     SeedCommitment,
-    Version,
-    card_of,
+    ViewHead,
+    card_meta,
     players_of,
     winners_of,
 )
 from tests.thirdgame.ruleset import HIGH_CARD
 
-if TYPE_CHECKING:
-    HighCard = str
-else:
-    HighCard = card_of(HIGH_CARD, "H07")
+HighCard = Annotated[str, card_meta(HIGH_CARD, "H07")]
 
 
-class HighCardCreate(Request, tag_field="ruleset", tag=HIGH_CARD.name):
+class HighCardCreate(CreateWithoutOptions, tag_field="ruleset", tag=HIGH_CARD.name):
     """A new game of high card."""
 
     players: players_of(HIGH_CARD)  # type: ignore[valid-type]
-    seed: Seed | None = None
 
 
 class HighCardSeat(SeatView):
@@ -61,10 +53,7 @@ class HighCardAll(Response):
     hands: list[list[HighCard]]
 
 
-class HighCardView(Response, kw_only=True, tag_field="ruleset", tag=HIGH_CARD.name):
-    game_id: GameId
-    version: Version
-    status: GameStatus
+class HighCardView(ViewHead, kw_only=True, tag_field="ruleset", tag=HIGH_CARD.name):
     turn: Seat | None
     players: list[HighCardSeat]
     played: Annotated[list[HighCard], msgspec.Meta(description="the cards played, in order")]
@@ -85,37 +74,13 @@ class HighCardService(ServiceRules):
     create_body = HighCardCreate
     view_type = HighCardView
     scores_type = HighCardScores
+    seat_type = HighCardSeat
+    all_type = HighCardAll
     you_type = HighCardYou
     move_out_type = HighCardMoveOut
 
-    def move(self, body: PlayCard) -> tuple[Any, ...]:
-        if body.cauldron is not UNSET:
-            raise foreign("cauldron", self.ruleset)
-        if body.close is not UNSET:
-            raise foreign("close", self.ruleset)
-        return (body.card,)
-
-    def public_view(self, logged: LoggedGame, status: str) -> HighCardView:
-        game = logged.game
-        return HighCardView(
-            game_id=logged.created.game_id,
-            version=logged.version,
-            status=status,  # type: ignore[arg-type]
-            turn=game.turn,
-            players=seat_views(logged, HighCardSeat, game.hand_sizes),
-            played=[card for _, card in game.results()],
-            totals=list(game.totals),
-            winners=list(game.winners),
-            next_game=next_game_of(logged),
-        )
-
-    def with_everything(self, view: Any, logged: LoggedGame) -> None:
-        game = logged.game
-        view.all = HighCardAll(hands=[list(game.hand(seat)) for seat in range(game.players)])
-
-    def scores(self, logged: LoggedGame, status: str) -> HighCardScores:
-        game = logged.game
-        return HighCardScores(status=status, totals=list(game.totals), winners=list(game.winners))  # type: ignore[arg-type]
+    def view_fields(self, logged: LoggedGame, seen: Any) -> dict[str, Any]:
+        return {"played": [card for _, card in seen.played]}
 
 
 SERVICE = HighCardService()

@@ -94,6 +94,11 @@ class Players:
         """The `who` of a message whose verb agrees with its subject: "you play", "ada plays"."""
         return "you" if seat == self.you else "other"
 
+    def did(self, key: str, seat: int, /, **args: Any) -> Text:
+        """The message `key` of what `seat` did, its `who` and `name` filled in, so that its
+        verb agrees with the seat ("you play R5", "ada plays R5")."""
+        return said(key, who=self.who(seat), name=self.name(seat), **args)
+
     def listed(self, seats: Iterable[int]) -> Text:
         return Text(words()("cli.comma")).join(self.name(seat) for seat in seats)
 
@@ -124,6 +129,9 @@ class Screen(ABC):
     and `names` are already escaped; play's take the API's bodies and `Players`."""
 
     ruleset: Ruleset
+    #: A legal move as the API shows it (the ruleset's `move_out_type`): its fields, by name,
+    #: in the order of the engine's moves.
+    move_type: type[Any]
 
     @property
     def help(self) -> str:
@@ -142,13 +150,13 @@ class Screen(ABC):
 
     # -- replay: a log's game, from the engine -------------------------------------------
 
-    @abstractmethod
     def sheet(self, game: Any, names: Sequence[str], title: str | None = None) -> Table:
         """The score sheet so far (round by round, pot by pot, ...) and the totals."""
+        return self.sheet_of(game.results(), game.totals, names, title)
 
-    @abstractmethod
     def scored(self, game: Any) -> bool:
         """Whether anything has been scored yet (the sheet has a line)."""
+        return bool(game.results())
 
     @abstractmethod
     def headline(self, created: Any, game: Any) -> str:
@@ -168,9 +176,19 @@ class Screen(ABC):
     def board(self, view: Any, players: Players) -> list[RenderableType]:
         """The table as a seat sees it from its GameView (without its hand)."""
 
-    @abstractmethod
     def score_sheet(self, scores: Any, players: Players, title: str | None = None) -> Table:
         """The API's score sheet (GET /scores) as a table, with the totals."""
+        names = [players.cell(seat) for seat in range(len(players))]
+        return self.sheet_of(self.score_lines(scores), scores.totals, names, title)
+
+    @abstractmethod
+    def score_lines(self, scores: Any) -> Sequence[Any]:
+        """The lines of the API's score sheet (its rounds, its pots), as `sheet_of` reads them."""
+
+    @abstractmethod
+    def sheet_of(self, lines: Sequence[Any], totals: Sequence[int], names: Sequence[Name], title: str | None) -> Table:
+        """A score sheet's table: `lines` are the engine's results or the API's score lines
+        alike (they have the same fields), then a row of `totals`."""
 
     @abstractmethod
     def label(self, move: Sequence[Any]) -> Text:
@@ -182,13 +200,20 @@ class Screen(ABC):
         """The move the parts name (not checked against the rules), what is wrong with it
         when the view alone can tell, or None if the parts name no move."""
 
-    @abstractmethod
     def move_fields(self, move: Sequence[Any]) -> dict[str, Any]:
         """A move as the API's move body has it ({"card": "R5", "cauldron": 0})."""
+        return dict(zip(self.move_type.__struct_fields__, move, strict=True))
 
-    @abstractmethod
     def create_body(self, players: list[dict[str, Any]], seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
         """The body of POST /v1/games for a new game of this ruleset."""
+        body: dict[str, Any] = {"ruleset": self.ruleset.name, "players": players}
+        if seed is not None:
+            body["seed"] = seed
+        return body | self.options_body(options)
+
+    def options_body(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The create body's fields for the options given (None: the game's default)."""
+        return {}
 
     @abstractmethod
     def narrate(self, events: Sequence[Event], players: Players, view: Any) -> list[RenderableType]:
@@ -209,6 +234,21 @@ class Screen(ABC):
     def _columns(*columns: str) -> list[str]:
         """The headings of a table's columns (the catalogue's `cli.column.<name>`)."""
         return [words()(f"cli.column.{column}") for column in columns]
+
+    def seats(self, view: Any, players: Players, *own: str) -> Table:
+        """The board's seats: each one's number, name and hand size, the ruleset's `own`
+        counts (fields of a seat in the view, each its column), and its total."""
+        number = words().number
+        table = seats_table(self._columns("seat", "player", "hand", *own, "total"))
+        for player in view.players:
+            table.add_row(
+                number(player.seat),
+                players.cell(player.seat),
+                number(player.hand_size),
+                *(number(getattr(player, field)) for field in own),
+                number(view.totals[player.seat]),
+            )
+        return table
 
     def card(self, card: str) -> Text:
         return Text(card, style=self.card_style(card))

@@ -3,9 +3,10 @@
 // from the view's `legal_moves`; this module only draws the game and names its moves.
 
 import { cardBack, cardFace } from "./cards.js";
-import { createdNames } from "./seating.js";
+import { createdNames, winnersLine } from "./seating.js";
 import { h } from "./dom.js";
-import { listing, number, t, tn, who } from "./i18n.js";
+import { gauge } from "./gauge.js";
+import { number, t, tn, who } from "./i18n.js";
 
 export const name = "poison";
 export const title = t("poison.title");
@@ -37,8 +38,8 @@ export function face(code) {
   return { code, value, kind, word, label: t("poison.card", { kind: word, value }) };
 }
 
-/** How many lines the score sheet has: one per round scored. */
-export const scoredCount = (scores) => scores.rounds.length;
+/** The score sheet's lines: one per round scored. */
+export const lines = (scores) => scores.rounds;
 export const formatTotal = (total) => number(total);
 
 export const card = (code, options) => cardFace(face(code), options);
@@ -87,17 +88,9 @@ export function moment(event, view) {
   return { cauldron: event.data.cauldron, cards: [...cauldron.cards, event.data.card], total, color: colour, seat: event.data.seat };
 }
 
-function gauge(total) {
-  const state = total > OVERFLOW_ABOVE ? "over" : total >= OVERFLOW_ABOVE - 3 ? "near" : "safe";
-  const bar = h("span", { class: "gauge-fill" });
-  bar.style.setProperty("--fill", String(Math.min(total / (OVERFLOW_ABOVE + 1), 1)));
-  return h(
-    "div",
-    { class: ["gauge", `gauge-${state}`], title: t("poison.gauge.title", { total, limit: OVERFLOW_ABOVE }) },
-    h("span", { class: "gauge-total" }, number(total)),
-    h("span", { class: "gauge-limit" }, total > OVERFLOW_ABOVE ? t("poison.gauge.over", { limit: OVERFLOW_ABOVE }) : t("poison.gauge.of", { limit: OVERFLOW_ABOVE })),
-    h("span", { class: "gauge-track" }, bar),
-  );
+function cauldronGauge(total) {
+  const limit = OVERFLOW_ABOVE;
+  return gauge(total, limit, { title: t("poison.gauge.title", { total, limit }), over: t("poison.gauge.over", { limit }), of: t("poison.gauge.of", { limit }) });
 }
 
 function cauldron(shown, index, { target, play, fresh, took, names, moment }) {
@@ -111,7 +104,7 @@ function cauldron(shown, index, { target, play, fresh, took, names, moment }) {
   };
   const body = [
     h("div", { class: "cauldron-head" }, h("span", { class: "cauldron-name" }, t("poison.Cauldron", { number: index + 1 })), h("span", { class: "cauldron-colour" }, word)),
-    gauge(shown.total),
+    cauldronGauge(shown.total),
     h("div", { class: "cauldron-cards" }, cards.length ? cards : h("span", { class: "empty" }, t("board.empty"))),
     moment && h("div", { class: "ribbon ribbon-over" }, tn("poison.ribbon.over", { name: who(names[moment.seat]) })),
     took && h("div", { class: "ribbon ribbon-took" }, tn("poison.ribbon.took", { name: who(names[took.seat]), count: took.taken.length }), h("span", { class: "flight" }, took.taken.map((code) => card(code, { size: "tiny" })))),
@@ -141,6 +134,7 @@ export function board(view, { moment, event, targets: choices = [], play, names 
   );
 }
 
+/** What an event of Poison's own says in the feed; null for any other (games.js, describe). */
 export function describe(event, names) {
   const d = event.data;
   switch (event.type) {
@@ -154,21 +148,15 @@ export function describe(event, names) {
       return tn("poison.feed.overflowed", { number: d.cauldron + 1, name: who(names[d.seat]), cards: d.taken.join(" ") });
     case "round_scored":
       return tn("poison.feed.scored", { round: d.round, scores: d.scores.flatMap((score, seat) => [seat ? ", " : "", ...tn("poison.feed.score", { name: who(names[seat]), score })]) });
-    case "game_finished":
-      return tn("feed.over", { winners: winnersText(d.winners, d.totals, names) });
     default:
-      return t("feed.other", { type: event.type.replaceAll("_", " ") });
+      return null;
   }
 }
 
-export function winnersText(winners, totals, names) {
-  return tn("poison.winner", { count: winners.length, who: listing(winners.map((seat) => who(names[seat]))), total: totals[winners[0]] });
-}
+export const winnersText = (winners, totals, names) => winnersLine("poison.winner", winners, names, totals[winners[0]]);
 
-/** The score sheet, round by round: each seat's score and what it took, discards struck. */
-export function sheet(scores, view, names, count) {
-  const rounds = scores.rounds.slice(0, count);
-  const winners = new Set(view.winners);
+/** The score sheet, round by round (games.js, sheet): each seat's score and what it took, discards struck. */
+export function sheet(rounds, view, names, winners) {
   return h(
     "table",
     { class: "sheet" },

@@ -3,9 +3,10 @@
 // played, and whether it may close the pot, comes from the view's `legal_moves`.
 
 import { cardBack, cardFace } from "./cards.js";
-import { createdNames } from "./seating.js";
+import { createdNames, winnersLine } from "./seating.js";
 import { h } from "./dom.js";
-import { listing, number, signed, t, tn, who } from "./i18n.js";
+import { gauge } from "./gauge.js";
+import { number, signed, t, tn, who } from "./i18n.js";
 
 export const name = "pot";
 export const title = t("pot.title");
@@ -24,8 +25,8 @@ export function face(code) {
   return { code, value, kind: `tox${value}`, word: t("pot.word"), label: t("pot.card", { value }) };
 }
 
-/** How many lines the score sheet has: one per pot closed or exploded. */
-export const scoredCount = (scores) => scores.pots.length;
+/** The score sheet's lines: one per pot closed or exploded. */
+export const lines = (scores) => scores.pots;
 export const formatTotal = signed;
 
 export const card = (code, options) => cardFace(face(code), options);
@@ -63,17 +64,9 @@ export function moment(event, view) {
   return { cards: [...view.pot.cards, event.data.card], toxicity: event.data.toxicity, exploding, closing: !exploding, seat: event.data.seat };
 }
 
-function gauge(toxicity) {
-  const state = toxicity > EXPLODES_ABOVE ? "over" : toxicity >= EXPLODES_ABOVE - 3 ? "near" : "safe";
-  const bar = h("span", { class: "gauge-fill" });
-  bar.style.setProperty("--fill", String(Math.min(toxicity / (EXPLODES_ABOVE + 1), 1)));
-  return h(
-    "div",
-    { class: ["gauge", `gauge-${state}`], title: t("pot.gauge.title", { toxicity, limit: EXPLODES_ABOVE }) },
-    h("span", { class: "gauge-total" }, number(toxicity)),
-    h("span", { class: "gauge-limit" }, toxicity > EXPLODES_ABOVE ? t("pot.gauge.over", { limit: EXPLODES_ABOVE }) : t("pot.gauge.of", { limit: EXPLODES_ABOVE })),
-    h("span", { class: "gauge-track" }, bar),
-  );
+function potGauge(toxicity) {
+  const limit = EXPLODES_ABOVE;
+  return gauge(toxicity, limit, { title: t("pot.gauge.title", { toxicity, limit }), over: t("pot.gauge.over", { limit }), of: t("pot.gauge.of", { limit }) });
 }
 
 /** The pot, the draw pile and, for the selected card, the buttons of its legal moves. */
@@ -102,7 +95,7 @@ export function board(view, { moment, event, targets: choices = [], play, names,
       "div",
       { class: ["pot", moment?.exploding && "exploding", moment?.closing && "closing", ended && `ended-${ended.type}`], "data-toxicity": shown.toxicity },
       h("div", { class: "cauldron-head" }, h("span", { class: "cauldron-name" }, t("pot.name")), h("span", { class: "cauldron-colour" }, t("pot.cards", { count: shown.cards.length }))),
-      gauge(shown.toxicity),
+      potGauge(shown.toxicity),
       h("div", { class: "cauldron-cards" }, shown.cards.length ? shown.cards.map((code, i) => card(code, { size: "small", fresh: fresh && i === shown.cards.length - 1 })) : h("span", { class: "empty" }, t("board.empty"))),
       moment?.exploding && h("div", { class: "ribbon ribbon-over" }, tn("pot.ribbon.blows", { name: who(names[moment.seat]) })),
       moment?.closing && h("div", { class: "ribbon ribbon-close" }, tn("pot.ribbon.closes", { name: who(names[moment.seat]) })),
@@ -119,6 +112,7 @@ export function board(view, { moment, event, targets: choices = [], play, names,
   );
 }
 
+/** What an event of the pot game's own says in the feed; null for any other (games.js, describe). */
 export function describe(event, names) {
   const d = event.data;
   switch (event.type) {
@@ -136,21 +130,15 @@ export function describe(event, names) {
       return t("pot.feed.started", { card: d.card });
     case "cards_drawn":
       return tn(d.cards ? "pot.feed.drew_cards" : "pot.feed.drew", { name: who(names[d.seat]), count: d.count, cards: d.cards ? d.cards.join(" ") : "" });
-    case "game_finished":
-      return tn("feed.over", { winners: winnersText(d.winners, d.totals, names) });
     default:
-      return t("feed.other", { type: event.type.replaceAll("_", " ") });
+      return null;
   }
 }
 
-export function winnersText(winners, totals, names) {
-  return tn("pot.winner", { count: winners.length, who: listing(winners.map((seat) => who(names[seat]))), total: signed(totals[winners[0]]) });
-}
+export const winnersText = (winners, totals, names) => winnersLine("pot.winner", winners, names, signed(totals[winners[0]]));
 
-/** The score sheet, pot by pot: who ended it, how, its cards, toxicity and points. */
-export function sheet(scores, view, names, count) {
-  const pots = scores.pots.slice(0, count);
-  const winners = new Set(view.winners);
+/** The score sheet, pot by pot (games.js, sheet): who ended it, how, its cards, toxicity and points. */
+export function sheet(pots, view, names, winners) {
   return h(
     "div",
     { class: "sheet-wrap" },

@@ -54,6 +54,9 @@ export function describeLobby(event, names) {
   }
 }
 
+/** The message `key` of a game's winners: how many (`count`), who (`who`), and the `total` that won, as the game shows it. */
+export const winnersLine = (key, winners, names, total) => tn(key, { count: winners.length, who: listing(winners.map((seat) => who(names[seat]))), total });
+
 /** A game's `game_created` names its players; an open seat has no name yet. */
 export const createdNames = (players) => listing(players.map((player) => (player.name == null ? t("seat.an_open_seat") : who(player.name))));
 

@@ -6,6 +6,7 @@
 
 import { totalsChart } from "./chart.js";
 import { fill, h } from "./dom.js";
+import { describe, sheet } from "./games.js";
 import { t } from "./i18n.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
@@ -90,7 +91,7 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     position.value = t("steps.position", { at, last });
     fill(
       parts.said,
-      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), describeLobby(e, names) ?? game.describe(e, names))),
+      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), describeLobby(e, names) ?? describe(game, e, names))),
     );
     // An overflow (or a pot's end) reached by stepping forward shows first as it happened.
     const moment = before && game.moment(event, before);
@@ -102,7 +103,7 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
       game.board(table, { moment, event: moment ? null : event, names }),
       extraCards.map((pile) => h("div", { class: "open-pile" }, h("h3", null, pile.label), h("div", { class: "open-hand" }, pile.cards.map((code) => game.card(code, { size: "tiny" }))))),
     );
-    fill(parts.sheet, game.sheet(scores, view, names, scored));
+    fill(parts.sheet, sheet(game, scores, view, names, scored));
     fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores), names, { at: scored })));
   }
 

@@ -13,7 +13,7 @@ import { dealsPanel } from "./commitment.js";
 import { fill, h } from "./dom.js";
 import { listing, t, tn, who } from "./i18n.js";
 import { follow } from "./follow.js";
-import { gameOf } from "./games.js";
+import { describe, gameOf, scoredCount, sheet } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { links } from "./route.js";
@@ -113,7 +113,7 @@ export function mountTable(root, { gameId, token }) {
     fill(parts.help, state.game.help, " ", h("a", { class: "whole-rules", href: links.rules(state.game.name) }, t("rules.whole")));
     // A waiting game has nothing scored yet: its sheet is read once it starts.
     if (view.status !== "waiting") await readScores();
-    state.scored = state.scores ? state.game.scoredCount(state.scores) : 0;
+    state.scored = state.scores ? scoredCount(state.game, state.scores) : 0;
     try {
       // What happened just before: someone joining mid-game (or after it) reads the last moves.
       for (const event of await api.events(gameId, token, Math.max(0, view.version - RECENT))) addFeed(event);
@@ -222,7 +222,7 @@ export function mountTable(root, { gameId, token }) {
     // The sheet is read again once it has a line more than the one held (this event's, or
     // one told in passing at the "instant" pace), and at the end.
     const started = view.status !== "waiting";
-    if (started && (!state.scores || state.game.scoredCount(state.scores) < state.scored || event.type === "game_finished")) await readScores();
+    if (started && (!state.scores || scoredCount(state.game, state.scores) < state.scored || event.type === "game_finished")) await readScores();
     state.moment = null;
     state.view = view;
     state.names = namesOf(view);
@@ -246,7 +246,7 @@ export function mountTable(root, { gameId, token }) {
     }
     state.pending = state.pending.filter((event) => event.version > view.version);
     if (view.status !== "waiting") await readScores();
-    if (state.scores) state.scored = state.game.scoredCount(state.scores);
+    if (state.scores) state.scored = scoredCount(state.game, state.scores);
     state.view = view;
     state.names = namesOf(view);
     state.event = null;
@@ -376,7 +376,7 @@ export function mountTable(root, { gameId, token }) {
   // ---- drawing -------------------------------------------------------------------------------
 
   function addFeed(event, text) {
-    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? describeLobby(event, state.names) ?? state.game.describe(event, state.names));
+    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? describeLobby(event, state.names) ?? describe(state.game, event, state.names));
     parts.feed.prepend(line);
     while (parts.feed.children.length > FEED_LINES) parts.feed.lastChild.remove();
   }
@@ -415,7 +415,7 @@ export function mountTable(root, { gameId, token }) {
     if (view.status === "finished") return h("span", { class: "game-over" }, tn("table.game_over", { winners: game.winnersText(view.winners, view.totals, names) }));
     // While the table shows what others did, the banner says it: the move, the overflow, the round's scores.
     if (state.moment) return tn("table.plays", { name: who(names[state.moment.seat]) });
-    if (waiting()) return state.event ? game.describe(state.event, names) : t("table.catching_up");
+    if (waiting()) return state.event ? describe(game, state.event, names) : t("table.catching_up");
     if (view.turn === null) return t("table.dealing");
     if (state.thinking) return thinkingText(searchers(view).map((player) => names[player.seat]));
     if (state.sending) return t("table.sending");
@@ -478,7 +478,7 @@ export function mountTable(root, { gameId, token }) {
   function renderSide() {
     const { view, game, names, scores } = state;
     if (!scores) return;
-    fill(parts.sheet, game.sheet(scores, view, names, state.scored));
+    fill(parts.sheet, sheet(game, scores, view, names, state.scored));
     if (state.scored > 0 || view.status === "finished") {
       fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores, state.scored), names)));
     } else {

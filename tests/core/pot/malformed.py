@@ -114,6 +114,15 @@ BAD_INTS: dict[str, object] = {
     "b'2'": b"2",
 }
 
+#: Integers past either end of a 64-bit word: refused, never wrapped.
+PAST_64_BITS: dict[str, object] = {"2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "-2**70": -(2**70)}
+
+#: Values that are no count of players (the game seats 2 to 6).
+BAD_PLAYER_COUNTS: dict[str, object] = {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}
+
+#: Values that are no seed (a whole number from 0 to 2**63 - 1).
+BAD_SEEDS: dict[str, object] = {**BAD_INTS, "-1": -1, "1.5": 1.5, **PAST_64_BITS}
+
 
 # ---- the recorded game ------------------------------------------------------------------------
 
@@ -433,17 +442,10 @@ def replay_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
         3, [moves[0], (5, "T0", False)], deal=deal
     )
     # replay's other arguments
-    for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
+    for name, value in BAD_PLAYER_COUNTS.items():
         found[f"replay(players {name})"] = lambda v=value: rules.replay(v, moves, deal=deal)
         found[f"replay(players {name}, no deal)"] = lambda v=value: rules.replay(v, [])
-    for name, value in {
-        **BAD_INTS,
-        "-1": -1,
-        "2**63": 2**63,
-        "2**64": 2**64,
-        "2**70": 2**70,
-        "-2**70": -(2**70),
-    }.items():
+    for name, value in BAD_SEEDS.items():
         if value is not None:
             found[f"replay(seed {name})"] = lambda v=value: rules.replay(3, moves, seed=v)
             found[f"replay(seed {name}, and a deal)"] = lambda v=value: rules.replay(3, moves, seed=v, deal=deal)
@@ -453,7 +455,7 @@ def replay_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
 def simulate_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     found: dict[str, Callable[[], object]] = {}
     arguments: dict[str, dict[str, object]] = {}
-    for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
+    for name, value in BAD_PLAYER_COUNTS.items():
         arguments[f"players {name}"] = {"players": value}
     for name, value in {
         **BAD_INTS,
@@ -461,22 +463,12 @@ def simulate_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
         "1.5": 1.5,
         "10**9 + 1": 10**9 + 1,
         "10**12": 10**12,
-        "2**63": 2**63,
-        "2**70": 2**70,
-        "-2**70": -(2**70),
+        **PAST_64_BITS,
     }.items():
         arguments[f"games {name}"] = {"games": value}
-    for name, value in {**BAD_INTS, "-1": -1, "2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
+    for name, value in BAD_SEEDS.items():
         arguments[f"seed {name}"] = {"seed": value}
-    for name, value in {
-        **BAD_INTS,
-        "-1": -1,
-        "2**62 + 1": 2**62 + 1,
-        "2**63": 2**63,
-        "2**64": 2**64,
-        "2**70": 2**70,
-        "-2**70": -(2**70),
-    }.items():
+    for name, value in {**BAD_INTS, "-1": -1, "2**62 + 1": 2**62 + 1, **PAST_64_BITS}.items():
         arguments[f"first {name}"] = {"first": value}
     for name, value in {
         "a string": "greedy",
@@ -514,9 +506,9 @@ def simulate_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
 
 def seeded_deal_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     found: dict[str, Callable[[], object]] = {}
-    for name, value in {**BAD_INTS, "-1": -1, "2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
+    for name, value in BAD_SEEDS.items():
         found[f"seeded_deal(seed {name})"] = lambda v=value: rules.seeded_deal(v, 3)
-    for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
+    for name, value in BAD_PLAYER_COUNTS.items():
         found[f"seeded_deal(players {name})"] = lambda v=value: rules.seeded_deal(1, v)
     found["seeded_deal(seed -1, players 7: seed first)"] = lambda: rules.seeded_deal(-1, 7)
     return found
@@ -526,10 +518,10 @@ def game_cases(rules: ModuleType) -> dict[str, Callable[[], object]]:
     """`Game(...)`'s arguments; `play`, `check`, `choose`, `hand` and `view` of every wrong
     type, on a game that waits for its deal, one in play, one in its endgame, one finished."""
     found: dict[str, Callable[[], object]] = {}
-    for name, value in {**BAD_INTS, "1": 1, "7": 7, "0": 0, "-1": -1, "2**70": 2**70}.items():
+    for name, value in BAD_PLAYER_COUNTS.items():
         found[f"Game(players {name})"] = lambda v=value: rules.Game(v)
         found[f"Game(players {name}, seed=1)"] = lambda v=value: rules.Game(v, seed=1)
-    for name, value in {**BAD_INTS, "-1": -1, "2**63": 2**63, "2**64": 2**64, "2**70": 2**70, "1.5": 1.5}.items():
+    for name, value in BAD_SEEDS.items():
         if value is not None:
             found[f"Game(3, seed {name})"] = lambda v=value: rules.Game(3, seed=v)
     moves = recorded(rules)[1]

@@ -18,6 +18,7 @@ from types import ModuleType
 from core.poison.reference import Random, stream_seed
 from core.rulesets import POT
 from tests.core import golden
+from tests.core.golden import cards
 
 HERE = Path(__file__).parent / "playthroughs"
 
@@ -32,10 +33,6 @@ GAMES = [
 
 def file_name(players: int, seed: int, bots: tuple[str, ...]) -> str:
     return f"{players}p-seed{seed}-{'-'.join(bots)}.txt"
-
-
-def cards(codes) -> str:
-    return " ".join(codes) or "-"
 
 
 def result_line(result) -> str:
@@ -56,20 +53,16 @@ def render(rules: ModuleType, players: int, seed: int, bots: tuple[str, ...]) ->
         lines.append(f"hand {seat}: {cards(game.hand(seat))}")
     lines.append(f"pot: {cards(game.pot)}")
     lines.append(f"draw pile: {cards(game.draw_order())}")
-    number = 0
-    while game.status == "active":
-        legal = game.legal_moves()
-        if bots[game.turn] == "greedy":
-            card, close = max(legal, key=lambda move: game_key(game, move))
-            assert (card, close) == game.choose("greedy")
-        else:
-            card, close = legal[rng.below(len(legal))]
-        number += 1
-        played = game.play(game.turn, card, close)
-        lines.append(
-            f"move {number}: seat {played.seat} plays {played.card}{' and closes' if played.close else ''}"
-            f" -> toxicity {played.toxicity}"
-        )
+
+    def choose(game) -> tuple[str, bool]:
+        if bots[game.turn] != "greedy":
+            return golden.random_move(game, rng)
+        move = max(game.legal_moves(), key=lambda move: game_key(game, move))
+        assert move == game.choose("greedy")
+        return move
+
+    for move, played in golden.moves(game, choose):
+        lines.append(f"{move}{' and closes' if played.close else ''} -> toxicity {played.toxicity}")
         if played.ended:
             lines.append(f"  {result_line(played.ended)}")
         if played.started:
