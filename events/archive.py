@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from fsspec.implementations.local import LocalFileSystem
 
+from events.durable import sync_folder
 from events.records import DATA, SCHEMA, TYPE, Entries
 
 #: Rows per row group: a game read back reads the groups its rows lie in, so small enough
@@ -40,9 +41,9 @@ CACHED_FILES = 256
 #: A file being written: no reader's `*.parquet` takes it.
 PARTIAL = ".partial"
 
-#: One row per event: the game, its ruleset, when it ended, the event's version, stored
-#: type and schema version, the event's data as the store held it (msgpack: what reading
-#: gives back), and the same event as JSON (its public form, what /export gives of it).
+#: One row per event: the game, its ruleset, when it ended, the event's version and type (as
+#: the API names it), the event as JSON (its data as /export gives it), and the event as the
+#: store held it: its stored type, schema version and data (msgpack), which reading gives back.
 SCHEMA_OF_ROWS = pa.schema(
     [
         pa.field("game_id", pa.string(), nullable=False),
@@ -50,24 +51,27 @@ SCHEMA_OF_ROWS = pa.schema(
         pa.field("ended", pa.timestamp("ms", tz="UTC"), nullable=False),
         pa.field("version", pa.int32(), nullable=False),
         pa.field("type", pa.string(), nullable=False),
+        pa.field("event", pa.string(), nullable=False),
+        pa.field("stored_type", pa.string(), nullable=False),
         pa.field("schema", pa.int16(), nullable=False),
         pa.field("stored", pa.binary(), nullable=False),
-        pa.field("event", pa.string(), nullable=False),
     ]
 )
 #: The columns a game read back needs.
-_READ = ["version", "type", "schema", "stored"]
+_READ = ["version", "stored_type", "schema", "stored"]
 
 
 @dataclass(frozen=True)
 class ArchivedGame:
     """A game to archive: its id, ruleset, when it ended (ms since the epoch), its raw
-    entries as the recorder read them, and each event's public JSON, in the same order."""
+    entries as the recorder read them, and each event's public type and JSON data, in the
+    same order."""
 
     game_id: str
     ruleset: str
     ended_ms: int
     entries: Entries
+    types: Sequence[str]
     public: Sequence[bytes]
 
 
@@ -146,7 +150,7 @@ class Archive:
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(partial, final)
-            _sync_folder(os.path.dirname(final))
+            sync_folder(os.path.dirname(final))
         else:
             # An object store's upload is whole when it returns: no partial object is ever seen.
             with self.fs.open(final, "wb") as out:
@@ -193,7 +197,7 @@ class Archive:
         return [
             [b"0-%d" % version, [TYPE, kind.encode(), SCHEMA, b"%d" % schema, DATA, stored]]
             for version, kind, schema, stored in zip(
-                rows["version"], rows["type"], rows["schema"], rows["stored"], strict=True
+                rows["version"], rows["stored_type"], rows["schema"], rows["stored"], strict=True
             )
         ]
 
@@ -278,26 +282,18 @@ class Archive:
 def _table(games: Sequence[ArchivedGame]) -> pa.Table:
     columns: dict[str, list[Any]] = {field.name: [] for field in SCHEMA_OF_ROWS}
     for game in games:
-        for raw, public in zip(game.entries, game.public, strict=True):
+        for raw, kind, public in zip(game.entries, game.types, game.public, strict=True):
             version, fields = raw[0], raw[1]
             columns["game_id"].append(game.game_id)
             columns["ruleset"].append(game.ruleset)
             columns["ended"].append(game.ended_ms)
             columns["version"].append(int(version.split(b"-")[1]))
-            columns["type"].append(fields[1].decode())
+            columns["type"].append(kind)
+            columns["event"].append(public.decode())
+            columns["stored_type"].append(fields[1].decode())
             columns["schema"].append(int(fields[3]))
             columns["stored"].append(fields[5])
-            columns["event"].append(public.decode())
     return pa.table(columns, schema=SCHEMA_OF_ROWS)
-
-
-def _sync_folder(folder: str) -> None:
-    """Make a rename in `folder` durable (the folder's entry is flushed too)."""
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 __all__ = ["CACHED_GAMES", "ROW_GROUP_ROWS", "SCHEMA_OF_ROWS", "Archive", "ArchivedGame", "Placed", "day_of"]

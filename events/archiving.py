@@ -1,12 +1,13 @@
 """Moving finished games out of Redis into the archive (events/archive.py), safely under any
 crash, by exactly one worker per game however many run.
 
-A game that ends (finished or abandoned) is put in the due index, a sorted set per listing
-shard scored by when it ended. Any worker may archive a shard's due games; a lease per
+A game is put in the due index, a sorted set per listing shard scored by when it ended, by
+the append that ends it (finished or abandoned), just before that append: so a game over is
+always due, and one whose ending append failed is let go when its turn comes. Any worker may archive a shard's due games; a lease per
 shard keeps the others off it, and the seal keeps two of them off one game even when a
 lease runs out under a slow worker. A batch goes, step by step:
 
-1. its record (its name, and each game with when it ended) is written beside the shard,
+1. its record (its name, and each game with when it is due) is written beside the shard,
    so that whoever holds the shard next finishes it, games and names unchanged;
 2. each game is sealed by the batch, atomically in its slot (SEAL): from then on the
    append script refuses the game (GameArchived), so its log cannot change, and no other
@@ -36,7 +37,7 @@ import msgspec
 
 from events.archive import Archive, ArchivedGame, Placed
 from events.calls import Script, StoreCalls, StoreUnavailable, counted
-from events.codec import event_data
+from events.codec import event_data, event_type
 from events.listing import SHARDS, shard_of
 from events.mapper import events_of
 from events.records import Entries
@@ -76,6 +77,17 @@ if redis.call('HGET', KEYS[2], 'sealed') ~= ARGV[1] then return 0 end
 if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[2], 'archived', ARGV[2], 'seats', ARGV[4])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
+return 1
+"""
+)
+#: Take games out of the due index, each only if it is still due when it was read.
+SETTLE = Script.of(
+    """
+for i = 1, #ARGV, 2 do
+  if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[i]) or '-1') == tonumber(ARGV[i + 1]) then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
 return 1
 """
 )
@@ -139,8 +151,9 @@ class DueGames(StoreCalls):
 
     @counted
     async def add(self, game_id: str, ended_ms: int) -> None:
-        """Put a game that is over in the due index (kept at its first end time)."""
-        await self.execute("ZADD", self.due_key(shard_of(game_id)), "NX", ended_ms, game_id, repeatable=True)
+        """Put a game that is over, or about to be, in the due index, due `ended_ms` on (a
+        later append to it, a rematch's, puts it off)."""
+        await self.execute("ZADD", self.due_key(shard_of(game_id)), ended_ms, game_id, repeatable=True)
 
     @counted
     async def count(self) -> int:
@@ -296,8 +309,8 @@ class Archiver(DueGames):
         for game, dropped in zip(sealed.values(), await asyncio.gather(*dropping), strict=True):
             if dropped:
                 settled.append(game.game_id)
-        if settled:
-            await self.execute("ZREM", self.due_key(shard), *settled)
+        if settled:  # each unless it was put off meanwhile (its game may have moved on)
+            await self.script(SETTLE, [self.due_key(shard)], [part for g in settled for part in (g, ended[g])])
         await self.execute("DEL", self.batch_key(shard))
         return Archived(len(sealed), len(files))
 
@@ -307,11 +320,22 @@ class Archiver(DueGames):
 
 
 def _archived(game_id: str, ruleset: str, ended_ms: int, entries: Entries) -> ArchivedGame:
-    """A sealed game as the archive takes it: its entries, and each event's public JSON
-    (the whole event: a game over hides nothing)."""
+    """A sealed game as the archive takes it: its entries, and each event's public type and
+    JSON (the whole event: a game over hides nothing)."""
     rules = rules_for(ruleset)
-    public = [msgspec.json.encode(event_data(rules.visible(event, None, True))) for _, event in events_of(entries)]
-    return ArchivedGame(game_id, ruleset, ended_ms, entries, public)
+    events = [event for _, event in events_of(entries)]
+    public = [msgspec.json.encode(event_data(rules.visible(event, None, True))) for event in events]
+    return ArchivedGame(game_id, ruleset, ended_ms, entries, [event_type(event) for event in events], public)
 
 
-__all__ = ["BATCH_GAMES", "LEASE_MS", "OVER", "Archived", "Archiver", "DueGames", "pack_seats", "unpack_seats"]
+__all__ = [
+    "BATCH_GAMES",
+    "LEASE_MS",
+    "OVER",
+    "Archived",
+    "Archiver",
+    "DueGames",
+    "pack_seats",
+    "pass_every",
+    "unpack_seats",
+]

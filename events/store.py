@@ -133,6 +133,10 @@ class EventStore(Generic[AnyRecorder]):
         if not events:
             raise ValueError("an append holds at least one event")  # before the listing is touched
         records = records_of(events, codec)
+        if self.due is not None and (summary or {}).get("status") in OVER:
+            # Due before it is over, never after: a crash in between leaves a due entry for a
+            # game not over yet (the mover lets it go), never a game over that is not due.
+            await self.due.add(game_id, int(time() * 1000))
         appending = self.recorder.append(
             game_id,
             Append(
@@ -169,8 +173,6 @@ class EventStore(Generic[AnyRecorder]):
         if moved is not None and self.listing is not None and (created is None or unindexed):
             # (for a new game, once more: its index write with the append failed)
             await self.listing.relist(game_id, moved.member, moved.left, moved.status)
-        if moved is not None and moved.status in OVER and self.due is not None:
-            await self.due.add(game_id, int(time() * 1000))
         return appended
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[tuple[int, Event]]:

@@ -24,16 +24,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from core import errors
 from events import commitment, lobby
 from events.codec import Player, to_public
-from events.games import (
-    ClientGone,
-    GameArchived,
-    IdempotencyKeyReused,
-    StoreUnavailable,
-    UnknownGame,
-    VersionConflict,
-)
+from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.play import create_game, join, play_move
+from events.records import GameArchived
 from events.replay import InvalidLog
 from service.answers import GameCreatedOut, Replayed, SeatTakenOut
 from service.clients import (
