@@ -3,9 +3,10 @@ crash, by exactly one worker per game however many run.
 
 A game is put in the due index, a sorted set per listing shard scored by when it ended, by
 the append that ends it (finished or abandoned), just before that append: so a game over is
-always due, and one whose ending append failed is let go when its turn comes. Any worker may archive a shard's due games; a lease per
-shard keeps the others off it, and the seal keeps two of them off one game even when a
-lease runs out under a slow worker. A batch goes, step by step:
+always due, and one whose ending append failed is let go when its turn comes. Any worker
+may archive a shard's due games; a lease per shard keeps the others off it, and the seal
+keeps two of them off one game even when a lease runs out under a slow worker. A batch
+goes, step by step:
 
 1. its record (its name, and each game with when it is due) is written beside the shard,
    so that whoever holds the shard next finishes it, games and names unchanged;
