@@ -182,10 +182,20 @@ class Archive:
                 self._games.move_to_end(placed)
             return found
 
-    def read_uncached(self, placed: Placed) -> Entries:
-        """A game's raw entries read from its file now (the mover's read-back)."""
-        self.forget(placed.path)
-        return self._read(placed)
+    def read_file(self, path: str) -> dict[str, Entries]:
+        """Every game of a file, its raw entries as `read` gives them, read from the file now
+        in one pass (the mover's read-back of what it wrote)."""
+        self.forget(path)
+        with self.fs.open(self._full(path), "rb") as source:
+            rows = pq.read_table(source, columns=["game_id", *_READ]).to_pydict()
+        games: dict[str, Entries] = {}
+        for game_id, version, kind, schema, stored in zip(
+            rows["game_id"], rows["version"], rows["stored_type"], rows["schema"], rows["stored"], strict=True
+        ):
+            games.setdefault(game_id, []).append(
+                [b"0-%d" % version, [TYPE, kind.encode(), SCHEMA, b"%d" % schema, DATA, stored]]
+            )
+        return games
 
     def _read(self, placed: Placed) -> Entries:
         metadata, starts = self._file(placed.path)

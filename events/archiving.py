@@ -27,10 +27,12 @@ or not, its file whole either way. Every step may run twice.
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +50,8 @@ from events.rulesets import rules_for
 OVER = ("finished", "abandoned")
 #: The most games in one batch (a file per day they ended in).
 BATCH_GAMES = 2000
+#: How many of a batch's seals (or drops) are sent together.
+AT_ONCE = 100
 #: How long a worker holds a shard once it took it, renewed at every step (ms): longer than
 #: any step of a batch takes, short enough that a shard whose worker died waits little.
 LEASE_MS = 15_000
@@ -72,11 +76,13 @@ return {'sealed', redis.call('XRANGE', KEYS[1], '-', '+'), redis.call('HGETALL',
 DROP = Script.of(
     """
 -- KEYS: stream, summary, tokens, finished copy. ARGV: the batch, where it lies, its
--- version, its seats' token hashes.
+-- version, then its seats' token hashes as field, value pairs.
 if redis.call('HEXISTS', KEYS[2], 'archived') == 1 then return 1 end
 if redis.call('HGET', KEYS[2], 'sealed') ~= ARGV[1] then return 0 end
 if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[2], 'archived', ARGV[2], 'seats', ARGV[4])
+if #ARGV > 3 then redis.call('HSET', KEYS[2], unpack(ARGV, 4)) end
+redis.call('HSET', KEYS[2], 'archived', ARGV[2])
+redis.call('HDEL', KEYS[2], 'sealed')  -- `archived` says as much, in less of the index entry
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
 return 1
 """
@@ -106,28 +112,49 @@ RELEASE = Script.of("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.
 
 log = logging.getLogger("poison.archive")
 
-_seats_encoder = msgspec.msgpack.Encoder()
-# Each seat as (seat, its digest's bytes, '') or, for a hash that is no hex digest (a left
-# seat's mark), (seat, b'', the text).
-_seats_decoder = msgspec.msgpack.Decoder(list[tuple[int, bytes, str]])
+#: A batch's record: its name, and each game with when it is due.
 _batch_decoder = msgspec.msgpack.Decoder(tuple[str, list[tuple[str, int]]])
 
+#: The index entry's field of a seat's token hash: `t` and the seat (short: it is in the
+#: entry once a seat, and an entry small enough stays in Redis's compact encoding).
+SEAT_FIELD = "t%d"
+#: A token hash in the index entry: its kind, then its bytes. The service's verifiers
+#: ("v1:" and 43 characters of URL-safe base64) and older SHA-256 hex digests are kept as
+#: the 32 bytes they spell; anything else (a left seat's mark) as its text.
+_VERIFIER, _HEX, _TEXT = b"v", b"h", b"="
 
-def pack_seats(hashes: Mapping[int, str]) -> bytes:
-    """The seats' token hashes in the index entry: a SHA-256 hex digest as its 32 bytes."""
-    return _seats_encoder.encode([(seat, *_packed(digest)) for seat, digest in sorted(hashes.items())])
+
+def pack_seats(hashes: Mapping[int, str]) -> dict[str, bytes]:
+    """The seats' token hashes as the index entry's fields."""
+    return {SEAT_FIELD % seat: _packed(digest) for seat, digest in sorted(hashes.items())}
 
 
-def unpack_seats(packed: bytes) -> dict[int, str]:
-    return {seat: raw.hex() if raw else text for seat, raw, text in _seats_decoder.decode(packed)}
+def unpack_seats(row: Mapping[bytes, bytes]) -> dict[int, str]:
+    """The seats' token hashes from an index entry's fields (`pack_seats` undone)."""
+    seats = {}
+    for field, value in row.items():
+        if field[:1] == b"t" and field[1:].isdigit():
+            kind, raw = value[:1], value[1:]
+            if kind == _VERIFIER:
+                seats[int(field[1:])] = "v1:" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+            elif kind == _HEX:
+                seats[int(field[1:])] = raw.hex()
+            else:
+                seats[int(field[1:])] = raw.decode()
+    return seats
 
 
-def _packed(digest: str) -> tuple[bytes, str]:
-    try:
+def _packed(digest: str) -> bytes:
+    if digest.startswith("v1:"):
+        with contextlib.suppress(ValueError):
+            raw = base64.urlsafe_b64decode(digest[3:] + "=")
+            if "v1:" + base64.urlsafe_b64encode(raw).decode().rstrip("=") == digest:
+                return _VERIFIER + raw
+    with contextlib.suppress(ValueError):
         raw = bytes.fromhex(digest)
-    except ValueError:
-        return b"", digest
-    return (raw, "") if raw and raw.hex() == digest else (b"", digest)
+        if raw and raw.hex() == digest:
+            return _HEX + raw
+    return _TEXT + digest.encode()
 
 
 @dataclass(frozen=True)
@@ -250,7 +277,9 @@ class Archiver(DueGames):
         if not games:
             return Archived()
         name = f"{now:013d}-{shard:02d}-{os.urandom(3).hex()}"
-        await self.execute("SET", self.batch_key(shard), msgspec.msgpack.encode((name, games)))
+        # Only where no batch is: a worker whose lease ran out may be writing its own here.
+        if await self.execute("SET", self.batch_key(shard), msgspec.msgpack.encode((name, games)), "NX") is None:
+            return Archived()
         return await self.move(shard, name, games)
 
     async def move(self, shard: int, name: str, games: Sequence[tuple[str, int]]) -> Archived:
@@ -260,12 +289,12 @@ class Archiver(DueGames):
         placed_before: dict[str, Placed] = {}
         ended = dict(games)
         settled: list[str] = []  # due entries to remove: archived, gone, or not over
-        # Each game's seal, and below its drop, is a call in its own slot; sent all at once,
+        # Each game's seal, and below its drop, is a call in its own slot; sent many at once,
         # they share the server's writes to its append-only file.
         sealing = [
             self.script(SEAL, self._keys(game_id, "events", "summary", "tokens"), [name]) for game_id, _ in games
         ]
-        for (game_id, ended_ms), reply in zip(games, await asyncio.gather(*sealing), strict=True):
+        for (game_id, ended_ms), reply in zip(games, await _at_once(sealing), strict=True):
             outcome = reply[0]
             if outcome == b"sealed":
                 entries, flat, ruleset = reply[1], reply[2], reply[3].decode()
@@ -293,21 +322,26 @@ class Archiver(DueGames):
         files = {plan[game.game_id].path for game in writing}
         if writing:
             await asyncio.to_thread(self.archive.write, name, writing)
-        for game in sealed.values():
-            placed = plan[game.game_id]
-            back = await asyncio.to_thread(self.archive.read_uncached, placed)
-            if back != game.entries:
-                raise OSError(f"the archive's copy of game {game.game_id} in {placed.path} differs from its log")
+        for path in {plan[game_id].path for game_id in sealed}:
+            back = await asyncio.to_thread(self.archive.read_file, path)
+            for game in sealed.values():
+                if plan[game.game_id].path == path and back.get(game.game_id) != game.entries:
+                    raise OSError(f"the archive's copy of game {game.game_id} in {path} differs from its log")
         await self.lease(shard)
         dropping = [
             self.script(
                 DROP,
                 self._keys(game.game_id, "events", "summary", "tokens", "finished"),
-                [name, plan[game.game_id].encode(), len(game.entries), pack_seats(tokens[game.game_id])],
+                [
+                    name,
+                    plan[game.game_id].encode(),
+                    len(game.entries),
+                    *(part for pair in pack_seats(tokens[game.game_id]).items() for part in pair),
+                ],
             )
             for game in sealed.values()
         ]
-        for game, dropped in zip(sealed.values(), await asyncio.gather(*dropping), strict=True):
+        for game, dropped in zip(sealed.values(), await _at_once(dropping), strict=True):
             if dropped:
                 settled.append(game.game_id)
         if settled:  # each unless it was put off meanwhile (its game may have moved on)
@@ -318,6 +352,15 @@ class Archiver(DueGames):
     def _keys(self, game_id: str, *what: str) -> list[str]:
         prefix = self.prefix(game_id)
         return [prefix + part for part in what]
+
+
+async def _at_once(calls: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """The calls' answers, in order, `AT_ONCE` of them sent together at a time (a seal's
+    answer is a whole log: all of a batch's at once would outlast the store's timeout)."""
+    answers: list[Any] = []
+    for start in range(0, len(calls), AT_ONCE):
+        answers += await asyncio.gather(*calls[start : start + AT_ONCE])
+    return answers
 
 
 def _archived(game_id: str, ruleset: str, ended_ms: int, entries: Entries) -> ArchivedGame:

@@ -60,7 +60,9 @@ local buckets = tonumber(ARGV[5])
 local wait = charge(6, 6, buckets)
 if wait > 0 then return {'limited', wait} end
 -- A game sealed for the archive (events/archiving.py) takes no more events.
-if redis.call('HEXISTS', KEYS[2], 'sealed') == 1 then return {'archived'} end
+if redis.call('HEXISTS', KEYS[2], 'sealed') == 1 or redis.call('HEXISTS', KEYS[2], 'archived') == 1 then
+  return {'archived'}
+end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
 local i = 6 + 2 * buckets

@@ -263,8 +263,7 @@ class EventStore(Generic[AnyRecorder]):
         hashes = await self.tokens.token_hashes(game_id)
         if hashes or self.archive is None:
             return hashes
-        seats = (await self.recorder.row(game_id, "summary")).get(b"seats")
-        return {} if seats is None else unpack_seats(seats)
+        return unpack_seats(await self.recorder.row(game_id, "summary"))
 
     async def _archived(self, placed: Placed) -> Entries:
         archive = self.archive

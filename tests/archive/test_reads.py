@@ -104,3 +104,24 @@ async def test_a_rematch_of_an_archived_game_without_one_is_refused_and_writes_n
         assert problem(refused, 409, "game_archived")["detail"].startswith(f"game '{table.game_id}' is archived")
         assert (await client.get("/v1/games")).content == listed
         assert await raw.exists(f"{archived_settings.namespace}:{{{rematch_game_id(table.game_id)}}}:events") == 0
+
+
+async def test_an_archived_game_of_four_people_keeps_one_key_under_512_bytes_and_every_seat_reads_as_before(
+    archived_settings: Settings, archiver: Archiver, raw
+) -> None:
+    ruleset = RULESETS["poison"]
+    async with AsyncTestClient(create_app(archived_settings)) as client:
+        table = await Table.new(client, ruleset, 4, seed=9, options=shortest(ruleset))
+        await table.play_until(lambda game: game.status == "finished")
+        path = f"/v1/games/{table.game_id}"
+        before = [(await client.get(path, headers=auth(token))).content for token in table.tokens.values()]
+        assert (await archiver.pass_once(everything=True)).games == 1
+        prefix = f"{archived_settings.namespace}:{{{table.game_id}}}:"
+        kept = sorted([key async for key in raw.scan_iter(match=prefix + "*")])
+        assert kept == [(prefix + "summary").encode()]
+        assert await raw.memory_usage(prefix + "summary", samples=0) <= 512
+    async with AsyncTestClient(create_app(archived_settings)) as client:
+        after = [(await client.get(path, headers=auth(token))).content for token in table.tokens.values()]
+        assert after == before
+        stranger = await client.get(path, headers=auth(table.tokens[0][::-1]))
+        assert problem(stranger, 401, "unauthorized")
