@@ -41,21 +41,21 @@ class Checked:
 
 def check_file(url: str, path: str) -> Checked:
     """Check every game of one archived file (a unit of work for a process of its own)."""
-    checked = Checked()
-    for game_id, ruleset, kinds, stored in Archive(url).games_in(path):
+    archive = Archive(url)
+    checked = Checked(moves=archive.rows_by_type(path).get(MOVE, 0))
+    for game_id, ruleset, count, stored in archive.games_in(path):
         checked.games += 1
-        checked.events += len(stored)
-        checked.moves += kinds.count(MOVE)
-        why = why_invalid(ruleset, stored)
+        checked.events += count
+        why = why_invalid(ruleset, count, stored)
         if why is not None:
             checked.invalid.append((game_id, why))
     return checked
 
 
-def why_invalid(ruleset: str, stored: list[bytes]) -> str | None:
-    """Why a game's stored events are not a finished game the rules allow, or None."""
-    n = len(stored)
-    copy = finished_copy_header(ruleset) + b"\xdd" + n.to_bytes(4, "big") + b"".join(stored)
+def why_invalid(ruleset: str, count: int, stored: bytes) -> str | None:
+    """Why a game's `count` stored events (their data one after another) are not a
+    finished game the rules allow, or None."""
+    copy = finished_copy_header(ruleset) + b"\xdd" + count.to_bytes(4, "big") + stored
     events = decode_finished(copy)
     if events is None:
         return "its events do not decode as the ruleset's"
@@ -66,11 +66,11 @@ def why_invalid(ruleset: str, stored: list[bytes]) -> str | None:
             require_complete(logged)
     except InvalidLog as error:
         return str(error)
-    ends = [event for _, event in events if isinstance(event, GameFinished)]
-    if not logged.finished or not ends:
+    end = next((event for _, event in reversed(events) if isinstance(event, GameFinished)), None)
+    if not logged.finished or end is None:
         return "the game does not end"
     game = logged.game
-    if (list(ends[-1].totals), list(ends[-1].winners)) != (list(game.totals), list(game.winners)):
+    if (list(end.totals), list(end.winners)) != (list(game.totals), list(game.winners)):
         return "its game_finished names other totals or winners than the moves make"
     return None
 
