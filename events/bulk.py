@@ -10,6 +10,9 @@ batch does not take is rebuilt on the checked road, which names the first broken
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from events.archive import Archive
@@ -17,9 +20,16 @@ from events.codec import GameFinished, InvalidLog
 from events.mapper import decode_finished, finished_copy_header
 from events.replay import rebuild, require_complete
 from events.restore import batched
+from events.rulesets import EVENT_RULES
 
-#: The stored type of a move, which the report counts.
-MOVE = "card_played"
+#: The stored types of every ruleset's move (Poison's `card_played`, the pot game's
+#: `pot:card_played`), which the report counts.
+MOVES = frozenset(
+    kind.decode()
+    for rules in EVENT_RULES.values()
+    for (kind, _), cls in rules.codec.stored_forms.items()
+    if cls is rules.played_type
+)
 
 
 @dataclass
@@ -42,14 +52,29 @@ class Checked:
 def check_file(url: str, path: str) -> Checked:
     """Check every game of one archived file (a unit of work for a process of its own)."""
     archive = Archive(url)
-    checked = Checked(moves=archive.rows_by_type(path).get(MOVE, 0))
-    for game_id, ruleset, count, stored in archive.games_in(path):
-        checked.games += 1
-        checked.events += count
-        why = why_invalid(ruleset, count, stored)
-        if why is not None:
-            checked.invalid.append((game_id, why))
+    checked = Checked(moves=sum(rows for kind, rows in archive.rows_by_type(path).items() if kind in MOVES))
+    with collector_paused():
+        for game_id, ruleset, count, stored in archive.games_in(path):
+            checked.games += 1
+            checked.events += count
+            why = why_invalid(ruleset, count, stored)
+            if why is not None:
+                checked.invalid.append((game_id, why))
     return checked
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the block: a game's events are hundreds of Structs
+    that hold no cycles and go when the game is checked, and the collector's passes over
+    them cost a tenth of the check. Reference counting still frees every one."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def why_invalid(ruleset: str, count: int, stored: bytes) -> str | None:
