@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from threading import Lock
@@ -251,45 +251,47 @@ class Archive:
     def size(self, path: str) -> int:
         return int(self.fs.size(self._full(path)))
 
-    def games_in(self, path: str) -> Iterator[tuple[str, str, int, bytes]]:
+    def games_in(self, path: str, counting: Collection[str] = ()) -> Iterator[tuple[str, str, int, int, bytes]]:
         """The games of one file, in order, for bulk work (poison replay --archive): each
-        one's id, ruleset, number of events, and their stored data one after another in
-        version order (as a finished copy's list holds them). The columns are read in one
-        call and cut into games at the runs of their game ids (a file's rows are in order
-        of game), each game's data one slice of the column's buffer: no Python work per row."""
-        table = self._columns(path, ["game_id", "ruleset", "stored"])
+        one's id, ruleset, number of events, how many of them are of the stored types
+        `counting`, and their stored data one after another in version order (as a
+        finished copy's list holds them). The columns are read in one call and cut into
+        games at the runs of their game ids (a file's rows are in order of game), each
+        game's data one slice of the column's buffer: no Python work per row."""
+        table = self._columns(path, ["game_id", "ruleset", "type", "stored"])
         if table.num_rows == 0:
             return
         runs = pc.run_end_encode(table.column("game_id").combine_chunks())
         ends: list[int] = runs.run_ends.to_pylist()
         starts = [0, *ends[:-1]]
         rulesets = table.column("ruleset").take(starts).to_pylist()
+        # The rows of the types counted so far, at each row: a game's count is the difference
+        # across it.
+        flags = pc.is_in(table.column("type"), value_set=pa.array(sorted(counting), pa.string()))
+        so_far = [0, *pc.cumulative_sum(pc.cast(flags, pa.int64())).take([end - 1 for end in ends]).to_pylist()]
         stored = table.column("stored").combine_chunks()
         _, offsets_buffer, data_buffer = stored.buffers()
         offsets = memoryview(offsets_buffer).cast("i")[stored.offset :]
         data = memoryview(data_buffer) if data_buffer is not None else memoryview(b"")
-        for game_id, ruleset, start, end in zip(runs.values.to_pylist(), rulesets, starts, ends, strict=True):
-            yield game_id, ruleset, end - start, bytes(data[offsets[start] : offsets[end]])
+        for game, (game_id, ruleset, start, end) in enumerate(
+            zip(runs.values.to_pylist(), rulesets, starts, ends, strict=True)
+        ):
+            counted = so_far[game + 1] - so_far[game]
+            yield game_id, ruleset, end - start, counted, bytes(data[offsets[start] : offsets[end]])
 
     def counts(self, path: str) -> tuple[int, int]:
         """How many games and events one file holds (its game ids read, nothing else)."""
-        games = pc.count_distinct(self._columns(path, ["game_id"]).column("game_id")).as_py()
-        return games, pq.ParquetFile(self._open(path)).metadata.num_rows
-
-    def rows_by_type(self, path: str) -> dict[str, int]:
-        """How many rows (events) of each stored type one file holds."""
-        counted = pc.value_counts(self._columns(path, ["type"]).column("type").combine_chunks())
-        return {row["values"]: row["counts"] for row in counted.to_pylist()}
+        ids = self._columns(path, ["game_id"]).column("game_id")
+        return pc.count_distinct(ids).as_py(), len(ids)
 
     def _columns(self, path: str, columns: list[str]) -> pa.Table:
         """Some columns of a whole file, read on this thread alone (bulk work runs a
-        process per core)."""
-        return pq.read_table(self._open(path), columns=columns, use_threads=False)
-
-    def _open(self, path: str) -> Any:
-        """A file to read: a local one by its name (pyarrow's own reading), else through
-        the filesystem."""
-        return self._full(path) if self.local else self.fs.open(self._full(path), "rb")
+        process per core); a local file by its name, through pyarrow's own reading."""
+        full = self._full(path)
+        if self.local:
+            return pq.read_table(full, columns=columns, use_threads=False)
+        with self.fs.open(full, "rb") as source:
+            return pq.read_table(source, columns=columns, use_threads=False)
 
     def _full(self, path: str) -> str:
         return f"{self.root.rstrip('/')}/{path}"

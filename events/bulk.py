@@ -51,12 +51,12 @@ class Checked:
 
 def check_file(url: str, path: str) -> Checked:
     """Check every game of one archived file (a unit of work for a process of its own)."""
-    archive = Archive(url)
-    checked = Checked(moves=sum(rows for kind, rows in archive.rows_by_type(path).items() if kind in MOVES))
+    checked = Checked()
     with collector_paused():
-        for game_id, ruleset, count, stored in archive.games_in(path):
+        for game_id, ruleset, count, moves, stored in Archive(url).games_in(path, counting=MOVES):
             checked.games += 1
             checked.events += count
+            checked.moves += moves
             why = why_invalid(ruleset, count, stored)
             if why is not None:
                 checked.invalid.append((game_id, why))
