@@ -27,7 +27,7 @@ from events.recorder import RedisRecorder
 from service.app import create_app
 from service.settings import Settings
 from tests.archive.test_reads import finished_table
-from tests.service.command import assert_one_line_refusal, poison_read
+from tests.service.command import assert_one_line_refusal, poison, poison_read
 from tests.service.test_cli_replay import table_rows
 
 
@@ -245,3 +245,12 @@ def test_replay_archive_refuses_a_version_in_one_line_and_a_log_as_a_usage_error
     both = poison_read("replay", "--archive", str(tmp_path), "game.ndjson")
     assert both.returncode == 2
     assert both.stderr.endswith("poison replay: error: argument log: not allowed with argument --archive\n")
+
+
+@pytest.mark.subprocess
+def test_a_shell_sees_exit_status_0_for_a_valid_archive_checked_by_two_processes(archived):
+    result = poison("replay", "--archive", archived.url, "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    games = len(archived.rulesets)
+    events, moves = sum(archived.events.values()), sum(archived.moves.values())
+    assert result.stdout.startswith(f"{games} of {games} archived games valid\n{summary(games, events, moves)}")
