@@ -20,11 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import msgspec
-
 from events.archive import Archive, ArchivedGame
+from events.archiving import _archived
 from events.bulk import Checked, check_file
-from events.codec import event_data
 from events.mapper import records_of
 from events.play import create_game
 from events.poison.schema import Player
@@ -38,16 +36,15 @@ ENDED_MS = 1_800_000_000_000
 
 
 def finished_game(number: int, rounds: int) -> ArchivedGame:
-    """Game `number`: four bots dealt from seed `number`, played to its end."""
+    """Game `number`: four bots dealt from seed `number`, played to its end, as the mover
+    would take it from the store (its raw entries, and the public forms made from them)."""
     players = tuple(Player(seat=seat, name=f"bot {seat}", bot="random") for seat in range(4))
     game_id = f"bench-{number:06d}"
     events, logged = create_game("poison", game_id, players, seed=number, options={"rounds": rounds})
     assert logged.finished
-    rules = rules_for("poison")
-    stored = records_of(events, rules.codec)
+    stored = records_of(events, rules_for("poison").codec)
     entries = [entry(version, record) for version, record in enumerate(stored, 1)]
-    public = [msgspec.json.encode(event_data(event)) for event in events]
-    return ArchivedGame(game_id, "poison", ENDED_MS, entries, public)
+    return _archived(game_id, "poison", ENDED_MS, entries)
 
 
 def build(folder: Path, games: int, rounds: int) -> Archive:
