@@ -258,7 +258,7 @@ class Archive:
         finished copy's list holds them). The columns are read in one call and cut into
         games at the runs of their game ids (a file's rows are in order of game), each
         game's data one slice of the column's buffer: no Python work per row."""
-        table = self._columns(path, ["game_id", "ruleset", "type", "stored"])
+        table = self._columns(path, ["game_id", "ruleset", "stored_type", "stored"])
         if table.num_rows == 0:
             return
         runs = pc.run_end_encode(table.column("game_id").combine_chunks())
@@ -267,7 +267,7 @@ class Archive:
         rulesets = table.column("ruleset").take(starts).to_pylist()
         # The rows of the types counted so far, at each row: a game's count is the difference
         # across it.
-        flags = pc.is_in(table.column("type"), value_set=pa.array(sorted(counting), pa.string()))
+        flags = pc.is_in(table.column("stored_type"), value_set=pa.array(sorted(counting), pa.string()))
         so_far = [0, *pc.cumulative_sum(pc.cast(flags, pa.int64())).take([end - 1 for end in ends]).to_pylist()]
         stored = table.column("stored").combine_chunks()
         _, offsets_buffer, data_buffer = stored.buffers()

@@ -107,13 +107,13 @@ def test_an_archive_of_both_rulesets_checks_valid_with_every_game_event_and_move
 
 
 def tamper(url: str, game_id: str, kind: str, change) -> None:
-    """Rewrite the file holding `game_id` with the data of its first `kind` event changed
-    by `change` (the event as a dict), every other row as it was."""
+    """Rewrite the file holding `game_id` with the data of its first event of stored type
+    `kind` changed by `change` (the event as a dict), every other row as it was."""
     archive = Archive(url)
     for path in archive.files():
         full = f"{archive.root}/{path}"
         table = pq.read_table(full)
-        rows = pc.and_(pc.equal(table["game_id"], game_id), pc.equal(table["type"], kind))
+        rows = pc.and_(pc.equal(table["game_id"], game_id), pc.equal(table["stored_type"], kind))
         at = pc.indices_nonzero(rows).to_pylist()
         if not at:
             continue
