@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from events.archive import Archive, ArchivedGame
-from events.archiving import _archived
+from events.archiving import archived_game
 from events.bulk import Checked, check_file
 from events.mapper import records_of
 from events.play import create_game
@@ -44,7 +44,7 @@ def finished_game(number: int, rounds: int) -> ArchivedGame:
     assert logged.finished
     stored = records_of(events, rules_for("poison").codec)
     entries = [entry(version, record) for version, record in enumerate(stored, 1)]
-    return _archived(game_id, "poison", ENDED_MS, entries)
+    return archived_game(game_id, "poison", ENDED_MS, entries)
 
 
 def build(folder: Path, games: int, rounds: int) -> Archive:

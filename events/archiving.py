@@ -299,7 +299,7 @@ class Archiver(DueGames):
             if outcome == b"sealed":
                 entries, flat, ruleset = reply[1], reply[2], reply[3].decode()
                 tokens[game_id] = {int(flat[i]): flat[i + 1].decode() for i in range(0, len(flat), 2)}
-                sealed[game_id] = _archived(game_id, ruleset, ended_ms, entries)
+                sealed[game_id] = archived_game(game_id, ruleset, ended_ms, entries)
             elif outcome == b"archived":
                 placed = Placed.decode(reply[1].decode())
                 if placed.path.endswith(f"/{name}.parquet"):  # by this batch, before a crash
@@ -363,7 +363,7 @@ async def _at_once(calls: list[Coroutine[Any, Any, Any]]) -> list[Any]:
     return answers
 
 
-def _archived(game_id: str, ruleset: str, ended_ms: int, entries: Entries) -> ArchivedGame:
+def archived_game(game_id: str, ruleset: str, ended_ms: int, entries: Entries) -> ArchivedGame:
     """A sealed game as the archive takes it: its entries, and each event's public type and
     JSON (the whole event: a game over hides nothing)."""
     rules = rules_for(ruleset)
@@ -379,6 +379,7 @@ __all__ = [
     "Archived",
     "Archiver",
     "DueGames",
+    "archived_game",
     "pack_seats",
     "pass_every",
     "unpack_seats",
