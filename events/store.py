@@ -27,6 +27,7 @@ v itself, and only an answer without entry v (the log is gone) looks further.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from time import perf_counter, time
 from typing import Generic, TypeVar
@@ -58,6 +59,8 @@ from events.records import (
 from events.tokens import SeatTokens
 
 AnyRecorder = TypeVar("AnyRecorder", bound=Recorder)
+
+log = logging.getLogger("poison.events")
 
 
 class EventStore(Generic[AnyRecorder]):
@@ -266,10 +269,20 @@ class EventStore(Generic[AnyRecorder]):
         return unpack_seats(await self.recorder.row(game_id, "summary"))
 
     async def _archived(self, placed: Placed) -> Entries:
+        """An archived game's entries; StoreUnavailable when its file cannot be read (the
+        archive is part of the store: a request is answered 503, as when Redis is down)."""
         archive = self.archive
         assert archive is not None
         cached = archive.cached(placed)
-        return cached if cached is not None else await asyncio.to_thread(archive.read, placed)
+        if cached is not None:
+            return cached
+        try:
+            return await asyncio.to_thread(archive.read, placed)
+        except (OSError, ValueError) as error:  # pyarrow's refusals of a damaged file are ValueErrors
+            log.warning(
+                "the archive's file %s cannot be read: %s", placed.path, error
+            )  # where: the log's, not the client's
+            raise StoreUnavailable("the archive cannot be read") from None
 
     async def ping(self) -> None:
         await self.recorder.ping()

@@ -125,3 +125,18 @@ async def test_an_archived_game_of_four_people_keeps_one_key_under_512_bytes_and
         assert after == before
         stranger = await client.get(path, headers=auth(table.tokens[0][::-1]))
         assert problem(stranger, 401, "unauthorized")
+
+
+async def test_a_read_of_an_archived_game_whose_file_is_gone_is_503_and_says_the_archive(
+    archived_settings: Settings, archiver: Archiver
+) -> None:
+    async with AsyncTestClient(create_app(archived_settings)) as client:
+        table = await finished_table(client, RULESETS["pot"], seed=11)
+        await archiver.pass_once(everything=True)
+    for path in Path(archived_settings.archive_location()).glob("*/*.parquet"):
+        path.unlink()
+    async with AsyncTestClient(create_app(archived_settings)) as client:  # nothing cached
+        for read in ("", "/scores", "/events", "/export"):
+            refused = await client.get(f"/v1/games/{table.game_id}{read}")
+            assert "the archive cannot be read" in problem(refused, 503, "store_unavailable")["detail"]
+        assert (await client.get("/v1/games?status=finished")).status_code == 200  # the listing needs no file
