@@ -13,7 +13,7 @@ RUN_STAMP    := $(VENV)/.installed-run
 COMPILED     := $(subst /,.,$(basename $(wildcard core/*.pyx core/*/*.pyx)))
 DEV_STAMP    := $(VENV)/.installed-test
 
-.PHONY: setup run check test typecheck bench load servers instructions instructions-moves fuzz thorough lint playthroughs annotate cluster vendor clean
+.PHONY: setup run check test typecheck bench archive-bench load servers instructions instructions-moves fuzz thorough lint playthroughs annotate cluster vendor clean
 
 setup: $(DEV_STAMP)
 
@@ -71,6 +71,12 @@ bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=.benchmarks/latest.json
 	$(BIN)/python -m benchmarks.ratios .benchmarks/latest.json
 	$(BIN)/python -m benchmarks.roofline .benchmarks/latest.json
+
+## archive-bench: the archive's benchmark on 100,000 finished games: store memory per game before and
+## after they move, an archived game's keys (bar: at most 512 bytes all told), archived reads
+## (bar: median at most 5 ms), the mover's games/s
+archive-bench: setup
+	$(BIN)/python -m benchmarks.archive --games 100000
 
 ## load: the load benchmark, one worker, at 16 and at 64 clients in one run: poison serve against the
 ## bare Litestar route on the same server (requests/s ≥ 0.5× at each; p99 ≤ 2.5× at 64) and, with

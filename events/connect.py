@@ -3,7 +3,8 @@
 `POISON_REDIS_URL` (or the `redis_url` argument) names a server: `redis://`, `rediss://`
 or `unix://`, a single server or any node of a Redis Cluster (found out on connecting:
 events/pipelined.py). Without one, an embedded server is started with its data in
-`data_dir` (default `./poison-data`) and stopped when the context ends.
+`data_dir` (default `./poison-data`) and stopped when the context ends. With an `archive`,
+finished games' logs are read from it once they have moved there (events/archiving.py).
 
 `POISON_REDIS_WAIT` (or the `wait` argument) says when an append is acknowledged:
 `auto` (the default): once a replica has it, where its primary has replicas; `replicas`:
@@ -20,6 +21,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from events.archive import Archive
 from events.credentials import redacted
 from events.pipelined import Replication
 from events.recorder import RedisRecorder
@@ -52,6 +54,7 @@ async def connect(
     namespace: str = "poison",
     timeout: float = 2.0,
     wait: str | Replication | None = None,
+    archive: Archive | None = None,
 ) -> AsyncIterator[EventStore]:
     acknowledged = replication(wait)  # refused before any server starts
     url = redis_url or redis_url_from_environment()
@@ -63,7 +66,7 @@ async def connect(
         raise ValueError(f"POISON_REDIS_URL must start with redis://, rediss:// or unix://, not {redacted(url)!r}")
     recorder = RedisRecorder.from_url(url, namespace=namespace, timeout=timeout)
     recorder.wire.replication = acknowledged  # read when it first connects
-    store = EventStore.on_redis(recorder)
+    store = EventStore.on_redis(recorder, archive=archive)
     try:
         yield store
     finally:

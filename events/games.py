@@ -30,6 +30,7 @@ import msgspec
 
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET, get_ruleset
+from events.archiving import Archiver
 from events.budgets import Bill, Budgets
 from events.codec import Event, Player
 from events.limits import KEPT_REFUSALS, Limit, Rate, RateLimits
@@ -54,6 +55,7 @@ from events.store import (
     CURSOR,
     Appended,
     EventStore,
+    GameArchived,
     GameSummary,
     Idempotency,
     IdempotencyKeyReused,
@@ -451,6 +453,8 @@ class Games:
             if finished.next_game is not None:
                 return finished.next_game, await self.load(finished.next_game)
             rematch_created(finished, next_id)  # refuses before anything is written
+            if await self.store.archiving(game_id):
+                raise GameArchived(game_id)  # its log takes no rematch_created: no next game is made
             if await self.store.version(next_id) == 0:
                 events, logged = await self._judged(bill, gone, finished, rematch_game, finished, next_id, seed)
                 # Another call may create it first: it is the same game (same id), and its
@@ -461,7 +465,7 @@ class Games:
                         events,
                         0,
                         summary={**summary_of(logged), "listed": listing_member(next_id, created_ms)},
-                        tokens=token_hashes(await self.tokens.token_hashes(game_id)),
+                        tokens=token_hashes(await self.store.token_hashes(game_id)),
                         codec=logged.rules.codec,
                     )
             events, after = rematch_created(finished, next_id)
@@ -608,7 +612,7 @@ class Games:
         have changed them."""
         hashes = self._tokens.get(game_id)
         if hashes is None:
-            hashes = await self.tokens.token_hashes(game_id)
+            hashes = await self.store.token_hashes(game_id)
             cached = self._cache.get(game_id)
             if hashes and cached is not None and not cached.waiting:
                 self._tokens[game_id] = hashes
@@ -647,6 +651,10 @@ class Games:
         kept); returns what the key holds afterwards."""
         return await self.idempotency.remember(game_id, idempotency, kept=self.kept_refusals)
 
+    def archiver(self, *, after_ms: int) -> Archiver:
+        """What moves finished games to the archive `after_ms` after they end."""
+        return self.store.archiver(after_ms=after_ms)
+
     async def ping(self) -> None:
         """Raises StoreUnavailable unless the store answers."""
         await self.store.ping()
@@ -680,6 +688,7 @@ __all__ = [
     "LEFT",
     "Appended",
     "ClientGone",
+    "GameArchived",
     "GameSummary",
     "Games",
     "Gone",

@@ -33,6 +33,7 @@ from events.records import (
     Append,
     Appended,
     Entries,
+    GameArchived,
     MapEntries,
     Moved,
     VersionConflict,
@@ -48,7 +49,8 @@ APPEND = (
 --       (rate, burst) per bucket, n events, (type, schema, data) per event, n summary
 --       pairs, pairs, n token pairs, pairs, the finished copy's header ('' for no copy),
 --       n stored forms, (type, schema) per form
--- Returns {'appended', version, status before, status now, listing member} ('' for none):
+-- Returns {'appended', version, status before, status now, listing member} ('' for none),
+-- or why not ({'idempotent', ...}, {'limited', wait}, {'archived'}, {'conflict', version}):
 -- the listing's indexes, outside the game's slot, are the caller's to update.
 if ARGV[2] ~= '' then
   local seen = redis.call('HMGET', KEYS[4], 'f', 'r', 'v', 'n')
@@ -57,6 +59,10 @@ end
 local buckets = tonumber(ARGV[5])
 local wait = charge(6, 6, buckets)
 if wait > 0 then return {'limited', wait} end
+-- A game sealed for the archive (events/archiving.py) takes no more events.
+if redis.call('HEXISTS', KEYS[2], 'sealed') == 1 or redis.call('HEXISTS', KEYS[2], 'archived') == 1 then
+  return {'archived'}
+end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
 local i = 6 + 2 * buckets
@@ -205,6 +211,8 @@ class RedisRecorder(StoreCalls):
         outcome = reply[0]
         if outcome == b"limited":
             raise RateLimited(int(reply[1]), append.limited)
+        if outcome == b"archived":
+            raise GameArchived(game_id)
         if outcome == b"conflict":
             VERSION_CONFLICTS.inc()
             raise VersionConflict(append.expected_version, int(reply[1]))

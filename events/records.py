@@ -84,6 +84,15 @@ class VersionConflict(Exception):
         self.current_version = current
 
 
+class GameArchived(Exception):
+    """The game is over and has moved (or is moving) to the archive: its log takes no more
+    events (events/archiving.py)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id} is archived: its log takes no more events")
+        self.game_id = game_id
+
+
 class IdempotencyKeyReused(Exception):
     """An idempotency key already used for a different request on this game."""
 
@@ -150,7 +159,8 @@ class Recorder(Protocol):
         """Make `append` on the game's log: all of it or, raising, none. VersionConflict
         (naming the version found), IdempotencyKeyReused, events.limits.RateLimited (naming
         what is `limited`); an idempotent retry returns the first attempt's Appended with
-        `replayed` set. Returns too how the summary's status moved (None: it did not)."""
+        `replayed` set; GameArchived for a game sealed for the archive. Returns too how the
+        summary's status moved (None: it did not)."""
         ...
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> Entries:
@@ -191,6 +201,7 @@ __all__ = [
     "Appended",
     "Entries",
     "FinishedCopy",
+    "GameArchived",
     "Idempotency",
     "IdempotencyKeyReused",
     "MapEntries",

@@ -28,12 +28,14 @@ def restore(events: Sequence[tuple[int, Event]]) -> LoggedGame:
     events.replay.rebuild(events), InvalidLog included, but through the core in one batch
     when it can. Only for a whole log as the store holds it (every move with everything it
     caused, as each append writes them), never for a log from outside."""
-    restored = _batched(events)
+    restored = batched(events)
     # Every search bot move of our store was judged when appended: taken as logged (still legal).
     return restored if restored is not None else rebuild(events, research=False)
 
 
-def _batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:
+def batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:
+    """The game the core's batch replay makes of a whole stored log, or None where it does
+    not take the log (see the module's words): the checked road then says why."""
     if not events or [version for version, _ in events] != list(range(1, len(events) + 1)):
         return None  # empty, or versions that are not 1, 2, 3, ...: the checked road says why
     logged = start(*events[0])  # game_created's own checks, as the checked road makes them
@@ -47,4 +49,4 @@ def _batched(events: Sequence[tuple[int, Event]]) -> LoggedGame | None:
     return logged
 
 
-__all__ = ["restore"]
+__all__ = ["batched", "restore"]

@@ -14,6 +14,8 @@ client taken for the client, and the live streams' limits live in `app.state.str
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +26,8 @@ from litestar import Litestar
 from litestar.datastructures import ResponseHeader
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from events.archive import Archive
+from events.archiving import pass_every
 from events.connect import connect
 from events.games import Games, Searches
 from events.pool import Pool
@@ -57,6 +61,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             namespace=settings.namespace,
             timeout=settings.store_timeout,
             wait=settings.redis_wait,
+            archive=Archive(settings.archive_location()),
         ) as opened:
             app.state.games = Games(
                 opened,
@@ -65,9 +70,15 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 kept_refusals=settings.kept_refusals,
                 rebuilds=Pool(settings.rebuild_threads, "rebuild"),
             )
+            # Every worker archives what is due; the shards' leases share the work out.
+            archiver = app.state.games.archiver(after_ms=round(settings.archive_after * 1000))
+            archiving = asyncio.create_task(archiver.run(pass_every(settings.archive_after)))
             try:
                 yield
             finally:
+                archiving.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await archiving
                 app.state.games.close()
                 metrics.worker_stopped()
 

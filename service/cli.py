@@ -1,4 +1,5 @@
-"""The `poison` command: serve the API, replay logs, simulate bots, rate them on a ladder, play in a terminal.
+"""The `poison` command: serve the API, replay logs, show the archive, simulate bots, rate them on a ladder, play
+in a terminal.
 
 What every command shares is done here, once: `poison --version`; a subcommand's mistakes
 shown with that subcommand's usage; Ctrl-C ending any command with one line on stderr and
@@ -17,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from service import i18n, parser_words
-from service.commands import ladder, play, replay, serve, simulate
+from service.commands import archive, ladder, play, replay, serve, simulate
 from service.i18n import words
 
 #: The distribution whose version `poison --version` shows (pyproject.toml's name).
@@ -31,7 +32,14 @@ READER_GONE = 1
 FAILED = 1
 
 #: Each command's module: `add(commands)` declares it, `run(args)` runs it.
-COMMANDS = {"serve": serve, "replay": replay, "simulate": simulate, "ladder": ladder, "play": play}
+COMMANDS = {
+    "serve": serve,
+    "replay": replay,
+    "archive": archive,
+    "simulate": simulate,
+    "ladder": ladder,
+    "play": play,
+}
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -27,6 +27,7 @@ from events.codec import Player, to_public
 from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.play import create_game, join, play_move
+from events.records import GameArchived
 from events.replay import InvalidLog
 from service.answers import GameCreatedOut, Replayed, SeatTakenOut
 from service.clients import (
@@ -40,6 +41,7 @@ from service.problems import (
     INTERNAL,
     ApiError,
     from_client_gone,
+    from_game_archived,
     from_idempotency,
     from_invalid_log,
     from_rate_limited,
@@ -67,6 +69,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_finished": (409, "a move in a finished game"),
     "version_conflict": (409, "`expected_version` is not the game's version (`current_version` says which is)"),
     "game_active": (409, "the export of a game that is not over (finished or abandoned), or the rematch of one"),
+    "game_archived": (409, "the rematch of a game moved to the archive, which names no next game"),
     "seat_taken": (
         409,
         "a join of a seat that is not open (taken by someone, or a bot's), or the leave of an open one",
@@ -165,7 +168,7 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         "store_unavailable",
     ),
     "leave_seat": (*_READ, "game_started", "idempotency_key_reused", "rate_limited"),
-    "rematch": (*_READ, "game_active", "rate_limited", "search_budget"),
+    "rematch": (*_READ, "game_active", "game_archived", "rate_limited", "search_budget"),
     "get_scores": _READ,
     "get_events": _READ,
     "stream_events": (*_READ, "too_many_streams", "streams_full"),
@@ -440,6 +443,7 @@ def _problems() -> dict[str, Any]:
         "game_finished": from_rule_error(errors.game_finished()),
         "version_conflict": from_version_conflict(VersionConflict(4, 7)),
         "game_active": ApiError(409, "game_active", "a game's log is exported once the game is finished"),
+        "game_archived": from_game_archived(GameArchived(GAME_ID)),
         "seat_taken": _lobby_refusal(lambda: lobby.joined(_LOBBY, 0, "bob")),
         "game_started": _lobby_refusal(lambda: lobby.left(lobby.started(lobby.joined(_LOBBY, 1, "bob")), 0)),
         "payload_too_large": ApiError(413, "payload_too_large", "Request Entity Too Large"),

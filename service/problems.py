@@ -30,7 +30,14 @@ from litestar.types import ExceptionHandlersMap
 
 from core import RuleError
 from core.errors import MoveConflict, MoveRefused, quoted
-from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
+from events.games import (
+    ClientGone,
+    GameArchived,
+    IdempotencyKeyReused,
+    StoreUnavailable,
+    UnknownGame,
+    VersionConflict,
+)
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.replay import InvalidLog
 from events.wording import NOTHING, as_typed, plain
@@ -56,6 +63,7 @@ TITLES = {
     "game_finished": "The game is finished",
     "version_conflict": "The game has moved on",
     "game_active": "The game is not finished",
+    "game_archived": "The game is archived",
     "seat_taken": "That seat is not open",
     "game_started": "The game no longer waits for players",
     "payload_too_large": "The request body is too large",
@@ -139,6 +147,11 @@ def from_rule_error(error: RuleError) -> ApiError:
 
 def from_version_conflict(error: VersionConflict) -> ApiError:
     return ApiError(409, "version_conflict", str(error), current_version=error.current_version)
+
+
+def from_game_archived(error: GameArchived) -> ApiError:
+    detail = f"game {quoted(error.game_id)} is archived: it is read as ever, but takes no rematch"
+    return ApiError(409, "game_archived", detail)
 
 
 def from_unknown_game(error: UnknownGame) -> ApiError:
@@ -318,6 +331,7 @@ CONVERTERS: dict[type[Exception], Callable[[Any], ApiError]] = {
     RuleError: from_rule_error,
     VersionConflict: from_version_conflict,
     UnknownGame: from_unknown_game,
+    GameArchived: from_game_archived,
     StoreUnavailable: from_store_unavailable,
     InvalidLog: from_invalid_log,
     IdempotencyKeyReused: from_idempotency,

@@ -16,6 +16,7 @@ import os
 import stat
 from pathlib import Path
 
+from events.durable import sync_folder
 from service.tokens import KEY_BYTES, MIN_KEY_LENGTH, ServerKey, url_safe
 
 #: The key file's name in the data directory.
@@ -74,18 +75,10 @@ def _make(path: Path) -> bool:
                 os.link(draft, path)  # atomic, and refused if a key is there already
             except FileExistsError:
                 return False
-            _sync_directory(path.parent)  # the link itself survives a crash
+            sync_folder(path.parent)  # the link itself survives a crash
             return True
         finally:
             with contextlib.suppress(FileNotFoundError):
                 draft.unlink()
     except OSError as error:
         raise KeyFileError(f"cannot make the server key {path}: {error}") from None
-
-
-def _sync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

@@ -112,6 +112,23 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             le=60,
         ),
     ] = 0.2
+    # The archive finished games move to (events/archive.py, docs/archive.md).
+    archive_url: Annotated[
+        str | None,
+        _setting(
+            "where finished games move to: a folder, or any URL fsspec knows (s3://bucket/path, gs://...); "
+            "unset: the folder archive in data_dir",
+        ),
+    ] = None
+    archive_after: Annotated[
+        float,
+        _setting(
+            "seconds after a game is over (finished or abandoned) before it moves to the archive (0: at once)",
+            flag="--archive-after",
+            ge=0,
+            le=365 * 86400,
+        ),
+    ] = 3600.0
     # The server key (service/tokens.py): every token is derived from it, and the store never holds it.
     secret_key: Annotated[
         Annotated[str, msgspec.Meta(min_length=MIN_KEY_LENGTH, max_length=1024)] | None,
@@ -289,6 +306,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             shown["redis_url"] = redacted(self.redis_url)
         hidden = "" if self.secret_key is None else ", secret_key=..."
         return f"Settings({', '.join(f'{name}={value!r}' for name, value in shown.items())}{hidden})"
+
+    def archive_location(self) -> str:
+        """Where finished games move to: the setting, else the folder archive in data_dir."""
+        return self.archive_url if self.archive_url is not None else str(self.data_dir / "archive")
 
     def rate_limits(self) -> RateLimits:
         return RateLimits(

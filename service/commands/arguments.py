@@ -100,9 +100,7 @@ def ruleset_of(args: argparse.Namespace, *, needs: str | None = None) -> Ruleset
     try:
         ruleset = get_ruleset(args.ruleset)
     except RuleError as error:
-        raise CommandError(
-            words()("cli.error.ruleset", name=args.ruleset, rulesets=_quoted(RULESETS))
-        ) from error
+        raise CommandError(words()("cli.error.ruleset", name=args.ruleset, rulesets=_quoted(RULESETS))) from error
     if needs is not None and not ruleset.can(needs):
         able = _quoted(name for name, other in RULESETS.items() if other.can(needs))
         raise CommandError(words()("cli.error.ruleset_cannot", name=ruleset.name, ability=needs, rulesets=able))

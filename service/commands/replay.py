@@ -11,7 +11,7 @@ import argparse
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from rich.console import Console
@@ -24,7 +24,10 @@ from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from service.commands import CommandError, Commands, add_command, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
 from service.i18n import isolated, words
-from service.settings import Settings
+
+if TYPE_CHECKING:
+    from events.games import Games
+from service.commands.stored import on_store, settings_of
 
 
 def add(commands: Commands) -> None:
@@ -36,6 +39,7 @@ def add(commands: Commands) -> None:
     source = command.add_mutually_exclusive_group(required=True)
     source.add_argument("log", nargs="?", help=words()("cli.help.replay.log"))
     source.add_argument("--game", metavar="GAME_ID", help=words()("cli.help.replay.game"))
+    source.add_argument("--archive", metavar="URL", help=words()("cli.help.replay.archive"))
     command.add_argument(
         "more",
         nargs="*",
@@ -85,44 +89,20 @@ def read_log(source: str) -> list[tuple[int, Event]]:
 def read_stored(game_id: str, redis_url: str | None, data_dir: Path | None) -> list[tuple[int, Event]]:
     """The events of a stored game, from the store `poison serve` would use with the same
     flags and POISON_* settings (only read: replay writes nothing)."""
-    # The store's client (redis, asyncio, the store's metrics) is imported here, for --game
-    # alone: it was a third of every `poison` command's start.
-    import asyncio
+    from events.archive import Archive
+    from events.games import UnknownGame
 
-    from events.games import StoreUnavailable, UnknownGame
-    from events.server import DataDirInUse, ServerFailed, ServerNotFound
+    async def read(games: Games) -> list[tuple[int, Event]]:
+        events = await games.read(game_id)
+        if not events:
+            raise UnknownGame(game_id)
+        return events
 
-    try:
-        settings = Settings.from_environment(redis_url=redis_url, data_dir=data_dir)
-    except ValueError as error:
-        raise CommandError(str(error)) from None
-    if settings.redis_url is None and not settings.data_dir.is_dir():
-        # Starting an embedded store there would create an empty one, to find nothing in it.
-        raise CommandError(words()("cli.error.replay.no_store", where=str(settings.data_dir)), 1)
-    try:
-        return asyncio.run(_read(game_id, settings))
-    except ValueError as error:  # a URL of no scheme we know
-        raise CommandError(str(error)) from None
-    except DataDirInUse as error:
-        raise CommandError(str(error), 1) from None
-    except ServerFailed as error:  # its message carries the store's log: one line here
-        log = settings.data_dir / "server.log"
-        raise CommandError(words()("cli.error.replay.embedded", what=error.what, log=str(log)), 1) from None
+    settings = settings_of(redis_url=redis_url, data_dir=data_dir)
+    try:  # a game moved to the archive is read from there, as the service reads it
+        return on_store(settings, read, archive=Archive(settings.archive_location()))
     except UnknownGame as error:
         raise CommandError(words()("cli.error.replay.no_game", game=visible(error.args[0])), 1) from None
-    except (StoreUnavailable, ServerNotFound) as error:
-        raise CommandError(str(error), 1) from None
-
-
-async def _read(game_id: str, settings: Settings) -> list[tuple[int, Event]]:
-    from events.connect import connect
-    from events.games import Games, UnknownGame
-
-    async with connect(settings.redis_url, data_dir=settings.data_dir, namespace=settings.namespace) as store:
-        events = await Games(store).read(game_id)
-    if not events:
-        raise UnknownGame(game_id)
-    return events
 
 
 def seat_names(players: Any) -> list[str]:
@@ -227,6 +207,12 @@ def run(args: argparse.Namespace) -> int:
     out = console()
     try:
         arguments.check_jobs(args.jobs)
+        if args.archive is not None:
+            if args.version is not None:  # (a log beside it is argparse's to refuse)
+                raise CommandError(words()("cli.error.replay.archive_alone"))
+            from service.commands.archive_check import check_archive
+
+            return check_archive(args.archive, args.jobs, out, console(stderr=True))
         logs = logs_of(args)
         if logs is not None:
             return check_all(logs, args.jobs, out)

@@ -21,7 +21,7 @@ from events.mapper import decode_entries, events_of
 from events.play import LoggedGame, create_game, play_move
 from events.poison.schema import CardPlayed
 from events.replay import InvalidLog, rebuild
-from events.restore import _batched, restore
+from events.restore import batched, restore
 from events.rulesets import EVENT_RULES
 from tests.events.logs import game_log, numbered
 
@@ -76,7 +76,7 @@ def fingerprint(logged: LoggedGame) -> list[Any]:
 @given(st.integers(min_value=0, max_value=2**32))
 def test_a_restored_game_is_exactly_the_checked_rebuild_of_its_log(seed: int) -> None:
     events = random_log(seed)
-    assert _batched(events) is not None  # the batch road was taken, not the fallback
+    assert batched(events) is not None  # the batch road was taken, not the fallback
     assert fingerprint(restore(events)) == fingerprint(rebuild(events))
 
 
@@ -100,7 +100,7 @@ def test_a_move_the_rules_refuse_is_refused_as_the_checked_rebuild_refuses_it() 
     version, played = events[at]
     other = next(card for card in ("R1", "B7", "P4", "G4") if card != played.card)
     tampered = [*events[:at], (version, msgspec.structs.replace(played, card=other)), *events[at + 1 :]]
-    assert _batched(tampered) is None
+    assert batched(tampered) is None
     assert refusal(restore, tampered) == refusal(rebuild, tampered)
 
 
@@ -114,7 +114,7 @@ def test_a_gap_in_the_versions_is_refused_as_the_checked_rebuild_refuses_it() ->
 def test_an_event_the_batch_does_not_know_leaves_the_log_to_the_checked_rebuild() -> None:
     # A lobby event (here a rematch after the end): judged one by one, whatever that says.
     events = [*WHOLE, (len(WHOLE) + 1, RematchCreated(game_id="next"))]
-    assert _batched(events) is None
+    assert batched(events) is None
     try:
         expected: Any = fingerprint(rebuild(events))
     except InvalidLog as refused:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 from litestar.testing import AsyncTestClient
@@ -16,9 +17,10 @@ SettingsOf = Callable[..., Settings]
 
 
 @pytest.fixture
-def settings_of(redis_url: str, namespace: str) -> SettingsOf:
-    """Settings on this test's store and key namespace, with the fields given changed."""
-    return functools.partial(Settings, redis_url=redis_url, namespace=namespace)
+def settings_of(redis_url: str, namespace: str, tmp_path: Path) -> SettingsOf:
+    """Settings on this test's store and key namespace, its archive in the test's own folder,
+    with the fields given changed."""
+    return functools.partial(Settings, redis_url=redis_url, namespace=namespace, archive_url=str(tmp_path / "archive"))
 
 
 @pytest.fixture

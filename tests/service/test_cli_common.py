@@ -15,7 +15,7 @@ import pytest
 from tests.service.command import Terminal, assert_one_line_refusal, poison, poison_here, shown_lines
 
 #: Each command, with what it needs besides flags.
-COMMANDS = {"serve": [], "replay": ["game.ndjson"], "simulate": [], "ladder": [], "play": []}
+COMMANDS = {"serve": [], "replay": ["game.ndjson"], "archive": [], "simulate": [], "ladder": [], "play": []}
 
 
 def test_version_is_the_installed_package_version():

@@ -258,7 +258,7 @@ def test_argparses_own_errors_are_in_the_language_lang_names(code):
     missing = poison_here("replay", "--lang", code)
     assert missing.returncode == 2
     assert missing.stderr.startswith(words("cli.argparse.usage") + "poison replay")
-    required = words("cli.argparse.one_required", value="log --game")
+    required = words("cli.argparse.one_required", value="log --game --archive")
     assert missing.stderr.endswith(words("cli.argparse.error", prog="poison replay", message=required))
     unknown = poison_here("simulate", "--lang", code, "--bogus")
     message = words("cli.argparse.unrecognized", value="--bogus")

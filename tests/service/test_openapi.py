@@ -19,6 +19,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from core.rulesets import POISON, RULESETS
+from events.archive import Archive
+from events.archiving import Archiver
 from events.codec import Player, to_public
 from events.games import Games
 from events.play import create_game, play_move
@@ -238,8 +240,10 @@ class Provoker:
         limited_store: EventStore,
         budgeted: Client,
         budgeted_store: EventStore,
+        archiver: Archiver,
     ) -> None:
         self.client, self.down, self.limited = client, down, limited
+        self.archiver = archiver  # moves the first app's finished games to its archive
         self.limited_store = limited_store  # the tight app's store, to finish a game there without limits
         self.budgeted = budgeted  # an app whose clients' budgets are one playout and one event
         self.budgeted_store = budgeted_store
@@ -491,6 +495,12 @@ async def _rematch_active(p: Provoker) -> Any:
     return await p.client.post(f"/v1/games/{game_id}/rematch", headers=auth(tokens[0]))
 
 
+async def _rematch_archived(p: Provoker) -> Any:
+    game_id, token = await p.finished()
+    assert (await p.archiver.pass_once()).games >= 1
+    return await p.client.post(f"/v1/games/{game_id}/rematch", headers=auth(token))
+
+
 async def _rematch_limited(p: Provoker) -> Any:
     """Rematches beyond the limit of a client address (one): a game finished on the tight
     app's store (played there without limits), then its rematch claimed twice."""
@@ -664,6 +674,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "game_not_found": lambda p: p.client.post("/v1/games/nope/rematch", headers=_STRANGER),
         "store_unavailable": lambda p: p.down.post("/v1/games/nope/rematch", headers=_STRANGER),
         "game_active": _rematch_active,
+        "game_archived": _rematch_archived,
         "rate_limited": _rematch_limited,
         "search_budget": _rematch_over_budget,
     },
@@ -713,14 +724,20 @@ async def provoker(client: Client, settings: Settings, namespace: str) -> AsyncI
     )
     store = EventStore.from_url(settings.redis_url, namespace=tight.namespace)
     budgeted_store = EventStore.from_url(settings.redis_url, namespace=budgets.namespace)
+    archived_store = EventStore.from_url(
+        settings.redis_url, namespace=settings.namespace, archive=Archive(settings.archive_location())
+    )
     async with (
         AsyncTestClient(create_app(down)) as unreachable,
         AsyncTestClient(create_app(tight)) as limited,
         AsyncTestClient(create_app(budgets)) as budgeted,
     ):
-        yield Provoker(client, unreachable, limited, store, budgeted, budgeted_store)
+        yield Provoker(
+            client, unreachable, limited, store, budgeted, budgeted_store, archived_store.archiver(after_ms=0)
+        )
     await store.close()
     await budgeted_store.close()
+    await archived_store.close()
 
 
 def test_every_operation_has_a_provocation_for_each_code_it_lists_and_none_other():
