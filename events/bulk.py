@@ -67,7 +67,7 @@ def check_file(url: str, path: str) -> Checked:
 def collector_paused() -> Iterator[None]:
     """Python's cycle collector off for the block: a game's events are hundreds of Structs
     that hold no cycles and go when the game is checked, and the collector's passes over
-    them cost a tenth of the check. Reference counting still frees every one."""
+    them are a measurable share of the check. Reference counting still frees every one."""
     was = gc.isenabled()
     gc.disable()
     try:
