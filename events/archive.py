@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from threading import Lock
 from typing import Any
 
@@ -248,14 +249,18 @@ class Archive:
     def size(self, path: str) -> int:
         return int(self.fs.size(self._full(path)))
 
-    def games_in(self, path: str, counting: Collection[str] = ()) -> Iterator[tuple[str, str, int, int, bytes]]:
+    def games_in(
+        self, path: str, counting: Collection[str] = ()
+    ) -> Iterator[tuple[str, str, int, int, bytes, Callable[[], Entries]]]:
         """The games of one file, in order, for bulk work (poison replay --archive): each
         one's id, ruleset, number of events, how many of them are of the stored types
-        `counting`, and their stored data one after another in version order (as a
-        finished copy's list holds them). The columns are read in one call and cut into
-        games at the runs of their game ids (a file's rows are in order of game), each
-        game's data one slice of the column's buffer: no Python work per row."""
-        table = self._columns(path, ["game_id", "ruleset", "stored_type", "stored"])
+        `counting`, their stored data one after another in version order (as a finished
+        copy's list holds them), and a call that gives its rows as raw entries, each with
+        its stored type and schema (as `read` gives them), for a game whose data are not
+        all of today's forms. The columns are read in one call and cut into games at the
+        runs of their game ids (a file's rows are in order of game), each game's data one
+        slice of the column's buffer: no Python work per row until the entries are asked."""
+        table = self._columns(path, ["game_id", "ruleset", *_READ])
         if table.num_rows == 0:
             return
         runs = pc.run_end_encode(table.column("game_id").combine_chunks())
@@ -270,11 +275,23 @@ class Archive:
         _, offsets_buffer, data_buffer = stored.buffers()
         offsets = memoryview(offsets_buffer).cast("i")[stored.offset :]
         data = memoryview(data_buffer) if data_buffer is not None else memoryview(b"")
+
+        def entries(start: int, end: int) -> Entries:
+            rows = table.slice(start, end - start).select(_READ).to_pylist()
+            return [
+                [
+                    b"0-%d" % r["version"],
+                    [TYPE, r["stored_type"].encode(), SCHEMA, b"%d" % r["schema"], DATA, r["stored"]],
+                ]
+                for r in rows
+            ]
+
         for game, (game_id, ruleset, start, end) in enumerate(
             zip(runs.values.to_pylist(), rulesets, starts, ends, strict=True)
         ):
             counted = so_far[game + 1] - so_far[game]
-            yield game_id, ruleset, end - start, counted, bytes(data[offsets[start] : offsets[end]])
+            stored_data = bytes(data[offsets[start] : offsets[end]])
+            yield game_id, ruleset, end - start, counted, stored_data, partial(entries, start, end)
 
     def counts(self, path: str) -> tuple[int, int]:
         """How many games and events one file holds (its game ids read, nothing else)."""
