@@ -277,14 +277,7 @@ class Archive:
         data = memoryview(data_buffer) if data_buffer is not None else memoryview(b"")
 
         def entries(start: int, end: int) -> Entries:
-            rows = table.slice(start, end - start).select(_READ).to_pylist()
-            return [
-                [
-                    b"0-%d" % r["version"],
-                    [TYPE, r["stored_type"].encode(), SCHEMA, b"%d" % r["schema"], DATA, r["stored"]],
-                ]
-                for r in rows
-            ]
+            return _entries(table.slice(start, end - start).select(_READ).to_pydict())
 
         for game, (game_id, ruleset, start, end) in enumerate(
             zip(runs.values.to_pylist(), rulesets, starts, ends, strict=True)

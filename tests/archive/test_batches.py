@@ -9,6 +9,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,16 +45,29 @@ def two_of_one_shard() -> tuple[str, str, int]:
     raise AssertionError("no two ids of one shard")
 
 
-async def a_game_ending_and_a_game_over(store: EventStore, raw: Any, namespace: str) -> tuple[str, str, int]:
-    """A finished game, and a game still being played whose ending append is on its way
-    (entered as due, which comes just before it)."""
+@dataclass
+class Scene:
+    """A shard with a finished game (`over`, its log `before`) and a game still being played
+    whose ending append is on its way (`ending`, entered as due, which comes just before it),
+    the first sorting before the second (so in one file, the game not over yet comes first);
+    the archive at `url`."""
+
+    ending: str
+    over: str
+    shard: int
+    before: Entries
+    url: str
+
+
+@pytest.fixture
+async def scene(store: EventStore, tmp_path: Path) -> Scene:
     ending, over, shard = two_of_one_shard()
     games = Games(store)
     await games.create(over, seats(2, {0: "random", 1: "random"}), seed=1, token_hashes={}, created_ms=1, ruleset="pot")
     await games.create(ending, seats(2, {1: "random"}), seed=2, token_hashes={0: "h" * 64}, created_ms=2, ruleset="pot")
     assert store.due is not None
     await store.due.add(ending, int(time.time() * 1000))
-    return ending, over, shard
+    return Scene(ending, over, shard, await store.entries(over), str(tmp_path / "archive"))
 
 
 async def end(raw: Any, namespace: str, game_id: str) -> None:
@@ -71,11 +85,9 @@ class DiesBeforeClearing(Archiver):
 
 
 async def test_a_batch_finished_after_a_crash_is_the_games_it_froze_and_a_game_ended_since_moves_next(
-    store: EventStore, raw: Any, namespace: str, tmp_path: Path, redis_url: str
+    store: EventStore, raw: Any, namespace: str, scene: Scene, redis_url: str
 ) -> None:
-    ending, over, shard = await a_game_ending_and_a_game_over(store, raw, namespace)
-    before = await store.entries(over)
-    url = str(tmp_path / "archive")
+    ending, over, shard, before, url = scene.ending, scene.over, scene.shard, scene.before, scene.url
     dying = DiesBeforeClearing(store.recorder.wire, Archive(url), namespace=namespace, after_ms=0, lease_ms=200)
     assert await dying.lease(shard)
     with pytest.raises(ConnectionResetError):
@@ -118,11 +130,9 @@ class Held(Archive):
 
 
 async def test_two_workers_on_one_batch_after_a_lease_ran_out_put_every_game_where_its_entry_says(
-    store: EventStore, raw: Any, namespace: str, tmp_path: Path, redis_url: str
+    store: EventStore, raw: Any, namespace: str, scene: Scene, redis_url: str
 ) -> None:
-    ending, over, shard = await a_game_ending_and_a_game_over(store, raw, namespace)
-    before = await store.entries(over)
-    url = str(tmp_path / "archive")
+    ending, over, shard, before, url = scene.ending, scene.over, scene.shard, scene.before, scene.url
     slow, late = Held(url, at="read"), Held(url, at="write")
     first = Archiver(store.recorder.wire, slow, namespace=namespace, after_ms=0, lease_ms=200, holder="first")
     second = Archiver(store.recorder.wire, late, namespace=namespace, after_ms=0, lease_ms=200, holder="second")

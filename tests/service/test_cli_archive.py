@@ -326,7 +326,8 @@ def test_an_archived_event_that_does_not_decode_is_named_with_its_version(archiv
     game_id = next(game for game, name in archived.rulesets.items() if name == "pot")
     rewrite(archived.url, game_id, "pot:card_played", lambda stored, schema: (b"\xc1", schema), every=False)
     archive = Archive(archived.url)
-    entries = next(games[game_id] for path in archive.files() if game_id in (games := archive.read_file(path)))
+    rows = [archive.read_file(path) for path in archive.files()]
+    entries = [entry for ids, read in rows for row_id, entry in zip(ids, read, strict=True) if row_id == game_id]
     at = next(int(version.split(b"-")[1]) for version, fields in entries if fields[1] == b"pot:card_played")
     result = poison_read("replay", "--archive", archived.url)
     assert result.returncode == 1, result.stderr
