@@ -8,8 +8,8 @@ Hive partition), rows sorted by game and version and cut into row groups; a game
 in it is a `Placed` (the file, its first row, its number of rows), which the mover keeps
 in the game's index entry in Redis (events/archiving.py) and which reading goes by.
 
-A file is written whole under a name no reader globs (`.parquet.partial`), flushed to
-stable storage, then renamed: a crash leaves either no file or a whole one. Reading is
+A file is written whole under a name no reader globs (`….parquet.<random>.partial`),
+flushed to stable storage, then renamed: a crash leaves either no file or a whole one. Reading is
 cached: the footers of files read, and the entries of games read lately; no file is held open.
 """
 
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from threading import Lock
 from typing import Any
 
@@ -143,15 +144,20 @@ class Archive:
 
     def _write_file(self, path: str, table: pa.Table) -> None:
         final = self._full(path)
-        partial = final + PARTIAL
-        self.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
+        folder = final.rsplit("/", 1)[0]
+        new_folder = not self.fs.exists(folder)
+        self.fs.makedirs(folder, exist_ok=True)
         if self.local:
+            # A name of this writer's own: two movers finishing one batch write side by side.
+            partial = f"{final}.{os.urandom(4).hex()}{PARTIAL}"
             with open(partial, "wb") as out:
                 pq.write_table(table, out, compression="zstd", row_group_size=ROW_GROUP_ROWS)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(partial, final)
-            sync_folder(os.path.dirname(final))
+            sync_folder(folder)
+            if new_folder:  # the day's folder itself, in the archive's root
+                sync_folder(os.path.dirname(folder))
         else:
             # An object store's upload is whole when it returns: no partial object is ever seen.
             with self.fs.open(final, "wb") as out:
@@ -183,34 +189,23 @@ class Archive:
                 self._games.move_to_end(placed)
             return found
 
-    def read_file(self, path: str) -> dict[str, Entries]:
-        """Every game of a file, its raw entries as `read` gives them, read from the file now
-        in one pass (the mover's read-back of what it wrote)."""
+    def read_file(self, path: str) -> tuple[list[str], Entries]:
+        """A file's rows read from it now, in one pass, in their order: each row's game id,
+        and each row's raw entry as `read` gives it (the mover's read-back of what it wrote)."""
         self.forget(path)
         with self.fs.open(self._full(path), "rb") as source:
             rows = pq.read_table(source, columns=["game_id", *_READ]).to_pydict()
-        games: dict[str, Entries] = {}
-        for game_id, version, kind, schema, stored in zip(
-            rows["game_id"], rows["version"], rows["stored_type"], rows["schema"], rows["stored"], strict=True
-        ):
-            games.setdefault(game_id, []).append(
-                [b"0-%d" % version, [TYPE, kind.encode(), SCHEMA, b"%d" % schema, DATA, stored]]
-            )
-        return games
+        return rows["game_id"], _entries(rows)
 
     def _read(self, placed: Placed) -> Entries:
         metadata, starts = self._file(placed.path)
         end = placed.first + placed.rows
+        if placed.rows < 1 or placed.first < 0 or end > starts[-1]:
+            raise ValueError(f"rows {placed.first} to {end} are not all in {placed.path}, of {starts[-1]} rows")
         groups = [i for i, start in enumerate(starts[:-1]) if start < end and starts[i + 1] > placed.first]
         with self.fs.open(self._full(placed.path), "rb") as source:
             table = pq.ParquetFile(source, metadata=metadata).read_row_groups(groups, columns=_READ)
-        rows = table.slice(placed.first - starts[groups[0]], placed.rows).to_pydict()
-        return [
-            [b"0-%d" % version, [TYPE, kind.encode(), SCHEMA, b"%d" % schema, DATA, stored]]
-            for version, kind, schema, stored in zip(
-                rows["version"], rows["stored_type"], rows["schema"], rows["stored"], strict=True
-            )
-        ]
+        return _entries(table.slice(placed.first - starts[groups[0]], placed.rows).to_pydict())
 
     def _file(self, path: str) -> tuple[pq.FileMetaData, list[int]]:
         """A file's footer (read once: a read of the file then needs no second look at it)
@@ -251,24 +246,21 @@ class Archive:
     def exists(self, path: str) -> bool:
         return bool(self.fs.exists(self._full(path)))
 
-    def remove(self, path: str) -> None:
-        """Remove a file (and a partial one of that name); nothing when there is none."""
-        for name in (self._full(path), self._full(path) + PARTIAL):
-            if self.fs.exists(name):
-                self.fs.rm(name)
-        self.forget(path)
-
     def size(self, path: str) -> int:
         return int(self.fs.size(self._full(path)))
 
-    def games_in(self, path: str, counting: Collection[str] = ()) -> Iterator[tuple[str, str, int, int, bytes]]:
+    def games_in(
+        self, path: str, counting: Collection[str] = ()
+    ) -> Iterator[tuple[str, str, int, int, bytes, Callable[[], Entries]]]:
         """The games of one file, in order, for bulk work (poison replay --archive): each
         one's id, ruleset, number of events, how many of them are of the stored types
-        `counting`, and their stored data one after another in version order (as a
-        finished copy's list holds them). The columns are read in one call and cut into
-        games at the runs of their game ids (a file's rows are in order of game), each
-        game's data one slice of the column's buffer: no Python work per row."""
-        table = self._columns(path, ["game_id", "ruleset", "stored_type", "stored"])
+        `counting`, their stored data one after another in version order (as a finished
+        copy's list holds them), and a call that gives its rows as raw entries, each with
+        its stored type and schema (as `read` gives them), for a game whose data are not
+        all of today's forms. The columns are read in one call and cut into games at the
+        runs of their game ids (a file's rows are in order of game), each game's data one
+        slice of the column's buffer: no Python work per row until the entries are asked."""
+        table = self._columns(path, ["game_id", "ruleset", *_READ])
         if table.num_rows == 0:
             return
         runs = pc.run_end_encode(table.column("game_id").combine_chunks())
@@ -283,11 +275,16 @@ class Archive:
         _, offsets_buffer, data_buffer = stored.buffers()
         offsets = memoryview(offsets_buffer).cast("i")[stored.offset :]
         data = memoryview(data_buffer) if data_buffer is not None else memoryview(b"")
+
+        def entries(start: int, end: int) -> Entries:
+            return _entries(table.slice(start, end - start).select(_READ).to_pydict())
+
         for game, (game_id, ruleset, start, end) in enumerate(
             zip(runs.values.to_pylist(), rulesets, starts, ends, strict=True)
         ):
             counted = so_far[game + 1] - so_far[game]
-            yield game_id, ruleset, end - start, counted, bytes(data[offsets[start] : offsets[end]])
+            stored_data = bytes(data[offsets[start] : offsets[end]])
+            yield game_id, ruleset, end - start, counted, stored_data, partial(entries, start, end)
 
     def counts(self, path: str) -> tuple[int, int]:
         """How many games and events one file holds (its game ids read, nothing else)."""
@@ -305,6 +302,16 @@ class Archive:
 
     def _full(self, path: str) -> str:
         return f"{self.root.rstrip('/')}/{path}"
+
+
+def _entries(rows: dict[str, list[Any]]) -> Entries:
+    """Rows' raw entries, in the one form every recorder reads (events/records.py)."""
+    return [
+        [b"0-%d" % version, [TYPE, kind.encode(), SCHEMA, b"%d" % schema, DATA, stored]]
+        for version, kind, schema, stored in zip(
+            rows["version"], rows["stored_type"], rows["schema"], rows["stored"], strict=True
+        )
+    ]
 
 
 def _table(games: Sequence[ArchivedGame]) -> pa.Table:

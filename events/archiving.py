@@ -1,27 +1,32 @@
 """Moving finished games out of Redis into the archive (events/archive.py), safely under any
-crash, by exactly one worker per game however many run.
+crash, by exactly one batch per game however many workers run.
 
-A game is put in the due index, a sorted set per listing shard scored by when it ended, by
-the append that ends it (finished or abandoned), just before that append: so a game over is
-always due, and one whose ending append failed is let go when its turn comes. Any worker
-may archive a shard's due games; a lease per shard keeps the others off it, and the seal
-keeps two of them off one game even when a lease runs out under a slow worker. A batch
-goes, step by step:
+A game is put in the due index, a sorted set per listing shard scored by when it ended, just
+before the append that ends it (finished or abandoned): so a game over is always due, and
+one whose ending append failed is let go once it is clearly not over. Any worker may archive
+a shard's due games; a lease per shard keeps the others off it, and the seal keeps two
+batches off one game even when a lease runs out under a slow worker. A batch goes, step by
+step:
 
-1. its record (its name, and each game with when it is due) is written beside the shard,
-   so that whoever holds the shard next finishes it, games and names unchanged;
-2. each game is sealed by the batch, atomically in its slot (SEAL): from then on the
-   append script refuses the game (GameArchived), so its log cannot change, and no other
-   batch may seal it; the seal hands back the log and the seats' token hashes;
-3. the files are written (events/archive.py: whole or not at all), then read back and
-   compared with the logs entry by entry;
-4. each game is dropped (DROP): its stream, finished copy and tokens row deleted, its
+1. its record (its name, and each game with when it is due) is set beside the shard, where
+   none is, so that whoever holds the shard next finishes this batch and no other;
+2. each game is sealed by the batch, atomically in its slot (SEAL): from then on the append
+   script refuses the game (GameArchived), so its log cannot change, and no other batch may
+   seal it; the seal hands back the log and the seats' token hashes;
+3. the record is frozen: rewritten with the games sealed and their sizes, only if it is still
+   what was read. From then on the batch is those games, in files whose every row's place is
+   known (Archive.plan), whoever finishes it;
+4. the files are written (events/archive.py: whole or not at all), then read back and each
+   game's rows compared, at their place, with its log entry by entry;
+5. each game is dropped (DROP): its stream, finished copy and tokens row deleted, its
    summary row kept as its index entry, with where it lies and its seats' token hashes;
-5. the due entries and the batch's record go.
+6. the due entries go (each only if still what was read) and then the record (only if it is
+   still this batch's).
 
-A crash before 4 leaves every game in Redis (and maybe a file no index names, which the
-batch's finishing rewrites under the same name); a crash within 4 leaves each game dropped
-or not, its file whole either way. Every step may run twice.
+A crash before 5 leaves every game in Redis (and maybe a file no index names, which the
+batch's finishing writes again, the same rows in the same places); a crash within 5 leaves
+each game dropped or not, its file whole either way, and a file any of whose games was
+dropped is never written again. Every step may run twice, by two workers at once.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +46,7 @@ import msgspec
 from events.archive import Archive, ArchivedGame, Placed
 from events.calls import Script, StoreCalls, StoreUnavailable, counted
 from events.codec import event_data, event_type
-from events.listing import SHARDS, shard_of
+from events.listing import SHARDS, Listing, shard_of
 from events.mapper import events_of
 from events.records import Entries
 from events.rulesets import rules_for
@@ -52,6 +57,9 @@ OVER = ("finished", "abandoned")
 BATCH_GAMES = 2000
 #: How many of a batch's seals (or drops) are sent together.
 AT_ONCE = 100
+#: How long after a game was entered as due its seal may find it still not over before its
+#: entry goes (ms): the append that was to end it has landed or failed long before.
+ACTIVE_GRACE_MS = 30_000
 #: How long a worker holds a shard once it took it, renewed at every step (ms): longer than
 #: any step of a batch takes, short enough that a shard whose worker died waits little.
 LEASE_MS = 15_000
@@ -59,13 +67,15 @@ LEASE_MS = 15_000
 #: Seal a game for a batch: refuse another batch's seal, give back the log.
 SEAL = Script.of(
     """
--- KEYS: stream, summary, tokens. ARGV: the batch.
+-- KEYS: stream, summary, tokens. ARGV: the batch, then the statuses of a game over.
 local placed = redis.call('HGET', KEYS[2], 'archived')
 if placed then return {'archived', placed} end
 local sealed = redis.call('HGET', KEYS[2], 'sealed')
 if sealed and sealed ~= ARGV[1] then return {'other', sealed} end
 local status = redis.call('HGET', KEYS[2], 'status')
-if status ~= 'finished' and status ~= 'abandoned' then return {'active'} end
+local over = false
+for i = 2, #ARGV do if status == ARGV[i] then over = true end end
+if not over then return {'active'} end
 if redis.call('XLEN', KEYS[1]) == 0 then return {'gone'} end
 redis.call('HSET', KEYS[2], 'sealed', ARGV[1])
 return {'sealed', redis.call('XRANGE', KEYS[1], '-', '+'), redis.call('HGETALL', KEYS[3]),
@@ -98,6 +108,14 @@ end
 return 1
 """
 )
+#: Set a key to a new value only if it still holds the one read (ARGV: read, new; '' deletes).
+SWAP = Script.of(
+    """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+return 1
+"""
+)
 #: Take or keep a shard's lease.
 LEASE = Script.of(
     """
@@ -112,12 +130,11 @@ RELEASE = Script.of("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.
 
 log = logging.getLogger("poison.archive")
 
-#: A batch's record: its name, and each game with when it is due.
-_batch_decoder = msgspec.msgpack.Decoder(tuple[str, list[tuple[str, int]]])
 
 #: The index entry's field of a seat's token hash: `t` and the seat (short: it is in the
 #: entry once a seat, and an entry small enough stays in Redis's compact encoding).
-SEAT_FIELD = "t%d"
+SEAT_PREFIX = b"t"
+SEAT_FIELD = SEAT_PREFIX.decode() + "%d"
 #: A token hash in the index entry: its kind, then its bytes. The service's verifiers
 #: ("v1:" and 43 characters of URL-safe base64) and older SHA-256 hex digests are kept as
 #: the 32 bytes they spell; anything else (a left seat's mark) as its text.
@@ -133,14 +150,14 @@ def unpack_seats(row: Mapping[bytes, bytes]) -> dict[int, str]:
     """The seats' token hashes from an index entry's fields (`pack_seats` undone)."""
     seats = {}
     for field, value in row.items():
-        if field[:1] == b"t" and field[1:].isdigit():
-            kind, raw = value[:1], value[1:]
+        if field.startswith(SEAT_PREFIX) and field[len(SEAT_PREFIX) :].isdigit():
+            seat, kind, raw = int(field[len(SEAT_PREFIX) :]), value[:1], value[1:]
             if kind == _VERIFIER:
-                seats[int(field[1:])] = "v1:" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+                seats[seat] = "v1:" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
             elif kind == _HEX:
-                seats[int(field[1:])] = raw.hex()
+                seats[seat] = raw.hex()
             else:
-                seats[int(field[1:])] = raw.decode()
+                seats[seat] = raw.decode()
     return seats
 
 
@@ -155,6 +172,19 @@ def _packed(digest: str) -> bytes:
         if raw and raw.hex() == digest:
             return _HEX + raw
     return _TEXT + digest.encode()
+
+
+class Batch(msgspec.Struct, array_like=True, frozen=True):
+    """A batch's record: its name, each game with when it is due, and once frozen (step 3)
+    each game's rows: from then on the batch is exactly those games."""
+
+    name: str
+    games: list[tuple[str, int]]
+    rows: list[int] | None = None
+
+
+_batch_encoder = msgspec.msgpack.Encoder()
+_batch_decoder = msgspec.msgpack.Decoder(Batch)
 
 
 @dataclass(frozen=True)
@@ -179,9 +209,9 @@ class DueGames(StoreCalls):
 
     @counted
     async def add(self, game_id: str, ended_ms: int) -> None:
-        """Put a game that is over, or about to be, in the due index, due `ended_ms` on (a
-        later append to it, a rematch's, puts it off)."""
-        await self.execute("ZADD", self.due_key(shard_of(game_id)), ended_ms, game_id, repeatable=True)
+        """Put a game that is over, or about to be, in the due index, due from `ended_ms`
+        (the first time it was entered: it ended then)."""
+        await self.execute("ZADD", self.due_key(shard_of(game_id)), "NX", ended_ms, game_id, repeatable=True)
 
     @counted
     async def count(self) -> int:
@@ -224,20 +254,24 @@ class Archiver(DueGames):
         await self.script(RELEASE, [self.lease_key(shard)], [self.holder])
 
     async def run(self, every: float = 1.0) -> None:
-        """Archive what is due, again and again, until cancelled; a store that cannot be
-        reached is tried again later."""
+        """Archive what is due, again and again, until cancelled. Whatever goes wrong is
+        logged and tried again next time: the mover must outlive any one bad pass."""
         while True:
             await asyncio.sleep(every)  # (a worker that just started has nothing of its own due)
             try:
                 await self.pass_once()
             except StoreUnavailable as error:
                 log.warning("archiving waits for the store: %s", error)
-            except OSError as error:
-                log.warning("archiving waits for the archive: %s", error)
+            except Exception:
+                log.exception("an archiving pass failed")
 
     async def pass_once(self, *, now_ms: int | None = None, everything: bool = False) -> Archived:
         """One pass over every shard this worker can take: each one's batches, until none
-        is due. `everything`: what is over, however recently it ended."""
+        is due. `everything`: every game that is over, however recently it ended, those the
+        due index never heard of included (games that ended before there was an archive).
+        A shard whose batch fails is logged and left for the next pass; the others go on."""
+        if everything:
+            await self.enter_over_games()
         games = files = 0
         for shard in range(SHARDS):
             if not await self.lease(shard):
@@ -248,18 +282,46 @@ class Archiver(DueGames):
                     games, files = games + moved.games, files + moved.files
                     if moved.games < self.batch_games:
                         break
+            except StoreUnavailable:
+                raise
+            except Exception:
+                log.exception("archiving shard %d failed; its batch is finished later", shard)
             finally:
                 await self.release(shard)
         return Archived(games, files)
 
+    async def enter_over_games(self) -> int:
+        """Enter in the due index every listed game that is over and not archived; how many."""
+        listing = Listing(self.wire, namespace=self.namespace)
+        now = int(time.time() * 1000)
+        entered = 0
+        for status in OVER:
+            for shard in range(SHARDS):
+                members = await self.execute("ZRANGE", listing.index(shard, status), 0, -1, repeatable=True)
+                ids = [member.decode().split(":", 1)[1] for member in members]
+                for start in range(0, len(ids), AT_ONCE):
+                    chunk = ids[start : start + AT_ONCE]
+                    rows = await asyncio.gather(
+                        *(
+                            self.execute("HMGET", self.key(game_id, "summary"), "status", "archived", "sealed")
+                            for game_id in chunk
+                        )
+                    )
+                    for game_id, (now_status, archived, sealed) in zip(chunk, rows, strict=True):
+                        if now_status is not None and now_status.decode() in OVER and not archived and not sealed:
+                            await self.add(game_id, now)
+                            entered += 1
+        return entered
+
     async def shard_once(self, shard: int, *, now_ms: int | None = None, everything: bool = False) -> Archived:
-        """Finish the shard's batch left by a crash, else make one of its due games."""
-        left = await self.execute("GET", self.batch_key(shard), repeatable=True)
-        if left is not None:
-            name, games = _batch_decoder.decode(left)
-            log.info("finishing batch %s of %d games", name, len(games))
-            return await self.move(shard, name, games)
+        """Finish the shard's batch left by a crash (or by a worker still at it), else make
+        one of its due games."""
         now = int(time.time() * 1000) if now_ms is None else now_ms
+        record = await self.execute("GET", self.batch_key(shard), repeatable=True)
+        if record is not None:
+            batch = _batch_decoder.decode(record)
+            log.info("finishing batch %s of %d games", batch.name, len(batch.games))
+            return await self.move(shard, batch, record, now)
         upto = "+inf" if everything else now - self.after_ms
         flat = await self.execute(
             "ZRANGE",
@@ -276,78 +338,111 @@ class Archiver(DueGames):
         games = [(flat[i].decode(), int(float(flat[i + 1]))) for i in range(0, len(flat), 2)]
         if not games:
             return Archived()
-        name = f"{now:013d}-{shard:02d}-{os.urandom(3).hex()}"
-        # Only where no batch is: a worker whose lease ran out may be writing its own here.
-        if await self.execute("SET", self.batch_key(shard), msgspec.msgpack.encode((name, games)), "NX") is None:
+        batch = Batch(f"{now:013d}-{shard:02d}-{os.urandom(3).hex()}", games)
+        record = _batch_encoder.encode(batch)
+        # Only where no batch is: a worker whose lease ran out may be at its own here.
+        if await self.execute("SET", self.batch_key(shard), record, "NX") is None:
             return Archived()
-        return await self.move(shard, name, games)
+        return await self.move(shard, batch, record, now)
 
-    async def move(self, shard: int, name: str, games: Sequence[tuple[str, int]]) -> Archived:
-        """Steps 2 to 5 of the module's words for the batch `name`: safe to run again."""
-        sealed: dict[str, ArchivedGame] = {}
-        tokens: dict[str, dict[int, str]] = {}
-        placed_before: dict[str, Placed] = {}
-        ended = dict(games)
-        settled: list[str] = []  # due entries to remove: archived, gone, or not over
-        # Each game's seal, and below its drop, is a call in its own slot; sent many at once,
-        # they share the server's writes to its append-only file.
+    async def move(self, shard: int, batch: Batch, record: bytes, now: int) -> Archived:
+        """Steps 2 to 6 of the module's words for `batch`, whose record reads `record`:
+        safe to run again, and by two workers at once."""
+        name = batch.name
         sealing = [
-            self.script(SEAL, self._keys(game_id, "events", "summary", "tokens"), [name]) for game_id, _ in games
+            self.script(SEAL, self._keys(game_id, "events", "summary", "tokens"), [name, *OVER])
+            for game_id, _ in batch.games
         ]
-        for (game_id, ended_ms), reply in zip(games, await _at_once(sealing), strict=True):
+        sealed: dict[str, tuple[Entries, dict[int, str], str]] = {}
+        dropped: dict[str, Placed] = {}
+        settled: list[tuple[str, int]] = []  # due entries to take out: archived, gone, not over
+        for (game_id, due), reply in zip(batch.games, await _at_once(sealing), strict=True):
             outcome = reply[0]
             if outcome == b"sealed":
-                entries, flat, ruleset = reply[1], reply[2], reply[3].decode()
-                tokens[game_id] = {int(flat[i]): flat[i + 1].decode() for i in range(0, len(flat), 2)}
-                sealed[game_id] = archived_game(game_id, ruleset, ended_ms, entries)
+                flat = reply[2]
+                hashes = {int(flat[i]): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+                sealed[game_id] = (reply[1], hashes, reply[3].decode())
             elif outcome == b"archived":
                 placed = Placed.decode(reply[1].decode())
-                if placed.path.endswith(f"/{name}.parquet"):  # by this batch, before a crash
-                    placed_before[game_id] = placed
-                settled.append(game_id)
-            elif outcome == b"other":
-                continue  # another batch's: its record finishes it
-            else:
-                settled.append(game_id)  # gone, or not over: nothing to archive
-        await self.lease(shard)
-        plan = self.archive.plan(
-            name,
-            [(game.game_id, ended[game.game_id], len(game.entries)) for game in sealed.values()]
-            + [(game_id, ended[game_id], placed.rows) for game_id, placed in placed_before.items()],
-        )
-        # A file some of whose games were dropped was read back whole before they were:
-        # it stays as it is. Every other file of the batch is written now.
-        kept = {placed.path for placed in placed_before.values()}
-        writing = [game for game in sealed.values() if plan[game.game_id].path not in kept]
-        files = {plan[game.game_id].path for game in writing}
-        if writing:
-            await asyncio.to_thread(self.archive.write, name, writing)
-        for path in {plan[game_id].path for game_id in sealed}:
-            back = await asyncio.to_thread(self.archive.read_file, path)
-            for game in sealed.values():
-                if plan[game.game_id].path == path and back.get(game.game_id) != game.entries:
-                    raise OSError(f"the archive's copy of game {game.game_id} in {path} differs from its log")
-        await self.lease(shard)
+                if batch.rows is not None and placed.path.endswith(f"/{name}.parquet"):
+                    dropped[game_id] = placed  # by this batch, before a crash
+                settled.append((game_id, due))
+            elif outcome == b"active":
+                if due < now - ACTIVE_GRACE_MS:  # its ending append failed: it is not over
+                    settled.append((game_id, due))
+            elif outcome == b"gone":
+                settled.append((game_id, due))
+            # b"other": another batch's, which its own record finishes
+        if batch.rows is None:  # 3: freeze the batch as the games sealed now
+            frozen = Batch(
+                name,
+                [(game_id, due) for game_id, due in batch.games if game_id in sealed],
+                [len(sealed[game_id][0]) for game_id, _ in batch.games if game_id in sealed],
+            )
+            encoded = _batch_encoder.encode(frozen)
+            if not await self.script(SWAP, [self.batch_key(shard)], [record, encoded]):
+                return Archived()  # another worker froze or finished it: it is theirs
+            batch, record = frozen, encoded
+        assert batch.rows is not None
+        missing = [game_id for game_id, _ in batch.games if game_id not in sealed and game_id not in dropped]
+        if missing:
+            raise RuntimeError(f"batch {name}'s games {missing} are neither sealed by it nor archived")
+        plan = self.archive.plan(name, [(g, due, rows) for (g, due), rows in zip(batch.games, batch.rows, strict=True)])
+        written = await asyncio.to_thread(self._write_and_check, name, plan, sealed, set(dropped), batch)
+        if not await self.lease(shard):
+            return Archived()  # another worker holds the shard: it finishes the batch
         dropping = [
             self.script(
                 DROP,
-                self._keys(game.game_id, "events", "summary", "tokens", "finished"),
+                self._keys(game_id, "events", "summary", "tokens", "finished"),
                 [
                     name,
-                    plan[game.game_id].encode(),
-                    len(game.entries),
-                    *(part for pair in pack_seats(tokens[game.game_id]).items() for part in pair),
+                    plan[game_id].encode(),
+                    len(entries),
+                    *(part for pair in pack_seats(hashes).items() for part in pair),
                 ],
             )
-            for game in sealed.values()
+            for game_id, (entries, hashes, _) in sealed.items()
         ]
-        for game, dropped in zip(sealed.values(), await _at_once(dropping), strict=True):
-            if dropped:
-                settled.append(game.game_id)
-        if settled:  # each unless it was put off meanwhile (its game may have moved on)
-            await self.script(SETTLE, [self.due_key(shard)], [part for g in settled for part in (g, ended[g])])
-        await self.execute("DEL", self.batch_key(shard))
-        return Archived(len(sealed), len(files))
+        due_of = dict(batch.games)
+        for game_id, done in zip(sealed, await _at_once(dropping), strict=True):
+            if done:
+                settled.append((game_id, due_of[game_id]))
+        if settled:  # each unless it was entered anew meanwhile
+            await self.script(SETTLE, [self.due_key(shard)], [part for pair in settled for part in pair])
+        await self.script(SWAP, [self.batch_key(shard)], [record, ""])
+        return Archived(len(sealed), written)
+
+    def _write_and_check(
+        self,
+        name: str,
+        plan: Mapping[str, Placed],
+        sealed: Mapping[str, tuple[Entries, dict[int, str], str]],
+        dropped: set[str],
+        batch: Batch,
+    ) -> int:
+        """Step 4, in a thread: write each file of the batch none of whose games was dropped,
+        then read back every file that holds a sealed game and compare each such game's rows,
+        at its place, with its log. How many files it wrote; OSError when any differs."""
+        due_of = dict(batch.games)
+        kept = {plan[game_id].path for game_id in dropped}
+        writing = [
+            archived_game(game_id, ruleset, due_of[game_id], entries)
+            for game_id, (entries, _, ruleset) in sealed.items()
+            if plan[game_id].path not in kept
+        ]
+        if writing:
+            self.archive.write(name, writing)
+        for path in {plan[game_id].path for game_id in sealed}:
+            ids, entries = self.archive.read_file(path)
+            for game_id, (logged, _, _) in sealed.items():
+                placed = plan[game_id]
+                if placed.path != path:
+                    continue
+                rows = slice(placed.first, placed.first + placed.rows)
+                if ids[rows] != [game_id] * placed.rows or entries[rows] != logged:
+                    raise OSError(f"the archive's copy of game {game_id} in {path} differs from its log")
+        return len({plan[game.game_id].path for game in writing})
 
     def _keys(self, game_id: str, *what: str) -> list[str]:
         prefix = self.prefix(game_id)
@@ -378,6 +473,7 @@ __all__ = [
     "OVER",
     "Archived",
     "Archiver",
+    "Batch",
     "DueGames",
     "archived_game",
     "pack_seats",

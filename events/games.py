@@ -130,12 +130,12 @@ class Games:
     ) -> None:
         if store.listing is None or store.idempotency is None or store.buckets is None:
             raise ValueError("the games need a store with a listing, idempotency records and rate-limit buckets")
-        # The store's parts, each held here for what it does: the log (`store`), the
-        # listing, the idempotency records, the seat tokens and the rate-limit buckets.
+        # The store's parts, each held here for what it does: the log (`store`, with the seat
+        # tokens, which an archived game keeps in its index entry), the listing, the
+        # idempotency records and the rate-limit buckets.
         self.store = store
         self.listing = store.listing
         self.idempotency = store.idempotency
-        self.tokens = store.tokens
         self.buckets = store.buckets
         self.kept_refusals = kept_refusals
         self.cache_size = cache_size
@@ -520,7 +520,7 @@ class Games:
         conflict: VersionConflict | None = None
         for _ in range(LOBBY_RETRIES):
             logged = await self.load(game_id)
-            if holder is not None and (await self.tokens.token_hashes(game_id)).get(seat) != holder:
+            if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
                 raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
                 events, after = await self._judged(bill, gone, logged, step, logged)

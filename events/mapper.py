@@ -46,6 +46,13 @@ def finished_copy_header(ruleset: str) -> bytes:
     return b"\x92" + msgspec.msgpack.encode(ruleset)
 
 
+def finished_copy(ruleset: str, count: int, stored: bytes) -> bytes:
+    """The finished copy of a game of `ruleset` whose `count` events' stored data are
+    `stored`, one after another in version order: the header, a msgpack array32 header
+    (the count in 4 bytes, big-endian), the data, as the recorder's script makes it."""
+    return finished_copy_header(ruleset) + b"\xdd" + count.to_bytes(4, "big") + stored
+
+
 def decode_finished(copy: bytes) -> list[tuple[int, Event]] | None:
     """A finished copy's events, numbered from version 1, decoded as strictly as the
     stream's entries are; None when it does not decode (the caller reads the stream, the
@@ -139,6 +146,7 @@ __all__ = [
     "decode_finished",
     "events_of",
     "events_of_log",
+    "finished_copy",
     "finished_copy_header",
     "records_of",
 ]

@@ -214,7 +214,10 @@ class EventStore(Generic[AnyRecorder]):
         """The game's events after version `after`, batch by batch as they are appended,
         for as long as the caller iterates (decoded once for every follower of the game
         that shares a batch). An archived game's are one batch, and it ends."""
-        placed = await self.placed(game_id) if self.archive is not None else None
+        # (a live game's log is in Redis: only a game whose log is not asks its index entry)
+        placed = None
+        if self.archive is not None and await self.recorder.version(game_id) == 0:
+            placed = await self.placed(game_id)
         if placed is not None:
             archived = (await self._archived(placed))[after:]
             if archived:
@@ -278,7 +281,7 @@ class EventStore(Generic[AnyRecorder]):
             return cached
         try:
             return await asyncio.to_thread(archive.read, placed)
-        except (OSError, ValueError) as error:  # pyarrow's refusals of a damaged file are ValueErrors
+        except Exception as error:  # whatever the file's storage or pyarrow raise
             log.warning(
                 "the archive's file %s cannot be read: %s", placed.path, error
             )  # where: the log's, not the client's

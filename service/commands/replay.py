@@ -23,11 +23,11 @@ from events.play import LoggedGame
 from events.replay import InvalidLog, decode_log, rebuild, require_complete
 from service.commands import CommandError, Commands, add_command, arguments, console, fail, literal, visible
 from service.commands.screens import screen_for
+from service.commands.stored import on_store, settings_of
 from service.i18n import isolated, words
 
 if TYPE_CHECKING:
     from events.games import Games
-from service.commands.stored import on_store, settings_of
 
 
 def add(commands: Commands) -> None:

@@ -117,6 +117,9 @@ def serve(settings: Settings) -> int:
         server.supervise(say, first_delay=settings.store_restart_delay)
     else:
         url = settings.redis_url
+    tell("cli.serve.archive", where=settings.archive_location(), after=f"{settings.archive_after:g}")
+    if settings.redis_url is not None and settings.archive_url is None:
+        tell("cli.serve.archive_local")  # another node's archived games would not be found here
     _room_for_connections(settings.max_connections)
     # Workers read their settings from the environment: every one of them, flags included.
     os.environ.update({**settings.environment(), "POISON_REDIS_URL": url})

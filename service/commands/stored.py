@@ -4,7 +4,7 @@ the store connected (a URL, or the embedded server in the data directory, never 
 empty), the work run, and each way that can fail said in one line (CommandError).
 
 The store's client (redis, asyncio, the store's metrics) is imported only when a command
-reaches the store: it was a third of every `poison` command's start.
+reaches the store: importing it was a large part of every `poison` command's start.
 """
 
 from __future__ import annotations

@@ -123,6 +123,8 @@ async def test_an_archived_game_of_four_people_keeps_one_key_under_512_bytes_and
     async with AsyncTestClient(create_app(archived_settings)) as client:
         after = [(await client.get(path, headers=auth(token))).content for token in table.tokens.values()]
         assert after == before
+        leave = await client.delete(f"{path}/seats/1", headers=auth(table.tokens[1]))
+        assert problem(leave, 409, "game_started")  # as before it moved: the game is no lobby's
         stranger = await client.get(path, headers=auth(table.tokens[0][::-1]))
         assert problem(stranger, 401, "unauthorized")
 

@@ -10,10 +10,12 @@ moved by the real Archiver into a folder. The commands run in this process
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
@@ -27,8 +29,13 @@ from events.recorder import RedisRecorder
 from service.app import create_app
 from service.settings import Settings
 from tests.archive.test_reads import finished_table
+from tests.service.api import auth, view
 from tests.service.command import assert_one_line_refusal, poison, poison_read
 from tests.service.test_cli_replay import table_rows
+from tests.service.test_lobby_api import open_game
+
+#: The options of a game of each ruleset created with open seats.
+OPTIONS = {"poison": {"rounds": 1}, "pot": {"ruleset": "pot"}}
 
 
 @dataclass(frozen=True)
@@ -42,9 +49,12 @@ class Archived:
     moves: dict[str, int]
 
 
-async def play_and_archive(settings: Settings, batches: list[list[tuple[str, int]]]) -> Archived:
+async def play_and_archive(
+    settings: Settings, batches: list[list[tuple[str, int]]], abandoned: Sequence[str] = ()
+) -> Archived:
     """Each batch's games (ruleset, seed) played to their end, then moved by one pass of the
-    mover: a batch's games lie in files of their own."""
+    mover: a batch's games lie in files of their own; then a game of each of `abandoned`'s
+    rulesets created with open seats and left by its only person, moved by one pass more."""
     rulesets: dict[str, str] = {}
     events: dict[str, int] = {}
     moves: dict[str, int] = {}
@@ -61,6 +71,15 @@ async def play_and_archive(settings: Settings, batches: list[list[tuple[str, int
                     moves[table.game_id] = sum(event["type"] == "card_played" for event in log)
                 moved = await archiver.pass_once(everything=True)
                 assert moved.games == len(batch)
+            for name in abandoned:
+                game_id, token = await open_game(client, OPTIONS[name])
+                assert (await client.delete(f"/v1/games/{game_id}/seats/0", headers=auth(token))).status_code == 204
+                assert (await view(client, game_id))["status"] == "abandoned"
+                rulesets[game_id] = name
+                events[game_id] = len((await client.get(f"/v1/games/{game_id}/events")).json()["events"])
+                moves[game_id] = 0
+            if abandoned:
+                assert (await archiver.pass_once(everything=True)).games == len(abandoned)
     finally:
         await recorder.close()
     return Archived(settings.archive_location(), rulesets, events, moves)
@@ -106,9 +125,12 @@ def test_an_archive_of_both_rulesets_checks_valid_with_every_game_event_and_move
     assert len(lines) == 2
 
 
-def tamper(url: str, game_id: str, kind: str, change) -> None:
-    """Rewrite the file holding `game_id` with the data of its first event of stored type
-    `kind` changed by `change` (the event as a dict), every other row as it was."""
+def rewrite(
+    url: str, game_id: str, kind: str, change: Callable[[bytes, int], tuple[bytes, int]], *, every: bool
+) -> None:
+    """Rewrite the file holding `game_id` with the stored data and schema of its first
+    event of stored type `kind` (or of every one) made anew by `change`, every other row
+    as it was."""
     archive = Archive(url)
     for path in archive.files():
         full = f"{archive.root}/{path}"
@@ -117,14 +139,28 @@ def tamper(url: str, game_id: str, kind: str, change) -> None:
         at = pc.indices_nonzero(rows).to_pylist()
         if not at:
             continue
-        stored = table["stored"].to_pylist()
-        event = msgspec.msgpack.decode(stored[at[0]])
-        change(event)
-        stored[at[0]] = msgspec.msgpack.encode(event)
-        column = table.schema.get_field_index("stored")
-        pq.write_table(table.set_column(column, table.schema.field(column), [stored]), full, compression="zstd")
+        stored, schema = table["stored"].to_pylist(), table["schema"].to_pylist()
+        for row in at if every else at[:1]:
+            stored[row], schema[row] = change(stored[row], schema[row])
+        for name, column in (("stored", stored), ("schema", schema)):
+            index = table.schema.get_field_index(name)
+            field = table.schema.field(index)
+            table = table.set_column(index, field, pa.array(column, field.type))
+        pq.write_table(table, full, compression="zstd")
         return
     raise AssertionError(f"no {kind} of {game_id} in the archive")
+
+
+def tamper(url: str, game_id: str, kind: str, change: Callable[[dict], None]) -> None:
+    """Rewrite the file holding `game_id` with the data of its first event of stored type
+    `kind` changed by `change` (the event as a dict), every other row as it was."""
+
+    def changed(stored: bytes, schema: int) -> tuple[bytes, int]:
+        event = msgspec.msgpack.decode(stored)
+        change(event)
+        return msgspec.msgpack.encode(event), schema
+
+    rewrite(url, game_id, kind, changed, every=False)
 
 
 def out_of_turn(event: dict) -> None:
@@ -254,3 +290,45 @@ def test_a_shell_sees_exit_status_0_for_a_valid_archive_checked_by_two_processes
     games = len(archived.rulesets)
     events, moves = sum(archived.events.values()), sum(archived.moves.values())
     assert result.stdout.startswith(f"{games} of {games} archived games valid\n{summary(games, events, moves)}")
+
+
+def check_valid(archived: Archived) -> None:
+    """`poison replay --archive` finds every game of `archived` valid, each counted."""
+    result = poison_read("replay", "--archive", archived.url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    games = len(archived.rulesets)
+    events, moves = sum(archived.events.values()), sum(archived.moves.values())
+    assert result.stdout.startswith(f"{games} of {games} archived games valid\n{summary(games, events, moves)}")
+
+
+def test_an_abandoned_game_of_each_ruleset_in_the_archive_is_valid(settings):
+    archived = asyncio.run(play_and_archive(settings, [[("poison", 4)]], abandoned=["poison", "pot"]))
+    assert len(archived.rulesets) == 3
+    check_valid(archived)
+
+
+def as_schema_1(stored: bytes, schema: int) -> tuple[bytes, int]:
+    # round_scored v1, as the first drafts stored it: each seat's taken counts as a list.
+    assert schema == 2
+    event = msgspec.msgpack.decode(stored)
+    event["taken"] = [[t["red"], t["blue"], t["purple"], t["poison"]] for t in event["taken"]]
+    del event["type"]
+    return msgspec.msgpack.encode(event), 1
+
+
+def test_a_game_whose_rounds_are_stored_in_an_older_schema_is_upcast_and_valid(archived):
+    game_id = next(game for game, name in archived.rulesets.items() if name == "poison")
+    rewrite(archived.url, game_id, "round_scored", as_schema_1, every=True)
+    check_valid(archived)
+
+
+def test_an_archived_event_that_does_not_decode_is_named_with_its_version(archived):
+    game_id = next(game for game, name in archived.rulesets.items() if name == "pot")
+    rewrite(archived.url, game_id, "pot:card_played", lambda stored, schema: (b"\xc1", schema), every=False)
+    archive = Archive(archived.url)
+    rows = [archive.read_file(path) for path in archive.files()]
+    entries = [entry for ids, read in rows for row_id, entry in zip(ids, read, strict=True) if row_id == game_id]
+    at = next(int(version.split(b"-")[1]) for version, fields in entries if fields[1] == b"pot:card_played")
+    result = poison_read("replay", "--archive", archived.url)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith(f"game {game_id}: invalid: event {at}: unreadable stored event: ")
