@@ -193,7 +193,7 @@ class EventStore(Generic[AnyRecorder]):
             if entries and version_of(entries[0]) == after:
                 return entries[1:]
         if entries:
-            return entries
+            return entries if limit is None else entries[:limit]
         placed = await self.placed(game_id)
         if placed is None:
             return entries
