@@ -145,7 +145,6 @@ class Archive:
     def _write_file(self, path: str, table: pa.Table) -> None:
         final = self._full(path)
         folder = final.rsplit("/", 1)[0]
-        new_folder = not self.fs.exists(folder)
         self.fs.makedirs(folder, exist_ok=True)
         if self.local:
             # A name of this writer's own: two movers finishing one batch write side by side.
@@ -155,9 +154,10 @@ class Archive:
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(partial, final)
-            sync_folder(folder)
-            if new_folder:  # the day's folder itself, in the archive's root
-                sync_folder(os.path.dirname(folder))
+            # The file's name, the day's folder in the root, the root in its parent: each
+            # time, since a crash may have come between a folder's making and its flush.
+            for made in (folder, os.path.dirname(folder), os.path.dirname(os.path.dirname(folder))):
+                sync_folder(made)
         else:
             # An object store's upload is whole when it returns: no partial object is ever seen.
             with self.fs.open(final, "wb") as out:

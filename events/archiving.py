@@ -37,7 +37,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +60,8 @@ AT_ONCE = 100
 #: How long after a game was entered as due its seal may find it still not over before its
 #: entry goes (ms): the append that was to end it has landed or failed long before.
 ACTIVE_GRACE_MS = 30_000
-#: How long a worker holds a shard once it took it, renewed at every step (ms): longer than
-#: any step of a batch takes, short enough that a shard whose worker died waits little.
+#: How long a worker's lease of a shard lasts (ms), renewed a few times a lease while it
+#: works there: short enough that a shard whose worker died waits little.
 LEASE_MS = 15_000
 
 #: Seal a game for a batch: refuse another batch's seal, give back the log.
@@ -106,6 +106,17 @@ for i = 1, #ARGV, 2 do
   end
 end
 return 1
+"""
+)
+#: Undo a batch's seal of a game it did not archive (a batch frozen without it).
+UNSEAL = Script.of(
+    """
+-- KEYS: summary. ARGV: the batch.
+if redis.call('HGET', KEYS[1], 'sealed') == ARGV[1] and redis.call('HEXISTS', KEYS[1], 'archived') == 0 then
+  redis.call('HDEL', KEYS[1], 'sealed')
+  return 1
+end
+return 0
 """
 )
 #: Set a key to a new value only if it still holds the one read (ARGV: read, new; '' deletes).
@@ -276,18 +287,17 @@ class Archiver(DueGames):
         for shard in range(SHARDS):
             if not await self.lease(shard):
                 continue
-            try:
-                while True:
-                    moved = await self.shard_once(shard, now_ms=now_ms, everything=everything)
-                    games, files = games + moved.games, files + moved.files
-                    if moved.games < self.batch_games:
-                        break
-            except StoreUnavailable:
-                raise
-            except Exception:
-                log.exception("archiving shard %d failed; its batch is finished later", shard)
-            finally:
-                await self.release(shard)
+            async with self.holding(shard):
+                try:
+                    while True:
+                        moved = await self.shard_once(shard, now_ms=now_ms, everything=everything)
+                        games, files = games + moved.games, files + moved.files
+                        if moved.games < self.batch_games:
+                            break
+                except StoreUnavailable:
+                    raise
+                except Exception:
+                    log.exception("archiving shard %d failed; its batch is finished later", shard)
         return Archived(games, files)
 
     async def enter_over_games(self) -> int:
@@ -381,6 +391,7 @@ class Archiver(DueGames):
             )
             encoded = _batch_encoder.encode(frozen)
             if not await self.script(SWAP, [self.batch_key(shard)], [record, encoded]):
+                await self._unseal_lost(shard, name, sealed)
                 return Archived()  # another worker froze or finished it: it is theirs
             batch, record = frozen, encoded
         assert batch.rows is not None
@@ -388,9 +399,10 @@ class Archiver(DueGames):
         if missing:
             raise RuntimeError(f"batch {name}'s games {missing} are neither sealed by it nor archived")
         plan = self.archive.plan(name, [(g, due, rows) for (g, due), rows in zip(batch.games, batch.rows, strict=True)])
+        # From here on the batch is fixed: going on is safe even if the lease runs out (a
+        # second worker would write the same rows and make the same drops), and giving up
+        # could leave a slow batch to be given up by every worker in turn.
         written = await asyncio.to_thread(self._write_and_check, name, plan, sealed, set(dropped), batch)
-        if not await self.lease(shard):
-            return Archived()  # another worker holds the shard: it finishes the batch
         dropping = [
             self.script(
                 DROP,
@@ -405,13 +417,48 @@ class Archiver(DueGames):
             for game_id, (entries, hashes, _) in sealed.items()
         ]
         due_of = dict(batch.games)
+        kept_back = []
         for game_id, done in zip(sealed, await _at_once(dropping), strict=True):
             if done:
                 settled.append((game_id, due_of[game_id]))
+            else:
+                kept_back.append(game_id)
         if settled:  # each unless it was entered anew meanwhile
             await self.script(SETTLE, [self.due_key(shard)], [part for pair in settled for part in pair])
+        if kept_back:  # the record stays, so that the batch is tried again, not forgotten
+            raise RuntimeError(f"batch {name} could not drop {kept_back}")
         await self.script(SWAP, [self.batch_key(shard)], [record, ""])
         return Archived(len(sealed), written)
+
+    async def _unseal_lost(self, shard: int, name: str, sealed: Mapping[str, object]) -> None:
+        """After another worker froze (or finished) this batch first: undo this worker's
+        seals of the games it froze without, which no record would ever finish (a game that
+        was not over for the other worker's seal and is over for this one's)."""
+        record = await self.execute("GET", self.batch_key(shard), repeatable=True)
+        current = _batch_decoder.decode(record) if record is not None else None
+        frozen = {game_id for game_id, _ in current.games} if current is not None and current.name == name else set()
+        lost = [game_id for game_id in sealed if game_id not in frozen]
+        await _at_once([self.script(UNSEAL, [self.key(game_id, "summary")], [name]) for game_id in lost])
+
+    @contextlib.asynccontextmanager
+    async def holding(self, shard: int) -> AsyncIterator[None]:
+        """The shard's lease kept while the block runs (renewed a few times a lease), then
+        given back: a long batch is not taken over for being long."""
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(self.lease_ms / 3000)
+                with contextlib.suppress(StoreUnavailable):
+                    await self.lease(shard)
+
+        renewing = asyncio.create_task(renew())
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
+            await self.release(shard)
 
     def _write_and_check(
         self,

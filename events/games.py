@@ -454,7 +454,11 @@ class Games:
                 return finished.next_game, await self.load(finished.next_game)
             rematch_created(finished, next_id)  # refuses before anything is written
             if await self.store.archiving(game_id):
-                raise GameArchived(game_id)  # its log takes no rematch_created: no next game is made
+                # Its log takes no rematch_created. A next game made by a rematch that raced
+                # the seal is still every seat's next game (its id is derived from this one).
+                if await self.store.version(next_id) > 0:
+                    return next_id, await self.load(next_id)
+                raise GameArchived(game_id)
             if await self.store.version(next_id) == 0:
                 events, logged = await self._judged(bill, gone, finished, rematch_game, finished, next_id, seed)
                 # Another call may create it first: it is the same game (same id), and its
@@ -475,6 +479,8 @@ class Games:
                 )
             except VersionConflict:
                 continue  # someone else named it first: read again
+            except GameArchived:
+                continue  # sealed meanwhile: the next game, made above, is found as above
             self._remember(game_id, after)
             return next_id, await self.load(next_id)
         raise VersionConflict(0, await self.store.version(game_id))

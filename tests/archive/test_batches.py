@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from events.archive import Archive, ArchivedGame, Placed
-from events.archiving import SWAP, Archiver
+from events.archiving import SWAP, Archiver, Batch
 from events.calls import Script
 from events.games import Games
 from events.listing import shard_of
@@ -156,3 +156,77 @@ async def test_two_workers_on_one_batch_after_a_lease_ran_out_put_every_game_whe
     assert await cold.placed(ending) is not None
     assert len(await cold.entries(ending)) == (await cold.placed(ending)).rows  # type: ignore[union-attr]
     await cold.close()
+
+
+class Stalled(Archiver):
+    """A mover that stalls just after it read (or made) the shard's record, before sealing."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self.reached, self.go = asyncio.Event(), asyncio.Event()
+
+    async def move(self, shard: int, batch: Batch, record: bytes, now: int) -> Any:
+        self.reached.set()
+        await self.go.wait()
+        return await super().move(shard, batch, record, now)
+
+
+async def test_a_worker_that_stalled_before_sealing_leaves_no_seal_behind_when_another_finished_its_batch(
+    store: EventStore, raw: Any, namespace: str, scene: Scene, redis_url: str
+) -> None:
+    stalled = Stalled(store.recorder.wire, Archive(scene.url), namespace=namespace, after_ms=0, lease_ms=200)
+    assert await stalled.lease(scene.shard)
+    stalling = asyncio.create_task(stalled.shard_once(scene.shard, everything=True))
+    await stalled.reached.wait()  # its batch's record is set, not frozen yet
+    await asyncio.sleep(0.3)  # its lease runs out
+    other = Archiver(store.recorder.wire, Archive(scene.url), namespace=namespace, after_ms=0)
+    assert await other.lease(scene.shard)
+    assert (await other.shard_once(scene.shard, everything=True)).games == 1  # froze it as `over` alone
+    await other.release(scene.shard)
+    await end(raw, namespace, scene.ending)
+    stalled.go.set()
+    assert (await stalling).games == 0  # it sealed `ending`, found the batch frozen without it, unsealed
+    summary = await raw.hgetall(f"{namespace}:{{{scene.ending}}}:summary")
+    assert b"sealed" not in summary
+    assert not await store.archiving(scene.ending)
+    await Archiver(store.recorder.wire, Archive(scene.url), namespace=namespace, after_ms=0).pass_once()
+    assert await store.placed(scene.ending) is not None  # archived by a batch of its own
+
+
+class Slow(Archive):
+    """An archive whose writes take longer than a mover's lease; `writing` is set while one
+    runs."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.writing = threading.Event()
+
+    def write(self, batch: str, games: Sequence[ArchivedGame]) -> dict[str, Placed]:
+        self.writing.set()
+        try:
+            time.sleep(0.6)
+            return super().write(batch, games)
+        finally:
+            self.writing.clear()
+
+
+async def test_a_batch_longer_than_a_lease_keeps_its_shard_and_ends_while_others_keep_asking(
+    store: EventStore, namespace: str, scene: Scene
+) -> None:
+    archive = Slow(scene.url)
+    slow = Archiver(store.recorder.wire, archive, namespace=namespace, after_ms=0, lease_ms=200)
+    others = [Archiver(store.recorder.wire, Archive(scene.url), namespace=namespace, after_ms=0) for _ in range(3)]
+    working = asyncio.create_task(slow.pass_once())
+    asked = taken = 0
+    while not working.done():
+        if archive.writing.is_set():  # the batch is under way, for three leases' time
+            for other in others:
+                asked += 1
+                if await other.lease(scene.shard):
+                    taken += 1
+                    await other.release(scene.shard)
+        await asyncio.sleep(0.02)
+    assert (await working).games == 1  # `over` (`ending` is not over)
+    assert asked > 0
+    assert taken == 0  # nobody took the shard while its batch ran
+    assert await store.placed(scene.over) is not None
