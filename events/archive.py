@@ -193,8 +193,7 @@ class Archive:
         """A file's rows read from it now, in one pass, in their order: each row's game id,
         and each row's raw entry as `read` gives it (the mover's read-back of what it wrote)."""
         self.forget(path)
-        with self.fs.open(self._full(path), "rb") as source:
-            rows = pq.read_table(source, columns=["game_id", *_READ]).to_pydict()
+        rows = self._columns(path, ["game_id", *_READ]).to_pydict()
         return rows["game_id"], _entries(rows)
 
     def _read(self, placed: Placed) -> Entries:
@@ -243,9 +242,6 @@ class Archive:
         prefix = self._full("")
         return sorted(str(path)[len(prefix) :] for path in found)
 
-    def exists(self, path: str) -> bool:
-        return bool(self.fs.exists(self._full(path)))
-
     def size(self, path: str) -> int:
         return int(self.fs.size(self._full(path)))
 
@@ -293,7 +289,8 @@ class Archive:
 
     def _columns(self, path: str, columns: list[str]) -> pa.Table:
         """Some columns of a whole file, read on this thread alone (bulk work runs a
-        process per core); a local file by its name, through pyarrow's own reading."""
+        process per core, the mover a thread); a local file by its name, through pyarrow's
+        own reading."""
         full = self._full(path)
         if self.local:
             return pq.read_table(full, columns=columns, use_threads=False)

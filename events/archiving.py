@@ -308,20 +308,21 @@ class Archiver(DueGames):
         for status in OVER:
             for shard in range(SHARDS):
                 members = await self.execute("ZRANGE", listing.index(shard, status), 0, -1, repeatable=True)
-                ids = [member.decode().split(":", 1)[1] for member in members]
-                for start in range(0, len(ids), AT_ONCE):
-                    chunk = ids[start : start + AT_ONCE]
-                    rows = await asyncio.gather(
-                        *(
-                            self.execute("HMGET", self.key(game_id, "summary"), "status", "archived", "sealed")
-                            for game_id in chunk
-                        )
-                    )
-                    for game_id, (now_status, archived, sealed) in zip(chunk, rows, strict=True):
-                        if now_status is not None and now_status.decode() in OVER and not archived and not sealed:
-                            await self.add(game_id, now)
-                            entered += 1
+                over = await self._over_and_here([member.decode().split(":", 1)[1] for member in members])
+                await _at_once([self.add(game_id, now) for game_id in over])
+                entered += len(over)
         return entered
+
+    async def _over_and_here(self, ids: list[str]) -> list[str]:
+        """Those of the games whose summary says they are over, neither archived nor sealed."""
+        rows = await _at_once(
+            [self.execute("HMGET", self.key(game_id, "summary"), "status", "archived", "sealed") for game_id in ids]
+        )
+        return [
+            game_id
+            for game_id, (status, archived, sealed) in zip(ids, rows, strict=True)
+            if status is not None and status.decode() in OVER and not archived and not sealed
+        ]
 
     async def shard_once(self, shard: int, *, now_ms: int | None = None, everything: bool = False) -> Archived:
         """Finish the shard's batch left by a crash (or by a worker still at it), else make

@@ -282,9 +282,8 @@ class EventStore(Generic[AnyRecorder]):
         try:
             return await asyncio.to_thread(archive.read, placed)
         except Exception as error:  # whatever the file's storage or pyarrow raise
-            log.warning(
-                "the archive's file %s cannot be read: %s", placed.path, error
-            )  # where: the log's, not the client's
+            # Which file, and why, is for the operator's log; the client hears that it failed.
+            log.warning("the archive's file %s cannot be read: %s", placed.path, error)
             raise StoreUnavailable("the archive cannot be read") from None
 
     async def ping(self) -> None:

@@ -22,6 +22,7 @@ from events.games import Games
 from events.listing import shard_of
 from events.records import Entries
 from events.store import EventStore
+from tests.archive.games import finished_games
 from tests.rulesets import seats
 
 pytestmark = pytest.mark.anyio
@@ -230,3 +231,18 @@ async def test_a_batch_longer_than_a_lease_keeps_its_shard_and_ends_while_others
     assert asked > 0
     assert taken == 0  # nobody took the shard while its batch ran
     assert await store.placed(scene.over) is not None
+
+
+async def test_a_pass_of_everything_moves_games_that_ended_before_there_was_an_archive(
+    redis_url: str, namespace: str, tmp_path: Path
+) -> None:
+    before_archives = EventStore.from_url(redis_url, namespace=namespace)  # no archive: no due index
+    ids = await finished_games(before_archives, 6)
+    await before_archives.close()
+    store = EventStore.from_url(redis_url, namespace=namespace, archive=Archive(str(tmp_path / "archive")))
+    archiver = store.archiver(after_ms=0)
+    assert await archiver.count() == 0
+    assert (await archiver.pass_once()).games == 0  # nothing is due
+    assert (await archiver.pass_once(everything=True)).games == len(ids)
+    assert None not in [await store.placed(game_id) for game_id in ids]
+    await store.close()
