@@ -249,6 +249,9 @@ def invalid_first(first: object) -> RuleError:
 SEARCH_BOT = "mcts"
 #: The fewest and the most playouts one decision of the `mcts` bot may make.
 PLAYOUT_BOUNDS = (1, 200_000)
+#: A game clock's seconds per move, from one second to a day: what the HTTP body and the
+#: stored game_created both accept.
+CLOCK_BOUNDS = (1, 86_400)
 #: The fewest and the most milliseconds one decision of the `mcts` bot may be given.
 MILLISECOND_BOUNDS = (1, 60_000)
 

@@ -110,12 +110,13 @@ class StoreCalls:
         self.namespace = namespace
         self._single = False  # known to be one server, not a cluster's node
 
-    async def execute(self, *command: Argument, repeatable: bool = False) -> Any:
+    async def execute(self, *command: Argument, repeatable: bool = False, replicated: bool = False) -> Any:
         """One command on the pipelined connection (its own deadline bounds the wait).
         `repeatable`: sending it twice does no harm (a read), so a dropped connection is
-        retried once even after it was sent."""
+        retried once even after it was sent. `replicated`: a write acknowledged as the
+        appends are (events.pipelined), so that it outlives its node's primary."""
         try:
-            return await self.wire.execute(*command, repeatable=repeatable)
+            return await self.wire.execute(*command, repeatable=repeatable, replicated=replicated)
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
 

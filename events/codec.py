@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from core.errors import PLAYOUT_BOUNDS, SEED_LIMIT, quoted
+from core.errors import CLOCK_BOUNDS, PLAYOUT_BOUNDS, SEED_LIMIT, quoted
 from events.commitment import Commitment, Salt
 from events.wording import NOTHING, plain
 
@@ -26,6 +26,7 @@ BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=5)]
 Seed = Annotated[int, msgspec.Meta(ge=0, le=SEED_LIMIT)]
 Playouts = Annotated[int, msgspec.Meta(ge=PLAYOUT_BOUNDS[0], le=PLAYOUT_BOUNDS[1])]
+SecondsPerMove = Annotated[int, msgspec.Meta(ge=CLOCK_BOUNDS[0], le=CLOCK_BOUNDS[1])]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -76,8 +77,44 @@ class RematchCreated(Event, frozen=True, tag="rematch_created"):
     game_id: str
 
 
-#: The lobby's events, which every ruleset's codec carries.
-LOBBY_EVENTS: tuple[type[Event], ...] = (SeatJoined, SeatLeft, GameStarted, RematchCreated)
+class Clock(Struct, frozen=True):
+    """A game's clock: each person has this long for each move (the service's clock; a
+    replay reads none)."""
+
+    seconds_per_move: SecondsPerMove
+
+
+class SeatTimedOut(Event, frozen=True, tag="seat_timed_out"):
+    """The person of the seat to move let its clock run out: `bot` plays the seat from now on
+    (the seat is away), its move following at once."""
+
+    seat: Seat
+    bot: BotName
+
+
+class SeatResigned(Event, frozen=True, tag="seat_resigned"):
+    """The person of a seat gave it up for the rest of the game: `bot` plays it from now on,
+    and the seat never comes back."""
+
+    seat: Seat
+    bot: BotName
+
+
+class SeatReturned(Event, frozen=True, tag="seat_returned"):
+    """The person of a seat that timed out plays it again."""
+
+    seat: Seat
+
+
+class GameAbandoned(Event, frozen=True, tag="game_abandoned"):
+    """The game ended without winners: no person was left at the table who was not away, or
+    it waited for its open seats longer than the service lets a game wait."""
+
+
+#: The events of seats whose person is away, and of the end that leaves a game without winners.
+AWAY_EVENTS: tuple[type[Event], ...] = (SeatTimedOut, SeatResigned, SeatReturned, GameAbandoned)
+#: The table's events, which every ruleset's codec carries: the lobby's and the away seats'.
+TABLE_EVENTS: tuple[type[Event], ...] = (SeatJoined, SeatLeft, GameStarted, RematchCreated, *AWAY_EVENTS)
 
 
 class GameCreatedFields(Event, frozen=True):
@@ -92,6 +129,8 @@ class GameCreatedFields(Event, frozen=True):
     # The game's commitment to its deals (events.commitment); logs written before it say none.
     seed_commitment: Commitment | None = None
     salt: Salt | None = None  # secret, as the seed is, while the game is active
+    # Unset (and so not written) for a game without a clock, as every log before clocks.
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
 
 
 class GameFinished(Event, frozen=True, tag="game_finished"):

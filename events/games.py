@@ -22,6 +22,7 @@ in a per-process cache, since the state right after event N of a log never chang
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
@@ -31,12 +32,16 @@ import msgspec
 from core import RuleError
 from core.rulesets import DEFAULT_RULESET, get_ruleset
 from events.archiving import Archiver
+from events.away import DEFAULT_BOT, playing_bot
 from events.budgets import Bill, Budgets
-from events.codec import Event, Player
+from events.clocks import Timekeeper, now_ms
+from events.codec import Clock, Event, Player
 from events.limits import KEPT_REFUSALS, Limit, Rate, RateLimits
 from events.metrics import moves_of
 from events.play import (
     LoggedGame,
+    abandon,
+    come_back,
     create_game,
     join,
     leave,
@@ -44,8 +49,10 @@ from events.play import (
     playouts_searched,
     rematch_created,
     rematch_game,
+    resign,
     search_budgets,
     searches,
+    time_out,
 )
 from events.pool import ClientGone, Gone, Pool
 from events.replay import InvalidLog, advance, rebuild, search_work
@@ -74,6 +81,10 @@ LOBBY_RETRIES = 16
 
 #: What a left seat's token hash becomes: no token hashes to it, so the old token is refused.
 LEFT = "left"
+
+#: How often a load reads a clocked game's events again when its summary row (the deadline's
+#: word) is already past them: each time is another request's append in between.
+DEADLINE_READS = 4
 
 #: The longest log rebuilt on the event loop itself (a time-travel read, a replay): a
 #: longer one holds the loop longer than a thread hop costs, so it goes to `rebuilds`.
@@ -127,6 +138,8 @@ class Games:
         searches: Searches | None = None,
         kept_refusals: int = KEPT_REFUSALS,
         rebuilds: Pool | None = None,
+        away_bot: str = DEFAULT_BOT,
+        waiting_ms: int = 0,
     ) -> None:
         if store.listing is None or store.idempotency is None or store.buckets is None:
             raise ValueError("the games need a store with a listing, idempotency records and rate-limit buckets")
@@ -143,6 +156,11 @@ class Games:
         self.searches = searches or Searches()
         self.rebuilds = rebuilds or Pool(1, "rebuild")
         self.budgets = Budgets(self.buckets, self.limits)
+        # The clocks: the bot that takes a seat whose clock ran out, how long a game may
+        # wait for its open seats (0: for ever), and the store's index of deadlines.
+        self.away_bot = away_bot
+        self.waiting_ms = waiting_ms
+        self.deadlines = store.deadlines
         self._cache: OrderedDict[str, LoggedGame] = OrderedDict()
         # Time-travel reads, by (game id, version): at most cache_size.
         self._travels: OrderedDict[tuple[str, int], LoggedGame] = OrderedDict()
@@ -162,11 +180,12 @@ class Games:
         created_ms: int,
         ruleset: str = DEFAULT_RULESET,
         options: Mapping[str, Any] | None = None,
+        clock: Clock | None = None,
         client: str | None = None,
         gone: Gone | None = None,
     ) -> tuple[list[Event], LoggedGame]:
-        """Write a new game's first events; raises core.RuleError for an unknown ruleset or
-        invalid options.
+        """Write a new game's first events (with its `clock`, if any); raises core.RuleError
+        for an unknown ruleset or invalid options.
         `client` (an address) is held to the limit on creating games, checked before the
         game is computed (bots may play it to its end): RateLimited when over it; and to its
         search budget when a search bot sits at the table (SearchBudgetSpent). ClientGone
@@ -179,18 +198,20 @@ class Games:
                 await bill.open(sum(search_budgets(players, get_ruleset(ruleset).default_playouts).values()))
             events, logged = await self.searches.judge(
                 searching,
-                lambda: create_game(ruleset, game_id, players, seed=seed, options=options or {}),
+                lambda: create_game(ruleset, game_id, players, seed=seed, options=options or {}, clock=clock),
                 gone=gone,
             )
             bill.spent += _searched(logged, events)
+        timing = await self._timed(None, logged, events)
         await self.store.append(  # which lists the game too, in the same step
             game_id,
             events,
             0,
-            summary={**summary_of(logged), "listed": listing_member(game_id, created_ms)},
+            summary={**summary_of(logged), **timing, "listed": listing_member(game_id, created_ms)},
             tokens={seat: h for seat, h in token_hashes.items()},
             codec=logged.rules.codec,
         )
+        await self._clocked(game_id, logged)
         self._remember(game_id, logged)
         return events, logged
 
@@ -214,7 +235,25 @@ class Games:
         else:
             newer = await self.store.read(game_id, cached.version)
             logged = advance(cached, newer, research=False) if newer else cached
+        if logged is not cached and _has_deadlines(logged):
+            logged = await self._read_deadline(game_id, logged)
         self._remember(game_id, logged)
+        return logged
+
+    async def _read_deadline(self, game_id: str, logged: LoggedGame) -> LoggedGame:
+        """`logged` with the deadline the store's summary row names for its version: read
+        after the log, and the log again while the row is past it (another request's
+        append in between)."""
+        for _ in range(DEADLINE_READS):
+            if logged.over:
+                return logged
+            named = await self.store.deadline(game_id)
+            if named is None or named[0] < logged.version:
+                return logged  # a row written before clocks: no deadline is pending
+            if named[0] == logged.version:
+                logged.deadline_ms = named[1]
+                return logged
+            logged = advance(logged, await self.store.read(game_id, logged.version), research=False)
         return logged
 
     async def _travel(self, game_id: str, version: int, client: str | None, gone: Gone | None) -> LoggedGame:
@@ -461,6 +500,7 @@ class Games:
                 raise GameArchived(game_id)
             if await self.store.version(next_id) == 0:
                 events, logged = await self._judged(bill, gone, finished, rematch_game, finished, next_id, seed)
+                timing = await self._timed(None, logged, events)
                 # Another call may create it first: it is the same game (same id), and its
                 # creation at version 0 is refused to every call but one.
                 with contextlib.suppress(VersionConflict):
@@ -468,10 +508,11 @@ class Games:
                         next_id,
                         events,
                         0,
-                        summary={**summary_of(logged), "listed": listing_member(next_id, created_ms)},
+                        summary={**summary_of(logged), **timing, "listed": listing_member(next_id, created_ms)},
                         tokens=token_hashes(await self.store.token_hashes(game_id)),
                         codec=logged.rules.codec,
                     )
+                    await self._clocked(next_id, logged)
             events, after = rematch_created(finished, next_id)
             try:
                 await self.store.append(
@@ -584,7 +625,8 @@ class Games:
         the caller's answer, its idempotency record, the summary (`after`'s whole unless
         given), `tokens` and `limits`, in one step. VersionConflict when another request
         appended first (the script took the limits' tokens before it checked the version,
-        so `limits` is emptied)."""
+        so `limits` is emptied). The deadline `after` makes is written with it (_timed)."""
+        timing = await self._timed(logged, after, events)
         result = answer(after, logged.version + 1, events) if answer is not None else b""
         try:
             appended = await self.store.append(
@@ -592,7 +634,7 @@ class Games:
                 events,
                 logged.version,
                 idempotency=idempotency._replace(result=result) if idempotency else None,
-                summary=summary_of(after) if summary is None else summary,
+                summary={**(summary_of(after) if summary is None else summary), **timing},
                 tokens=tokens,
                 codec=logged.rules.codec,
                 limits=tuple(limits),
@@ -603,8 +645,123 @@ class Games:
             raise
         if appended.replayed:  # a retry with the same key raced the first attempt
             return appended, await self.load(game_id)
+        await self._clocked(game_id, after)
         self._remember(game_id, after)
         return Appended(appended.version, appended.count, result=result), after
+
+    # -- the clocks (events/clocks.py) --
+
+    async def _timed(self, before: LoggedGame | None, after: LoggedGame, events: list[Event]) -> dict[str, str]:
+        """The summary's field of the deadline `after` makes (none for a game that never has
+        one), set on `after`; a game's first pending deadline is entered in the index first,
+        so that no crash leaves one the index does not hold."""
+        if not _has_deadlines(after):
+            return {}
+        deadline = self._deadline_of(before, after, events)
+        after.deadline_ms = deadline
+        if deadline is not None and (before is None or before.deadline_ms is None) and self.deadlines is not None:
+            await self.deadlines.enter(after.created.game_id, deadline)
+        return {"deadline": "" if deadline is None else str(deadline)}
+
+    def _deadline_of(self, before: LoggedGame | None, after: LoggedGame, events: list[Event]) -> int | None:
+        """When the clock of `after` runs out (ms): a waiting game's when it has waited as
+        long as a game may; an active game's when its seat to move, a person's, has had
+        its seconds per move since the move (or start) that gave it the turn. An append
+        without a move (a seat going away or coming back) leaves the seat to move its time."""
+        if after.over:
+            return None
+        if after.waiting:
+            if before is None:
+                return now_ms() + self.waiting_ms if self.waiting_ms > 0 else None
+            return before.deadline_ms
+        clock, turn = after.clock, after.game.turn
+        if clock is None or turn is None or playing_bot(after, turn) is not None:
+            return None
+        moved = any(isinstance(event, after.rules.played_type | after.rules.deal_type) for event in events)
+        kept = before is not None and not before.waiting and before.game.turn == turn
+        if kept and not moved and before is not None and before.deadline_ms is not None:
+            return before.deadline_ms
+        return now_ms() + clock.seconds_per_move * 1000
+
+    async def _clocked(self, game_id: str, after: LoggedGame) -> None:
+        """After an append: the index holds the deadline it made (an entry left behind by a
+        crash before this is early, never late: events/clocks.py)."""
+        if after.deadline_ms is not None and self.deadlines is not None:
+            await self.deadlines.set(game_id, after.deadline_ms)
+
+    async def expire(self, game_id: str, now: int | None = None) -> int | None:
+        """A game the deadline index says is due: when its deadline has passed (at `now`,
+        ms), what that causes is appended at the version the deadline was set for (the
+        seat to move times out, its bot moving at once; a waiting game is abandoned).
+        Its next deadline (ms), or None when none is pending. A move that lands first wins
+        (the game is judged again on the new log); a second firing is a version conflict."""
+        for _ in range(LOBBY_RETRIES):
+            try:
+                logged = await self.load(game_id)
+            except UnknownGame:
+                return None  # entered by a creation that never landed
+            deadline = logged.deadline_ms
+            if deadline is None or logged.over:
+                return None
+            if deadline > (now_ms() if now is None else now):
+                return deadline
+            step = abandon if logged.waiting else functools.partial(time_out, seat=logged.game.turn, bot=self.away_bot)
+            try:
+                async with self.budgets.search(None) as bill:
+                    events, after = await self._judged(bill, None, logged, step, logged)
+                    await self._record(game_id, logged, events, after, None, None, [], "requests")
+            except VersionConflict:
+                continue  # a move (or another worker's firing) landed first: judge it again
+            except (RuleError, GameArchived):
+                return None
+            return after.deadline_ms
+        return (await self.load(game_id)).deadline_ms
+
+    def timekeeper(self) -> Timekeeper:
+        """What fires this store's due deadlines, one per worker (events/clocks.py)."""
+        if self.deadlines is None:
+            raise ValueError("only a store in Redis keeps deadlines")
+        return Timekeeper(self.deadlines, self.expire)
+
+    async def resign(
+        self,
+        game_id: str,
+        seat: int,
+        *,
+        idempotency: Idempotency | None = None,
+        answer: Answer | None = None,
+        client: str | None = None,
+        gone: Gone | None = None,
+    ) -> tuple[Appended, LoggedGame]:
+        """The person of `seat` gives it up: the away bot plays it for the rest of the game
+        (at once, if it is to move); the game is abandoned if no person is left.
+        core.RuleError when the seat may not resign (events.away). Retries, limits and
+        searches as a lobby step's."""
+        return await self._lobby_step(
+            game_id,
+            lambda logged: resign(logged, seat, _bot_of(logged, seat, self.away_bot)),
+            {},
+            seat,
+            idempotency,
+            answer,
+            client,
+            gone=gone,
+        )
+
+    async def come_back(
+        self,
+        game_id: str,
+        seat: int,
+        *,
+        idempotency: Idempotency | None = None,
+        answer: Answer | None = None,
+        client: str | None = None,
+    ) -> tuple[Appended, LoggedGame]:
+        """The person of `seat`, which timed out, plays it again; core.RuleError when it may
+        not (it resigned, or is not away)."""
+        return await self._lobby_step(
+            game_id, lambda logged: come_back(logged, seat), {}, seat, idempotency, answer, client
+        )
 
     async def rules_of(self, game_id: str) -> EventRules:
         """The ruleset of a game: it never changes, so a cached game answers without the store."""
@@ -675,6 +832,18 @@ class Games:
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
+
+
+def _has_deadlines(logged: LoggedGame) -> bool:
+    """A game whose summary names a deadline: a clocked one, or one created with open seats
+    (which may wait only so long)."""
+    return logged.lobby is not None or logged.clock is not None
+
+
+def _bot_of(logged: LoggedGame, seat: int, default: str) -> str:
+    """The bot that takes `seat` when its person resigns: the one that plays it already
+    (it timed out), else the service's."""
+    return playing_bot(logged, seat) or default
 
 
 def _searched(logged: LoggedGame, events: list[Event]) -> int:

@@ -17,7 +17,21 @@ import msgspec
 from core import Move
 from core.errors import SEARCH_BOT, MoveConflict
 from core.rulesets import POISON, bot_seed
-from events.codec import Event, GameStarted, Player, RematchCreated, SeatJoined, SeatLeft
+from events import away as seats_away
+from events.away import Away, away_of, none_left, playing
+from events.codec import (
+    Clock,
+    Event,
+    GameAbandoned,
+    GameStarted,
+    Player,
+    RematchCreated,
+    SeatJoined,
+    SeatLeft,
+    SeatResigned,
+    SeatReturned,
+    SeatTimedOut,
+)
 from events.commitment import sealed
 from events.lobby import Lobby, joined, left, lobby_of, rematched, started
 from events.poison.schema import Rules
@@ -30,7 +44,9 @@ class LoggedGame:
     """A game as its log makes it: the creation facts, the engine's state, the version
     (number of events) and the events the log still owes after the last move; for a game
     created with open seats, its `lobby` (who sits where, whether it still waits); once a
-    rematch is created, `next_game`.
+    seat is away or the game abandoned, `away` (events.away); once a rematch is created,
+    `next_game`. `deadline_ms`: when the clock of this state runs out (the seat to move's,
+    or a waiting game's wait), as the live store says (events.games); never the log's.
 
     Once made, a LoggedGame is never changed (moves and replay work on a copy), so readers
     may keep what they derive from it in `memo` (the service keeps its public view there)."""
@@ -41,6 +57,8 @@ class LoggedGame:
     pending: tuple[Event, ...] = field(default=())
     lobby: Lobby | None = None
     next_game: str | None = None
+    away: Away | None = None
+    deadline_ms: int | None = field(default=None, compare=False)
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -52,10 +70,15 @@ class LoggedGame:
         return self.game.status == "finished"
 
     @property
+    def abandoned(self) -> bool:
+        """Ended without winners (game_abandoned), or a waiting game every person left."""
+        return away_of(self).abandoned or (self.lobby is not None and self.lobby.abandoned)
+
+    @property
     def over(self) -> bool:
-        """Finished, or abandoned (a waiting game nobody can join any more): its whole log,
-        seed and salt included, is public."""
-        return self.finished or (self.lobby is not None and self.lobby.abandoned)
+        """Finished, or abandoned (no person left to play it, or a waiting game nobody can
+        join any more): its whole log, seed and salt included, is public."""
+        return self.finished or self.abandoned
 
     @property
     def waiting(self) -> bool:
@@ -64,11 +87,19 @@ class LoggedGame:
 
     @property
     def status(self) -> str:
-        """`waiting`, `abandoned` (a waiting game every person left), `active` (between
-        rounds too, seen only by time travel) or `finished`."""
+        """`waiting`, `abandoned` (game_abandoned, or a waiting game every person left),
+        `active` (between rounds too, seen only by time travel) or `finished`."""
+        if self.abandoned:
+            return "abandoned"
         if self.lobby is not None and self.lobby.waiting:
-            return "abandoned" if self.lobby.abandoned else "waiting"
+            return "waiting"
         return "finished" if self.finished else "active"
+
+    @property
+    def clock(self) -> Clock | None:
+        """The game's clock, or None."""
+        clock = self.created.clock
+        return None if clock is msgspec.UNSET else clock
 
     @property
     def players(self) -> tuple[Player, ...]:
@@ -77,7 +108,9 @@ class LoggedGame:
         return players
 
     def copy(self) -> LoggedGame:
-        return LoggedGame(self.created, self.game.copy(), self.version, self.pending, self.lobby, self.next_game)
+        return LoggedGame(
+            self.created, self.game.copy(), self.version, self.pending, self.lobby, self.next_game, self.away
+        )
 
 
 def create_game(
@@ -88,12 +121,15 @@ def create_game(
     seed: int,
     options: Mapping[str, Any],
     salt: str | None = None,
+    clock: Clock | None = None,
 ) -> tuple[list[Event], LoggedGame]:
-    """The first events of a game (its creation, committed to its seed under `salt`, a
-    random one if None; the first deal; the moves of bots whose turn it is) and its state.
-    Raises core.RuleError for an unknown ruleset or options it refuses."""
+    """The first events of a game (its creation, with its `clock` if any, committed to its
+    seed under `salt`, a random one if None; the first deal; the moves of bots whose turn
+    it is) and its state. Raises core.RuleError for an unknown ruleset or options it refuses."""
     rules = rules_for(ruleset)
     created, game = rules.create(game_id, budgeted(players, rules.ruleset.default_playouts), seed, options)
+    if clock is not None:
+        created = msgspec.structs.replace(created, clock=clock)
     created = sealed(created, salt)
     lobby = lobby_of(players)
     if lobby is not None:  # it waits for its open seats: nothing is dealt yet
@@ -224,20 +260,66 @@ def bots_play(logged: LoggedGame) -> tuple[list[Event], LoggedGame]:
     after = logged.copy()
     caused: list[Event] = []
     seed = after.created.seed or 0
-    players = after.created.players
-    while after.game.status == "active" and players[after.game.turn].bot is not None:
-        chosen = bot_choice(after.game, players[after.game.turn], bot_seed(seed, after.version))
+    while after.game.status == "active" and (player := playing(after, after.game.turn)).bot is not None:
+        chosen = bot_choice(after.game, player, bot_seed(seed, after.version))
         caused += _apply(after, after.game.turn, chosen)
     return caused, after
+
+
+def _away_step(logged: LoggedGame, event: Event) -> tuple[list[Event], LoggedGame]:
+    """An away seat's event, and what follows it at once: the end, when no person is left
+    to play (game_abandoned), else the moves of the bots whose turn it is (the away seat's
+    own, when it is to move)."""
+    after = logged.copy()
+    after.away = seats_away.after_event(logged, event)
+    after.version += 1
+    if none_left(after):
+        ended, after = abandon(after)
+        return [event, *ended], after
+    bot_events, after = bots_play(after)
+    return [event, *bot_events], after
+
+
+def time_out(logged: LoggedGame, seat: int, bot: str) -> tuple[list[Event], LoggedGame]:
+    """The clock of `seat` (to move) ran out: `bot` takes the seat and moves (events.away).
+    core.RuleError when the seat may not time out."""
+    return _away_step(logged, SeatTimedOut(seat=seat, bot=bot))
+
+
+def resign(logged: LoggedGame, seat: int, bot: str) -> tuple[list[Event], LoggedGame]:
+    """The person of `seat` gives it up for good: `bot` takes it (a seat away already keeps
+    its bot), and moves if it is the seat's turn."""
+    return _away_step(logged, SeatResigned(seat=seat, bot=bot))
+
+
+def come_back(logged: LoggedGame, seat: int) -> tuple[list[Event], LoggedGame]:
+    """The person of `seat`, which timed out, plays it again (from its next turn: an away
+    seat is never left to move, its bot plays at once)."""
+    return _away_step(logged, SeatReturned(seat=seat))
+
+
+def abandon(logged: LoggedGame) -> tuple[list[Event], LoggedGame]:
+    """The game ends without winners: no person is left to play it, or it waited too long."""
+    after = logged.copy()
+    after.away = seats_away.abandoned(logged)
+    after.version += 1
+    return [GameAbandoned()], after
 
 
 def play_move(logged: LoggedGame, seat: int, move: tuple[Any, ...]) -> tuple[list[Event], LoggedGame]:
     """The events of one move (the ruleset's move: Poison's `(card, cauldron)`, the pot
     game's `(card, close)`), and of the bot moves that follow it, and the game after them;
     `logged` is left as it was. Raises core.RuleError when the rules refuse the move."""
+    if logged.abandoned:
+        raise MoveConflict(seats_away.ABANDONED, "the game was abandoned: nobody moves any more")
     if logged.waiting:
         open_seats = ", ".join(map(str, logged.lobby.open_seats)) if logged.lobby else ""
         raise MoveConflict("not_your_turn", f"it is nobody's turn: the game waits for seats {open_seats} to be taken")
+    bot = away_of(logged).bot_of(seat)
+    if bot is not None:
+        raise MoveConflict(
+            seats_away.SEAT_AWAY, f"seat {seat} is away: the {bot} bot plays it until its person comes back"
+        )
     after = logged.copy()
     caused = _apply(after, seat, move)
     bot_events, after = bots_play(after)
@@ -252,9 +334,11 @@ def move(logged: LoggedGame, seat: int, *fields: Any) -> tuple[list[Event], Logg
 __all__ = [
     "LoggedGame",
     "Move",
+    "abandon",
     "bot_choice",
     "bots_play",
     "budgeted",
+    "come_back",
     "create_game",
     "join",
     "leave",
@@ -263,5 +347,7 @@ __all__ = [
     "play_move",
     "rematch_created",
     "rematch_game",
+    "resign",
     "searches",
+    "time_out",
 ]

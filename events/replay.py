@@ -22,9 +22,11 @@ import msgspec
 from core import RuleError
 from core.errors import SEARCH_BOT, SEED_LIMIT, quoted
 from core.rulesets import bot_seed
-from events import commitment
+from events import away, commitment
 from events.codec import (
+    AWAY_EVENTS,
     Event,
+    GameAbandoned,
     GameStarted,
     InvalidLog,
     MalformedEvent,
@@ -89,6 +91,12 @@ def apply(logged: LoggedGame, version: int, event: Event, *, research: bool = Tr
                 version, f"the rules derive {event_type(owed)} {_show(owed)} here, not {kind} {_show(event)}"
             )
         logged.pending = logged.pending[1:]
+        if isinstance(event, GameAbandoned):  # owed when no person was left: the end
+            logged.away = away.abandoned(logged)
+    elif logged.abandoned:
+        raise InvalidLog(version, f"{kind} after the game was abandoned")
+    elif isinstance(event, AWAY_EVENTS):
+        _away(logged, version, event)
     elif isinstance(event, SeatJoined | SeatLeft | GameStarted | RematchCreated):
         _lobby(logged, version, event)
     elif _start_due(logged):
@@ -131,6 +139,20 @@ def _lobby(logged: LoggedGame, version: int, event: Event) -> None:
         raise InvalidLog(version, f"{kind}: {refused} ({refused.code})") from None
 
 
+def _away(logged: LoggedGame, version: int, event: Event) -> None:
+    """An away seat's event (or a waiting game's end), judged by events.away; when it leaves
+    no person to play, game_abandoned is owed next."""
+    kind = event_type(event)
+    if _start_due(logged):
+        raise InvalidLog(version, f"every seat is taken: the lobby derives game_started here, not {kind}")
+    try:
+        logged.away = away.after_event(logged, event)
+    except RuleError as refused:
+        raise InvalidLog(version, f"{kind}: {refused} ({refused.code})") from None
+    if not isinstance(event, GameAbandoned) and away.none_left(logged):
+        logged.pending = (GameAbandoned(),)
+
+
 def _deal(logged: LoggedGame, version: int, event: Event) -> None:
     game = logged.game
     rules = logged.rules
@@ -146,11 +168,13 @@ def _play(logged: LoggedGame, version: int, event: Event, research: bool) -> Non
     rules = logged.rules
     seat, recorded = rules.move_of(event)
     players = logged.created.players
-    bot = players[seat].bot if seat < len(players) else None
+    bot = away.playing_bot(logged, seat) if seat < len(players) else None
     if bot is not None and logged.game.turn == seat and (research or bot != SEARCH_BOT):
         # A bot's move is not a choice the log may make: it is what that bot plays here (a
-        # search bot's too: its search is deterministic for its seed and playouts).
-        chosen = bot_choice(logged.game, players[seat], bot_seed(logged.created.seed or 0, version - 1))
+        # search bot's too: its search is deterministic for its seed and playouts; an away
+        # seat's bot's, as the bot that took it plays).
+        player = away.playing(logged, seat)
+        chosen = bot_choice(logged.game, player, bot_seed(logged.created.seed or 0, version - 1))
         if tuple(recorded) != tuple(chosen):
             raise InvalidLog(
                 version,

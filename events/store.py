@@ -8,7 +8,8 @@ a member, none a base class:
 - `tokens`: the seat tokens' hashes, events/tokens.py;
 - `buckets`: the rate-limit buckets' keys and calls, events/buckets.py;
 - `due` and `archive`: the games over, waiting to be archived (events/archiving.py), and the
-  archive finished games move to (events/archive.py), which every read falls back on.
+  archive finished games move to (events/archive.py), which every read falls back on;
+- `deadlines`: the index of the games' pending deadlines, events/clocks.py.
 
 Its own methods are the log as the domain sees it: events of each game's ruleset in and
 out, through the mapper (events/mapper.py). `append` is where the parts meet: the mapper
@@ -36,6 +37,7 @@ from events.archive import Archive, Placed
 from events.archiving import BATCH_GAMES, LEASE_MS, OVER, Archiver, DueGames, unpack_seats
 from events.buckets import Buckets
 from events.calls import unavailable
+from events.clocks import Deadlines
 from events.codec import Codec, Event
 from events.idempotency import IdempotencyRecords
 from events.limits import Limit
@@ -77,6 +79,7 @@ class EventStore(Generic[AnyRecorder]):
         buckets: Buckets | None = None,
         due: DueGames | None = None,
         archive: Archive | None = None,
+        deadlines: Deadlines | None = None,
     ) -> None:
         self.recorder = recorder
         self.listing = listing
@@ -85,6 +88,7 @@ class EventStore(Generic[AnyRecorder]):
         self.buckets = buckets
         self.due = due
         self.archive = archive
+        self.deadlines = deadlines
 
     @classmethod
     def from_url(
@@ -105,6 +109,7 @@ class EventStore(Generic[AnyRecorder]):
             buckets=Buckets(wire, namespace=namespace),
             due=DueGames(wire, namespace=namespace) if archive is not None else None,
             archive=archive,
+            deadlines=Deadlines(wire, namespace=namespace),
         )
 
     async def close(self) -> None:
@@ -263,6 +268,15 @@ class EventStore(Generic[AnyRecorder]):
             return False
         row = await self.recorder.row(game_id, "summary")
         return b"sealed" in row or b"archived" in row
+
+    async def deadline(self, game_id: str) -> tuple[int, int | None] | None:
+        """The version of a game's summary row and the deadline it names (ms; None when none
+        is pending), or None when the row names none (a game without a clock)."""
+        row = await self.recorder.row(game_id, "summary")
+        deadline = row.get(b"deadline")
+        if deadline is None:
+            return None
+        return int(row.get(b"version", b"0")), int(deadline) if deadline else None
 
     async def token_hashes(self, game_id: str) -> dict[int, str]:
         """Seat -> hash of its token; an archived game's from its index entry."""

@@ -69,16 +69,22 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 searches=Searches(settings.search_threads),
                 kept_refusals=settings.kept_refusals,
                 rebuilds=Pool(settings.rebuild_threads, "rebuild"),
+                away_bot=settings.away_bot,
+                waiting_ms=round(settings.waiting_limit * 1000),
             )
+            app.state.open_seat_clock = settings.open_seat_clock
             # Every worker archives what is due; the shards' leases share the work out.
             archiver = app.state.games.archiver(after_ms=round(settings.archive_after * 1000))
             archiving = asyncio.create_task(archiver.run(pass_every(settings.archive_after)))
+            # Every worker fires what deadlines are due; the claims share the work out.
+            timing = asyncio.create_task(app.state.games.timekeeper().run())
             try:
                 yield
             finally:
-                archiving.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await archiving
+                for task in (archiving, timing):
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
                 app.state.games.close()
                 metrics.worker_stopped()
 

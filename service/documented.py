@@ -22,8 +22,9 @@ import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
 from core import errors
-from events import commitment, lobby
-from events.codec import Player, to_public
+from core.rulesets import POISON
+from events import commitment, lobby, play
+from events.codec import Clock, Player, to_public
 from events.games import ClientGone, IdempotencyKeyReused, StoreUnavailable, UnknownGame, VersionConflict
 from events.limits import RateLimited, RebuildBudgetSpent, SearchBudgetSpent
 from events.play import create_game, join, play_move
@@ -75,6 +76,11 @@ PROBLEMS: dict[str, tuple[int, str]] = {
         "a join of a seat that is not open (taken by someone, or a bot's), or the leave of an open one",
     ),
     "game_started": (409, "a join or leave once the game no longer waits (it started, or was abandoned)"),
+    "game_waiting": (409, "a resign or return before the game has started (a waiting game's seat is left instead)"),
+    "game_abandoned": (409, "a move, resign or return in a game that was abandoned"),
+    "seat_away": (409, "a move of a seat that is away (a bot plays it): return to it first"),
+    "seat_not_away": (409, "the return to a seat that its person plays"),
+    "seat_resigned": (409, "the return to (or second resign of) a seat that resigned"),
     "payload_too_large": (413, "a body over the limit the document's description states"),
     "unsupported_media_type": (415, "a body of another media type than the operation takes"),
     "card_not_in_hand": (422, "the seat holds no such card"),
@@ -147,6 +153,8 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         *_READ,
         "not_your_turn",
         "game_finished",
+        "game_abandoned",
+        "seat_away",
         "version_conflict",
         *_BODY,
         "card_not_in_hand",
@@ -168,6 +176,26 @@ CODES_OF: dict[str, tuple[str, ...]] = {
         "store_unavailable",
     ),
     "leave_seat": (*_READ, "game_started", "idempotency_key_reused", "rate_limited"),
+    "resign_seat": (
+        *_READ,
+        "game_waiting",
+        "game_finished",
+        "game_abandoned",
+        "seat_resigned",
+        "idempotency_key_reused",
+        "rate_limited",
+        "search_budget",
+    ),
+    "return_to_seat": (
+        *_READ,
+        "game_waiting",
+        "game_finished",
+        "game_abandoned",
+        "seat_resigned",
+        "seat_not_away",
+        "idempotency_key_reused",
+        "rate_limited",
+    ),
     "rematch": (*_READ, "game_active", "game_archived", "rate_limited", "search_budget"),
     "get_scores": _READ,
     "get_events": _READ,
@@ -246,6 +274,20 @@ HEADERS_OF: dict[str, list[dict[str, Any]]] = {
             "changes nothing; with that token and another seat it is 422 idempotency_key_reused. Another token's "
             "leave under the key is a leave of its own. Keys are kept 25 hours.",
             "3f0c6d1e-leave-1",
+        )
+    ],
+    "resign_seat": [
+        _idempotency_key(
+            "Makes the resign safe to retry: the same key again with this seat's token gets the first answer, "
+            "status and body byte for byte (a refusal too), and appends nothing. Keys are kept 25 hours.",
+            "3f0c6d1e-resign-1",
+        )
+    ],
+    "return_to_seat": [
+        _idempotency_key(
+            "Makes the return safe to retry: the same key again with this seat's token gets the first answer, "
+            "status and body byte for byte (a refusal too), and appends nothing. Keys are kept 25 hours.",
+            "3f0c6d1e-return-1",
         )
     ],
     "rematch": [
@@ -427,6 +469,27 @@ def _lobby_refusal(refused: Callable[[], object]) -> ApiError:
     raise AssertionError("the lobby accepted what this example says it refuses")
 
 
+def _away_refusals() -> dict[str, ApiError]:
+    """The away seats' refusals, as a real game of ana, bob and a bot, with a clock, makes them."""
+    seats = (Player(seat=0, name="ana"), Player(seat=1, name="bob"), Player(seat=2, name="greedy", bot="greedy"))
+    _, game = play.create_game(POISON.name, GAME_ID, seats, seed=_SEED, options={}, salt=_SALT, clock=Clock(60))
+    _, waiting = play.create_game(
+        POISON.name, GAME_ID, (seats[0], Player(seat=1), seats[2]), seed=_SEED, options={}, salt=_SALT
+    )
+    to_move = game.game.turn
+    _, timed_out = play.time_out(game, to_move, "greedy")
+    _, resigned = play.resign(game, 1 - to_move, "greedy")
+    _, left_alone = play.time_out(timed_out, timed_out.game.turn, "greedy")
+    hand = timed_out.game.hand(to_move)
+    return {
+        "game_waiting": _lobby_refusal(lambda: play.resign(waiting, 0, "greedy")),
+        "game_abandoned": _lobby_refusal(lambda: play.come_back(left_alone, 0)),
+        "seat_away": _lobby_refusal(lambda: play.play_move(timed_out, to_move, (hand[0], 0))),
+        "seat_not_away": _lobby_refusal(lambda: play.come_back(game, to_move)),
+        "seat_resigned": _lobby_refusal(lambda: play.come_back(resigned, 1 - to_move)),
+    }
+
+
 def _problems() -> dict[str, Any]:
     """A problem of every code, as the service renders it (its own constructors, where a
     refusal has one)."""
@@ -446,6 +509,7 @@ def _problems() -> dict[str, Any]:
         "game_archived": from_game_archived(GameArchived(GAME_ID)),
         "seat_taken": _lobby_refusal(lambda: lobby.joined(_LOBBY, 0, "bob")),
         "game_started": _lobby_refusal(lambda: lobby.left(lobby.started(lobby.joined(_LOBBY, 1, "bob")), 0)),
+        **_away_refusals(),
         "payload_too_large": ApiError(413, "payload_too_large", "Request Entity Too Large"),
         "unsupported_media_type": ApiError(
             415, "unsupported_media_type", "this route takes a body as application/json, not text/plain"

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from msgspec import UNSET, UnsetType
 
 from core.rulesets import Ruleset
+from events.away import seat_fields
 from events.codec import Player
 from events.play import LoggedGame
-from service.schemas import PlayCard, Response
+from service.schemas import ClockView, PlayCard, Response
 
 if TYPE_CHECKING:
     from service.problems import ApiError
@@ -80,6 +82,7 @@ class ServiceRules:
             totals=list(seen.totals),
             winners=list(seen.winners),
             next_game=next_game_of(logged),
+            clock=clock_view(logged),
             **self.view_fields(logged, seen),
         )
 
@@ -160,7 +163,9 @@ def seat_views(
     logged: LoggedGame, seat_type: Callable[..., Response], hand_sizes: Sequence[int], **own: Sequence[Any]
 ) -> list[Any]:
     """A view's `players`: each seat's name, bot, open mark and hand size as every game shows
-    them, and the game's `own` fields of a seat (each given as its values, seat by seat)."""
+    them, whether it is away, and the game's `own` fields of a seat (each given as its
+    values, seat by seat)."""
+    own = {**seat_fields(logged), **own}
     return [
         seat_type(
             seat=player.seat,
@@ -172,6 +177,21 @@ def seat_views(
         )
         for player in logged.players
     ]
+
+
+def clock_view(logged: LoggedGame) -> ClockView | None:
+    """A view's `clock`: its seconds per move and the deadline of the seat to move (as the
+    live store set it; null in a replay or a past version, which know no time)."""
+    clock = logged.clock
+    if clock is None:
+        return None
+    deadline = logged.deadline_ms if logged.status == "active" else None
+    return ClockView(seconds_per_move=clock.seconds_per_move, deadline=None if deadline is None else rfc3339(deadline))
+
+
+def rfc3339(ms: int) -> str:
+    """A moment (ms since the epoch) in RFC 3339, UTC, to the millisecond."""
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def next_game_of(logged: LoggedGame) -> str | UnsetType:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT
+from core.errors import CLOCK_BOUNDS, PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT
 from core.rulesets import RULESETS, Ruleset
 
 #: The fewest and the most playouts a seat of the search bot may be given through the API
@@ -92,6 +92,7 @@ PlayoutsOut = Annotated[
     ),
 ]
 Points = Annotated[list[int], msgspec.Meta(description="one number per seat, in seat order")]
+SecondsPerMove = Annotated[int, msgspec.Meta(ge=CLOCK_BOUNDS[0], le=CLOCK_BOUNDS[1])]
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -187,12 +188,50 @@ SeedCommitment = Annotated[
 # ---- what every game's bodies, view and score sheet hold (each game's own, service/<game>/schemas.py)
 
 
+class ClockIn(Request):
+    """A new game's clock."""
+
+    seconds_per_move: Annotated[
+        SecondsPerMove,
+        msgspec.Meta(
+            examples=[60],
+            description="how long each person has for each move; when it runs out, a bot takes the seat (it is "
+            "`away`) and moves at once",
+        ),
+    ]
+
+
+#: A new game's `clock`, in every game's body.
+ClockOption = Annotated[
+    ClockIn | None,
+    msgspec.Meta(
+        description="the game's clock; none when absent or null (a server may give a game with open seats one of "
+        "its own)"
+    ),
+]
+
+
 class CreateWithoutOptions(Request):
     """What a new game of a ruleset without options is: its seats and its seed. Each game's
     body redeclares `players` in its bounds (`players_of`), in this place."""
 
     players: list[PlayerIn]
     seed: Seed | None = None
+    clock: ClockOption = None
+
+
+class ClockView(Response):
+    """A game's clock, and when it runs out for the seat to move."""
+
+    seconds_per_move: SecondsPerMove
+    deadline: Annotated[
+        str | None,
+        msgspec.Meta(
+            examples=["2026-12-02T18:04:05.250Z"],
+            description="when the seat to move, a person's, runs out of time (RFC 3339, UTC): a bot then takes it; "
+            "null when no person is to move (a bot's turn, waiting, over, or a past version)",
+        ),
+    ]
 
 
 class ViewHead(Response, kw_only=True):
@@ -201,6 +240,7 @@ class ViewHead(Response, kw_only=True):
     game_id: GameId
     version: Version
     status: GameStatus
+    clock: Annotated[ClockView | None, msgspec.Meta(description="the game's clock; null: it has none")] = None
 
 
 #: A view's `next_game`: present once the finished game has a rematch.
@@ -210,6 +250,13 @@ NextGame = (
 )
 
 SeatBot = Annotated[BotName | None, msgspec.Meta(description="the bot that plays this seat; null: a person")]
+AwayMark = Annotated[
+    bool,
+    msgspec.Meta(
+        description="true while the seat's person is away (its clock ran out, or it resigned): a bot plays it"
+    ),
+]
+ResignedMark = Annotated[bool, msgspec.Meta(description="true once the seat's person resigned: it never comes back")]
 HandSize = Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
 
 
@@ -227,6 +274,8 @@ class SeatView(Response):
     name: SeatName
     bot: SeatBot
     hand_size: HandSize
+    away: AwayMark = False
+    resigned: ResignedMark = False
     open: OpenSeat | UnsetType = UNSET
     playouts: PlayoutsOut | UnsetType = UNSET
 

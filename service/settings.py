@@ -18,6 +18,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from core.errors import CLOCK_BOUNDS, SEARCH_BOT
+from core.rulesets import RULESETS
+from events.away import DEFAULT_BOT
 from events.credentials import redacted
 from events.limits import KEPT_REFUSALS, Rate, RateLimits
 from events.wording import as_typed, plain, what
@@ -36,6 +39,17 @@ def _setting(description: str, *, flag: str | None = None, **bounds: float) -> m
 
 
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]
+#: The bots that may take an away seat: every ruleset's, but the search bot (a person's seat
+#: has no budget of playouts to give it).
+AWAY_BOTS = tuple(
+    bot
+    for bot in next(iter(RULESETS.values())).engine_bots
+    if bot != SEARCH_BOT and all(bot in ruleset.engine_bots for ruleset in RULESETS.values())
+)
+if typing.TYPE_CHECKING:
+    AwayBot = str
+else:
+    AwayBot = Literal[AWAY_BOTS]
 PerSecond = Annotated[float, msgspec.Meta(gt=0, le=1_000_000)]
 Burst = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 LogLevel = Literal["critical", "error", "warning", "info", "debug", "trace"]
@@ -129,6 +143,30 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             le=365 * 86400,
         ),
     ] = 3600.0
+    # The clocks (events/clocks.py, docs/clocks.md).
+    open_seat_clock: Annotated[
+        int,
+        _setting(
+            "seconds per move of a game created with an open seat and no clock of its own (0: such a game has "
+            "none): a stranger who walks away does not hold the table",
+            flag="--open-seat-clock",
+            ge=0,
+            le=CLOCK_BOUNDS[1],
+        ),
+    ] = 0
+    away_bot: Annotated[
+        AwayBot,
+        _setting("the bot that takes a seat whose clock ran out, or whose person resigned", flag="--away-bot"),
+    ] = DEFAULT_BOT
+    waiting_limit: Annotated[
+        float,
+        _setting(
+            "seconds a game may wait for its open seats before it is abandoned (0: for ever)",
+            flag="--waiting-limit",
+            ge=0,
+            le=365 * 86400,
+        ),
+    ] = 86400.0
     # The server key (service/tokens.py): every token is derived from it, and the store never holds it.
     secret_key: Annotated[
         Annotated[str, msgspec.Meta(min_length=MIN_KEY_LENGTH, max_length=1024)] | None,

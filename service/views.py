@@ -84,6 +84,6 @@ def move_played(after: LoggedGame, first_version: int, caused: list[Event], seat
     numbered = [(first_version + i, event) for i, event in enumerate(caused)]
     return MovePlayed(
         version=after.version,
-        events=public_events(numbered, seat, after.finished, after.rules),
+        events=public_events(numbered, seat, after.over, after.rules),
         game=game_view(after, seat=seat),
     )

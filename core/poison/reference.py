@@ -444,8 +444,16 @@ class Game(PlainGame[Move]):
 
     def view(self, seat: int | None = None) -> View:
         return View(
-            self.status, self.round, self.rounds, self.dealer, self.turn, self.cauldrons, self.hand_sizes,
-            self.pile_sizes, tuple(result.scores for result in self.sheet), *self._shown(seat),
+            self.status,
+            self.round,
+            self.rounds,
+            self.dealer,
+            self.turn,
+            self.cauldrons,
+            self.hand_sizes,
+            self.pile_sizes,
+            tuple(result.scores for result in self.sheet),
+            *self._shown(seat),
         )
 
     def copy(self) -> Game:

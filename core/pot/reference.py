@@ -303,10 +303,17 @@ class Game(PlainGame[PotMove]):
     # -- views ---------------------------------------------------------------------------
 
     def view(self, seat: int | None = None) -> PotView:
-        shown = self._shown(seat)   # the totals, the winners and the seat's own part
+        shown = self._shown(seat)  # the totals, the winners and the seat's own part
         return PotView(
-            self.status, self.turn, self.endgame, self.pot, self.toxicity, self.draw_pile, self.hand_sizes,
-            self.results(), *shown,
+            self.status,
+            self.turn,
+            self.endgame,
+            self.pot,
+            self.toxicity,
+            self.draw_pile,
+            self.hand_sizes,
+            self.results(),
+            *shown,
         )
 
     def copy(self) -> Game:

@@ -18,8 +18,9 @@ import msgspec
 
 from core.rulesets import POISON
 from events.codec import (
-    LOBBY_EVENTS,
+    TABLE_EVENTS,
     BotName,
+    Clock,
     Codec,
     Event,
     GameFinished,
@@ -71,6 +72,8 @@ class GameCreated(Event, frozen=True, tag="game_created"):
     # The game's commitment to its deals (events.commitment); logs written before it say none.
     seed_commitment: Commitment | None = None
     salt: Salt | None = None  # secret, as the seed is, while the game is active
+    # Unset (and so not written) for a game without a clock, as every log before clocks.
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
 
 
 class RoundStarted(Event, frozen=True, tag="round_started"):
@@ -118,7 +121,7 @@ def upcast_round_scored_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
 #: Poison's events, stored under their bare type names (as every log before the pot game).
 CODEC = Codec(
     "poison",
-    (GameCreated, RoundStarted, CardPlayed, CauldronOverflowed, RoundScored, GameFinished, *LOBBY_EVENTS),
+    (GameCreated, RoundStarted, CardPlayed, CauldronOverflowed, RoundScored, GameFinished, *TABLE_EVENTS),
     prefix="",
     schema_versions={"round_scored": 2},
     upcasters={("round_scored", 1): upcast_round_scored_v1_v2},

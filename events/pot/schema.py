@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from core.rulesets import POT
-from events.codec import LOBBY_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
+from events.codec import TABLE_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
 
 if TYPE_CHECKING:  # to a type checker a card is a string; msgspec checks it against the codes
     Card = str
@@ -76,7 +76,7 @@ CODEC = Codec(
         PotStarted,
         CardsDrawn,
         GameFinished,
-        *LOBBY_EVENTS,
+        *TABLE_EVENTS,
     ),
     prefix="pot:",
 )

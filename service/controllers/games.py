@@ -27,7 +27,7 @@ from litestar.types import ASGIApp
 from core import RuleError
 from core.errors import SEARCH_BOT, quoted
 from core.rulesets import DEFAULT_RULESET
-from events.codec import Event, GameFinished, Player, SeatLeft
+from events.codec import Clock, Event, GameAbandoned, GameFinished, Player, SeatLeft
 from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
 from events.lobby import after_event, check_seating, lobby_of
 from events.play import LoggedGame
@@ -46,6 +46,7 @@ from service.responses import JSONBytes, Response, header
 from service.ruleset import open_mark
 from service.rulesets import AnyGameView, AnyScores, service_rules
 from service.schemas import (
+    ClockIn,
     EventLog,
     GameList,
     GameListed,
@@ -125,6 +126,15 @@ def seated(wanted: list[PlayerIn]) -> tuple[Player, ...]:
     return players
 
 
+def clock_of(request: Request, clock: ClockIn | None, players: tuple[Player, ...]) -> Clock | None:
+    """A new game's clock: the body's, else the server's for a game with an open seat
+    (`open_seat_clock`: a stranger who walks away must not hold the table), else none."""
+    if clock is not None:
+        return Clock(seconds_per_move=clock.seconds_per_move)
+    default = getattr(request.app.state, "open_seat_clock", 0)
+    return Clock(seconds_per_move=default) if default and lobby_of(players) is not None else None
+
+
 def client_address(request: Scoped) -> str | None:
     """The client's address, which rate limits, budgets and the streams' caps are kept by
     (None over a Unix socket): the peer's, or the one a trusted proxy forwards
@@ -179,8 +189,8 @@ async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard,
 class _Ending:
     """Where a live stream ends, judged event by event as they come.
 
-    - After game_finished (or, for a game finished before the stream began, after its last
-      event): no move will ever follow. (A rematch_created may follow it, once; a stream
+    - After game_finished or game_abandoned (or, for a game over before the stream began,
+      after its last event): no move will ever follow. (A rematch_created may follow it, once; a stream
       whose batch holds it ends there too, and readers find the next game in the view.)
     - After the event that leaves an abandoned game (every person left its lobby): nothing
       is ever logged after it.
@@ -207,7 +217,7 @@ class _Ending:
         for index, (version, event) in enumerate(batch):
             if version == self.final:
                 return batch[: index + 1], True
-            finished = finished or isinstance(event, GameFinished)
+            finished = finished or isinstance(event, GameFinished | GameAbandoned)
             self.over = self.over or finished
             if version <= self.checked_at:
                 continue  # the lobby as loaded is already after it
@@ -267,6 +277,7 @@ class GamesController(Controller):
             players,
             ruleset=rules.name,
             options=options,
+            clock=clock_of(request, data.clock, players),
             seed=seed,
             token_hashes={seat: keys.verifier(token) for seat, token in tokens.items()},
             created_ms=int(time.time() * 1000),

@@ -1,4 +1,5 @@
-"""The lobby over HTTP: take an open seat, leave it, and claim a seat in a finished game's rematch.
+"""The table over HTTP: take an open seat, leave it, resign a seat or come back to it, and
+claim a seat in a finished game's rematch.
 
 Every change is an appended event, written with its consequences and the seat's token
 verifier in one step (events.games): a join that takes the last open seat starts the game.
@@ -28,6 +29,7 @@ from service.dependencies import caller_seat, games_of, gone_of, keys_of, strict
 from service.documented import TOKEN_REQUIRED, problems
 from service.problems import ApiError, problem_body, refusal
 from service.responses import JSONBytes, header
+from service.rulesets import AnyGameView
 from service.schemas import MAX_SEAT, JoinSeat
 from service.tokens import ServerKey, bearer_token, rematch_game_id
 from service.views import game_view
@@ -147,6 +149,42 @@ class SeatsController(Controller):
             raise ApiError(401, "unauthorized", str(changed)) from None
 
     @post(
+        "/{game_id:str}/seats/{seat:int}/resign",
+        status_code=200,
+        operation_id="resign_seat",
+        summary="Resign: a bot plays your seat for the rest of the game",
+        description="With the seat's token: the seat is away for good (`seat_resigned`), the server's away bot "
+        "plays it, at once if it is to move (the bot that took a seat whose clock ran out keeps it). When no person "
+        "is left who is not away, the game is `abandoned` at once. The token stays valid: its holder still sees "
+        "the seat's hand. 409 game_waiting before the game starts (leave the seat instead), seat_resigned the "
+        "second time. With an `Idempotency-Key` a retry gets the same answer.",
+        security=TOKEN_REQUIRED,
+        responses={
+            200: ResponseSpec(data_container=AnyGameView, description="the game after it, with your `you`"),
+            **problems("resign_seat"),
+        },
+    )
+    async def resign(self, request: Request, game_id: GameId, seat: SeatNumber) -> ASGIApp:
+        return await _away_step(request, game_id, seat, "resign")
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/return",
+        status_code=200,
+        operation_id="return_to_seat",
+        summary="Come back: play your seat again after your clock ran out",
+        description="With the seat's token: a seat whose clock ran out (`away`) is its person's again "
+        "(`seat_returned`) from its next turn on, until the game ends. 409 seat_resigned for a seat that resigned, "
+        "seat_not_away for one its person plays. With an `Idempotency-Key` a retry gets the same answer.",
+        security=TOKEN_REQUIRED,
+        responses={
+            200: ResponseSpec(data_container=AnyGameView, description="the game after it, with your `you`"),
+            **problems("return_to_seat"),
+        },
+    )
+    async def come_back(self, request: Request, game_id: GameId, seat: SeatNumber) -> ASGIApp:
+        return await _away_step(request, game_id, seat, "return")
+
+    @post(
         "/{game_id:str}/rematch",
         status_code=201,
         operation_id="rematch",
@@ -192,3 +230,33 @@ class SeatsController(Controller):
             seat=seat, name=name, token=keys.rematch_token(found, seat, old_hash), game=game_view(after, seat=seat)
         )
         return JSONBytes(201, _encoder.encode(body))
+
+
+async def _away_step(request: Request, game_id: str, seat: int, step: str) -> ASGIApp:
+    """A seat's resignation or return (`step`), with the seat's token: 200 and the game as
+    the seat sees it after it; a refusal's 409 (or an answer) the same on every retry with
+    its Idempotency-Key."""
+    games = games_of(request)
+    caller = await caller_seat(request, games, game_id, required=True)
+    if caller != seat:
+        raise ApiError(401, "unauthorized", f"this token is seat {caller}'s, not seat {seat}'s")
+    idempotency = idempotency_of(request, step, seat, scope=f"seat{seat}")
+
+    def answer(after: LoggedGame, first_version: int, caused: object) -> bytes:
+        body = _encoder.encode(game_view(after, seat=seat))
+        return body if idempotency is None else pack_answer(200, body)
+
+    client = client_address(request)
+    try:
+        if step == "resign":
+            appended, _ = await games.resign(
+                game_id, seat, idempotency=idempotency, answer=answer, client=client, gone=gone_of(request.receive)
+            )
+        else:
+            appended, _ = await games.come_back(game_id, seat, idempotency=idempotency, answer=answer, client=client)
+    except RuleError as refused:
+        problem = refusal(refused)
+        if idempotency is None or problem.status_code != 409:
+            raise problem from None
+        appended = await games.remember(game_id, idempotency._replace(result=pack_answer(409, problem_body(problem))))
+    return JSONBytes(200, appended.result) if idempotency is None else answer_response(appended.result)

@@ -11,7 +11,9 @@ from msgspec import UNSET, UnsetType
 
 from core.rulesets import POISON
 from service.schemas import (
+    AwayMark,
     CauldronIndex,
+    ClockOption,
     Count,
     HandSize,
     NextGame,
@@ -19,6 +21,7 @@ from service.schemas import (
     PlayoutsOut,
     Points,
     Request,
+    ResignedMark,
     Response,
     ScoreSheet,
     Seat,
@@ -66,6 +69,7 @@ class PoisonCreate(Request, tag_field="ruleset", tag=POISON.name):
     ) = None
     seed: Seed | None = None
     rules: RulesIn = msgspec.field(default_factory=RulesIn)
+    clock: ClockOption = None
 
 
 # ---- responses ----------------------------------------------------------------------------
@@ -87,6 +91,8 @@ class PlayerView(Response):
     taken: Annotated[
         Count, msgspec.Meta(description="how many cards the seat has taken this round (face down: never which)")
     ]
+    away: AwayMark = False
+    resigned: ResignedMark = False
     open: OpenSeat | UnsetType = UNSET
     playouts: PlayoutsOut | UnsetType = UNSET
 

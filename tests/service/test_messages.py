@@ -50,8 +50,14 @@ def readable(text: str) -> None:
 #: A valid document of each schema a request body is decoded as (and an event's public form).
 VALID: dict[Any, dict[str, Any]] = {
     PlayCard: {"card": "R1", "cauldron": 0, "close": False, "expected_version": 3},
-    PoisonCreate: {"players": THREE, "rounds": 2, "seed": 7, "rules": {"cauldrons": "fixed"}},
-    PotCreate: {"ruleset": "pot", "players": THREE[:2], "seed": 7},
+    PoisonCreate: {
+        "players": THREE,
+        "rounds": 2,
+        "seed": 7,
+        "rules": {"cauldrons": "fixed"},
+        "clock": {"seconds_per_move": 60},
+    },
+    PotCreate: {"ruleset": "pot", "players": THREE[:2], "seed": 7, "clock": {"seconds_per_move": 60}},
     ReplayBody: {"events": [{"version": 1, "type": "game_created", "data": {}}]},
     PublicEvent: {"version": 1, "type": "game_created", "data": {}},
 }

@@ -372,6 +372,91 @@ async def _streams_beyond(p: Provoker, addresses: list[str]) -> Any:
             await stream.close()
 
 
+def _away(client: Client, game_id: str, seat: int, token: str, step: str, **headers: str) -> Any:
+    return client.post(f"/v1/games/{game_id}/seats/{seat}/{step}", headers={**auth(token), **headers})
+
+
+async def _abandoned(p: Provoker, step: str) -> Any:
+    """Both people of a game of Poison resign: it is abandoned, and seat 0 then asks `step`."""
+    game_id, tokens, _ = await p.poison()
+    for seat in (0, 1):
+        assert (await _away(p.client, game_id, seat, tokens[seat], "resign")).status_code == 200
+    if step == "move":
+        return await p.move(game_id, tokens[0], {"card": "R1", "cauldron": 0})
+    return await _away(p.client, game_id, 0, tokens[0], step)
+
+
+async def _seat_away(p: Provoker) -> Any:
+    """A seat that resigned moves: a bot plays it."""
+    game_id, tokens, seen = await p.poison()
+    mover = seen["turn"]
+    assert (await _away(p.client, game_id, 1 - mover, tokens[1 - mover], "resign")).status_code == 200
+    return await p.move(game_id, tokens[1 - mover], {"card": "R1", "cauldron": 0})
+
+
+async def _away_waiting(p: Provoker, step: str) -> Any:
+    game_id, ann = await p.waiting()
+    return await _away(p.client, game_id, 0, ann, step)
+
+
+async def _away_finished(p: Provoker, step: str) -> Any:
+    game_id, token = await p.finished()
+    return await _away(p.client, game_id, 0, token, step)
+
+
+async def _resigned_twice(p: Provoker, step: str) -> Any:
+    game_id, tokens, _ = await p.poison()
+    assert (await _away(p.client, game_id, 0, tokens[0], "resign")).status_code == 200
+    return await _away(p.client, game_id, 0, tokens[0], step)
+
+
+async def _not_away(p: Provoker) -> Any:
+    game_id, tokens, _ = await p.poison()
+    return await _away(p.client, game_id, 0, tokens[0], "return")
+
+
+async def _away_key_reused(p: Provoker, step: str) -> Any:
+    """The same seat and key for the other step: another request."""
+    game_id, tokens, _ = await p.poison()
+    other = "return" if step == "resign" else "resign"
+    first = await _away(p.client, game_id, 0, tokens[0], other, **{"Idempotency-Key": "k"})
+    assert first.status_code in (200, 409)
+    return await _away(p.client, game_id, 0, tokens[0], step, **{"Idempotency-Key": "k"})
+
+
+async def _away_limited(p: Provoker, step: str) -> Any:
+    """Two asks of one client address (the tight app lets it one): the second is 429."""
+    game_id, tokens, _ = await p.poison(p.limited)
+    assert (await _away(p.limited, game_id, 0, tokens[0], step)).status_code in (200, 409)
+    return await _away(p.limited, game_id, 1, tokens[1], step)
+
+
+async def _resign_over_budget(p: Provoker) -> Any:
+    """A resign at a table with an mcts bot (which may answer it), once the client's playout is spent."""
+    created, tokens = await create(p.budgeted, 2, bots={1: "mcts"}, ruleset="pot", seed=3)
+    await p.spend_search_budget()
+    return await _away(p.budgeted, created["game_id"], 0, tokens[0], "resign")
+
+
+def _away_reads(step: str) -> dict[str, Provocation]:
+    async def unauthorized(p: Provoker) -> Any:
+        game_id, _, _ = await p.poison()
+        return await p.client.post(f"/v1/games/{game_id}/seats/0/{step}")
+
+    return {
+        "invalid_request": lambda p: p.client.post(f"/v1/games/nope/seats/99/{step}", headers=_STRANGER),
+        "unauthorized": unauthorized,
+        "game_not_found": lambda p: p.client.post(f"/v1/games/nope/seats/0/{step}", headers=_STRANGER),
+        "store_unavailable": lambda p: p.down.post(f"/v1/games/nope/seats/0/{step}", headers=_STRANGER),
+        "game_waiting": lambda p: _away_waiting(p, step),
+        "game_finished": lambda p: _away_finished(p, step),
+        "game_abandoned": lambda p: _abandoned(p, step),
+        "seat_resigned": lambda p: _resigned_twice(p, step),
+        "idempotency_key_reused": lambda p: _away_key_reused(p, step),
+        "rate_limited": lambda p: _away_limited(p, step),
+    }
+
+
 _TOO_BIG = b'{"players": "' + b"x" * 300_000 + b'"}'
 _STRANGER = auth("s" * 43)
 _GAME = "/v1/games/{game_id}"
@@ -634,6 +719,8 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         ),
         "not_your_turn": _not_your_turn,
         "game_finished": _game_finished,
+        "game_abandoned": lambda p: _abandoned(p, "move"),
+        "seat_away": _seat_away,
         "version_conflict": _version_conflict,
         "payload_too_large": _with_token(
             lambda p, path, h: p.client.post(path, content=_TOO_BIG, headers={**h, "content-type": "application/json"})
@@ -668,6 +755,8 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "idempotency_key_reused": _leave_key_reused,
         "rate_limited": _leave_limited,
     },
+    "resign_seat": {**_away_reads("resign"), "search_budget": _resign_over_budget},
+    "return_to_seat": {**_away_reads("return"), "seat_not_away": _not_away},
     "rematch": {
         "invalid_request": lambda p: p.client.post(_too_long("/rematch")("")),
         "unauthorized": _rematch_unauthorized,

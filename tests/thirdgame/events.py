@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from events.codec import LOBBY_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
+from events.codec import TABLE_EVENTS, Codec, Event, GameCreatedFields, GameFinished, Seat
 from events.ruleset import EventRules
 from tests.thirdgame import engine
 from tests.thirdgame.engine import Game, seeded_deal
@@ -40,7 +40,7 @@ class Tallied(Event, frozen=True, tag="tallied"):
 
 CODEC = Codec(
     "highcard",
-    (HighCardCreated, HandsDealt, HighCardPlayed, Tallied, GameFinished, *LOBBY_EVENTS),
+    (HighCardCreated, HandsDealt, HighCardPlayed, Tallied, GameFinished, *TABLE_EVENTS),
     prefix="highcard:",
 )
 
