@@ -315,11 +315,11 @@ def play_move(logged: LoggedGame, seat: int, move: tuple[Any, ...]) -> tuple[lis
     if logged.waiting:
         open_seats = ", ".join(map(str, logged.lobby.open_seats)) if logged.lobby else ""
         raise MoveConflict("not_your_turn", f"it is nobody's turn: the game waits for seats {open_seats} to be taken")
-    bot = away_of(logged).bot_of(seat)
+    away = away_of(logged)
+    bot = away.bot_of(seat)
     if bot is not None:
-        raise MoveConflict(
-            seats_away.SEAT_AWAY, f"seat {seat} is away: the {bot} bot plays it until its person comes back"
-        )
+        until = "for the rest of the game (it resigned)" if seat in away.resigned else "until its person comes back"
+        raise MoveConflict(seats_away.SEAT_AWAY, f"seat {seat} is away: the {bot} bot plays it {until}")
     after = logged.copy()
     caused = _apply(after, seat, move)
     bot_events, after = bots_play(after)

@@ -77,7 +77,7 @@ class ServiceRules:
             game_id=logged.created.game_id,
             version=logged.version,
             status=status,
-            turn=seen.turn,
+            turn=None if logged.abandoned else seen.turn,  # nobody moves in an abandoned game
             players=seat_views(logged, self.seat_type, seen.hand_sizes, **self.seat_fields(seen)),
             totals=list(seen.totals),
             winners=list(seen.winners),

@@ -141,7 +141,7 @@ class GameView(ViewHead, kw_only=True, tag_field="ruleset", tag=POISON.name):
     dealer: Annotated[Seat, msgspec.Meta(description="the seat that dealt this round")]
     turn: Annotated[
         Seat | None,
-        msgspec.Meta(description="the seat to move; null once finished (or between rounds, seen by time travel)"),
+        msgspec.Meta(description="the seat to move; null once over (or between rounds, seen by time travel)"),
     ]
     players: list[PlayerView]
     cauldrons: Annotated[list[CauldronView], msgspec.Meta(description="cauldrons 0, 1 and 2")]

@@ -77,7 +77,7 @@ class PotGameView(ViewHead, kw_only=True, tag_field="ruleset", tag=POT.name):
     """A pot game as the caller may see it: the public view, with `you` when the request
     carries a token of one of its seats."""
 
-    turn: Annotated[Seat | None, msgspec.Meta(description="the seat to move; null once finished")]
+    turn: Annotated[Seat | None, msgspec.Meta(description="the seat to move; null once over (finished or abandoned)")]
     players: list[PotPlayerView]
     pot: PotOut
     draw_pile: Annotated[Count, msgspec.Meta(description="how many cards are left to draw (never their order)")]
