@@ -626,7 +626,9 @@ class Games:
         given), `tokens` and `limits`, in one step. VersionConflict when another request
         appended first (the script took the limits' tokens before it checked the version,
         so `limits` is emptied). The deadline `after` makes is written with it (_timed)."""
-        timing = await self._timed(logged, after, events)
+        summary = summary_of(after) if summary is None else summary
+        if _has_deadlines(after):  # (a game without a clock or open seats pays nothing here)
+            summary = {**summary, **await self._timed(logged, after, events)}
         result = answer(after, logged.version + 1, events) if answer is not None else b""
         try:
             appended = await self.store.append(
@@ -634,7 +636,7 @@ class Games:
                 events,
                 logged.version,
                 idempotency=idempotency._replace(result=result) if idempotency else None,
-                summary={**(summary_of(after) if summary is None else summary), **timing},
+                summary=summary,
                 tokens=tokens,
                 codec=logged.rules.codec,
                 limits=tuple(limits),
@@ -645,7 +647,8 @@ class Games:
             raise
         if appended.replayed:  # a retry with the same key raced the first attempt
             return appended, await self.load(game_id)
-        await self._clocked(game_id, after)
+        if after.deadline_ms is not None:
+            await self._clocked(game_id, after)
         self._remember(game_id, after)
         return Appended(appended.version, appended.count, result=result), after
 
