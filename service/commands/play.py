@@ -373,14 +373,14 @@ class Terminal:
         self.tell(self.seat.opening())
         while self.seat.view.status == "active":
             mine = self.seat.view.players[self.seat.you]
-            if getattr(mine, "resigned", False):
+            if mine.resigned:
                 self.watch()
                 continue
-            if self.seat.view.turn != self.seat.you and not getattr(mine, "away", False):
+            if self.seat.view.turn != self.seat.you and not mine.away:
                 self.watch()
                 continue
             self.draw()
-            played = self.away() if getattr(mine, "away", False) else self.turn()
+            played = self.away() if mine.away else self.turn()
             if played is None:
                 self.say(Text(self.farewell()))
                 return 0
@@ -539,12 +539,12 @@ class Terminal:
         # While a bot plays the seat, the board is not redrawn until the person answers: no clock.
         if not counted and not mine.away and (clock := clock_line(view, players)) is not None:
             self.say(clock)
-        if getattr(mine, "resigned", False):
+        if mine.resigned:
             self.say(Text(words()("cli.away.watching"), style="bold"))
         if waiting:
             self.say(said("cli.play.waiting", name=players.name(view.turn)))
             return
-        if getattr(mine, "away", False):
+        if mine.away:
             bot = self.bots.get(self.seat.you)
             self.say(said("cli.away.you", known=str(bot is not None).lower(), bot=bot or ""))
             self.say(Text(words()("cli.away.offer")))

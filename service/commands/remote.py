@@ -30,7 +30,16 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from events.codec import Event, GameStarted, MalformedEvent, SeatJoined, SeatLeft, SeatResigned, SeatTimedOut
+from events.codec import (
+    Event,
+    GameAbandoned,
+    GameStarted,
+    MalformedEvent,
+    SeatJoined,
+    SeatLeft,
+    SeatResigned,
+    SeatTimedOut,
+)
 from events.rulesets import rules_for
 from service.client import ApiProblem, Client, ClientError, Unreachable
 from service.commands import CommandError, console, fail, visible
@@ -144,6 +153,9 @@ class RemoteSeat:
                     elif isinstance(event, SeatLeft):
                         names[event.seat] = OPEN
                     elif isinstance(event, GameStarted):
+                        break
+                    elif isinstance(event, GameAbandoned):  # it waited longer than the server lets one wait
+                        out.print(Text(words()("cli.away.abandoned"), style="bold"))
                         break
         except KeyboardInterrupt:
             out.print()  # after the terminal's "^C"

@@ -5,8 +5,8 @@ to it, resigning, an abandoned game's end; and `poison replay` of an abandoned g
 The clocks here are of one second where a clock running out is the point; where the test's
 own typing must beat the clock, the clock is long enough that a loaded machine never loses
 that race. Other persons at the table are played through the API by `Present`, which moves
-for them at once whenever it is their turn, so that the game goes on while the terminal's
-person is away.
+for them a while after their turn comes, well within their clock: the game goes on while
+the terminal's person is away, and lasts long enough for the terminal to answer.
 """
 
 from __future__ import annotations
@@ -71,11 +71,11 @@ def events_of(server: str, game_id: str) -> list[dict]:
 
 
 class Present:
-    """Persons at the table who are always there: each seat's first legal move, at once,
-    whenever it is its turn and a bot does not play it (polled through the API)."""
+    """Persons at the table who are always there: each seat's first legal move, `after`
+    seconds into its turn, whenever a bot does not play it (polled through the API)."""
 
-    def __init__(self, server: str, game_id: str, tokens: list[str]) -> None:
-        self.server, self.game_id, self.tokens = server, game_id, tokens
+    def __init__(self, server: str, game_id: str, tokens: list[str], after: float) -> None:
+        self.server, self.game_id, self.tokens, self.after = server, game_id, tokens, after
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
 
@@ -97,6 +97,7 @@ class Present:
                         return
                     seat = view["you"]["seat"]
                     if view["turn"] == seat and not view["players"][seat]["away"]:
+                        self.stop.wait(self.after)
                         body = {**view["you"]["legal_moves"][0], "expected_version": view["version"]}
                         headers["Idempotency-Key"] = uuid.uuid4().hex
                         http.post(f"/v1/games/{self.game_id}/moves", json=body, headers=headers)  # a 409: too late
@@ -164,10 +165,10 @@ def test_alone_at_the_table_your_time_running_out_hands_your_seat_to_the_bot_and
 def test_a_seat_whose_time_ran_out_is_said_taken_and_coming_back_plays_it_again(server):
     # ana, at the terminal, moves first; bo and cy are always there, so the game goes on.
     players = [{"name": "bo"}, {"name": "ana"}, {"name": "cy"}]
-    body = {"players": players, "rounds": 1, "seed": 4, "clock": {"seconds_per_move": 1}}
+    body = {"players": players, "rounds": 1, "seed": 4, "clock": {"seconds_per_move": 4}}
     made = httpx.post(f"{server}/v1/games", json=body).json()
     game_id, tokens = made["game_id"], [player["token"] for player in made["players"]]
-    with Present(server, game_id, [tokens[0], tokens[2]]):
+    with Present(server, game_id, [tokens[0], tokens[2]], after=1):
         process = started("play", "--server", server, f"--game={game_id}", f"--token={tokens[1]}")
         with reaped(process):
             seen = read_until(process.stdout, b"r, resign or q: ")
@@ -255,3 +256,12 @@ def test_a_clock_is_refused_out_of_its_bounds_off_a_server_and_for_a_game_joined
     joined = poison_read("play", "--server", "http://127.0.0.1:9", "--game=g", "--token=t", "--clock", "30")
     assert joined.returncode == 2
     assert joined.stderr == "poison play: --clock is for a new game: a game joined with --game keeps its own\n"
+
+
+def test_a_game_played_here_takes_resign_too_and_ends_abandoned_with_nobody_left_to_play_it():
+    result = poison_read("play", "--players", "3", "--rounds", "1", "--seed", "1", stdin="resign\nn\nresign\ny\n")
+    assert result.returncode == 0, result.stderr
+    told = result.stdout.splitlines()
+    assert "you keep your seat" in told
+    assert "you resign: the greedy bot plays your seat to the end" in told
+    assert told[-2:] == ["final totals: you 0, greedy bot 1 0, greedy bot 2 0", "the game was abandoned: nobody wins"]
