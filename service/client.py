@@ -40,6 +40,8 @@ TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 EVENTS_PAGE = 5000
 #: How many games one read of the listing asks for (the API takes up to 200).
 LISTING_PAGE = 100
+#: The events a game's log ends with, and its stream with them.
+ENDS = frozenset({"game_finished", "game_abandoned"})
 
 
 class ClientError(Exception):
@@ -146,6 +148,20 @@ class Client:
         headers = {**_bearer(token), "Idempotency-Key": key}
         return self._read(self._send("POST", _path(game_id, "rematch"), headers=headers), _seated)
 
+    def resign(self, game_id: str, seat: int, token: str, *, key: str) -> AnyGameView:
+        """POST /v1/games/{id}/seats/{seat}/resign: a bot plays the seat for the rest of the
+        game; the game as the seat sees it after. `key`: the same for every retry."""
+        return self._seat_step(game_id, seat, token, "resign", key)
+
+    def come_back(self, game_id: str, seat: int, token: str, *, key: str) -> AnyGameView:
+        """POST /v1/games/{id}/seats/{seat}/return: a seat whose clock ran out is its
+        person's again; the game as the seat sees it after. `key`: the same for every retry."""
+        return self._seat_step(game_id, seat, token, "return", key)
+
+    def _seat_step(self, game_id: str, seat: int, token: str, step: str, key: str) -> AnyGameView:
+        headers = {**_bearer(token), "Idempotency-Key": key}
+        return self._read(self._send("POST", _path(game_id, "seats", str(seat), step), headers=headers), _view)
+
     def scores(self, game_id: str) -> AnyScores:
         answer = self._send("GET", _path(game_id, "scores"))
         return self._read(answer, _scores)
@@ -164,9 +180,10 @@ class Client:
 
     def follow(self, game_id: str, token: str | None = None, *, after: int = 0) -> Generator[EventOut, None, None]:
         """GET /v1/games/{id}/events/stream: the events after `after` as they happen, up to
-        `game_finished`. Close the iterator (contextlib.closing) to stop following. A stream
-        that breaks off before the end is opened again from the last event it gave
-        (`Last-Event-ID`), a few times in a row at most."""
+        the game's end (`game_finished`, `game_abandoned`). Close the iterator
+        (contextlib.closing) to stop following. A stream that breaks off before the end is
+        opened again from the last event it gave (`Last-Event-ID`), a few times in a row at
+        most."""
         # No read timeout: the next event comes when another seat moves, however long it thinks.
         timeout = httpx.Timeout(TIMEOUT.connect, read=None)
         failures = 0
@@ -183,7 +200,7 @@ class Client:
                         event = _event.decode(message.data)
                         after, failures = event.version, 0
                         yield event
-                        if event.type == "game_finished":
+                        if event.type in ENDS:
                             return
                 why = "the stream ended before the game did"
             except (httpx.TransportError, SSEError) as error:

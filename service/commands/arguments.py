@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from core import RuleError
-from core.errors import PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT, THREAD_BOUNDS
+from core.errors import CLOCK_BOUNDS, PLAYOUT_BOUNDS, SEARCH_BOT, SEED_LIMIT, THREAD_BOUNDS
 from core.rulesets import DEFAULT_RULESET, RULESETS, Option, Ruleset, get_ruleset
 from service.commands import CommandError
 from service.i18n import words
@@ -36,6 +36,20 @@ def seed(text: str) -> int:
         value = -1
     if not 0 <= value <= SEED_LIMIT:
         raise argparse.ArgumentTypeError(words()("cli.error.seed", range=seed_range(), text=text))
+    return value
+
+
+def clock_seconds(text: str) -> int:
+    """An argparse type: a new game's seconds per move, in the bounds the API takes
+    (core.errors.CLOCK_BOUNDS)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not CLOCK_BOUNDS[0] <= value <= CLOCK_BOUNDS[1]:
+        raise argparse.ArgumentTypeError(
+            words()("cli.error.clock", low=CLOCK_BOUNDS[0], high=CLOCK_BOUNDS[1], text=text)
+        )
     return value
 
 

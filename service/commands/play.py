@@ -17,9 +17,13 @@ answer takes visibly long, the terminal says who is thinking until it comes.
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import secrets
+import select
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, TypeVar
@@ -30,8 +34,10 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from core import RuleError
-from core.errors import SEARCH_BOT
+from core.errors import CLOCK_BOUNDS, SEARCH_BOT
 from core.rulesets import DEFAULT_RULESET, Ruleset
+from events import play as table
+from events.away import DEFAULT_BOT
 from events.codec import Event, Player
 from events.play import create_game, play_move
 from service.commands import CommandError, Commands, add_command, arguments, console, fail, visible
@@ -44,12 +50,19 @@ from service.commands.arguments import (
     ruleset_of,
 )
 from service.commands.screens import SCREENS, Players, Screen, screen_for
+from service.commands.screens.away import away_bots, clock_line, is_away_event, seconds_left, time_words, told
 from service.commands.screens.base import said, searchers, strength
 from service.commands.screens.seat import Refused, Seat, refusal
 from service.i18n import words
 
 #: What a person types to leave the game (the end of input leaves it too).
 QUIT = frozenset({"q", "quit", "exit"})
+#: What a person types to resign (a bot plays the seat to the end; asked to confirm first).
+RESIGN = frozenset({"resign"})
+#: What a person whose clock ran out types to play their seat again.
+BACK = frozenset({"r", "return", "back"})
+#: What confirms a question asked (y/N): anything else is no.
+YES = frozenset({"y", "yes"})
 #: The bot of every other seat, unless --bots says otherwise.
 BOTS = "greedy"
 #: The name of your seat in a game made here or on a server, unless --name gives another.
@@ -95,6 +108,12 @@ def add(commands: Commands) -> None:
     server.add_argument("--join", metavar="ID", help=words()("cli.help.play.join"))
     server.add_argument("--name", help=words()("cli.help.play.name", name=YOUR_NAME))
     server.add_argument("--rematch", action="store_true", help=words()("cli.help.play.rematch"))
+    server.add_argument(
+        "--clock",
+        type=arguments.clock_seconds,
+        metavar="SECONDS",
+        help=words()("cli.help.play.clock", low=CLOCK_BOUNDS[0], high=CLOCK_BOUNDS[1]),
+    )
     # None tells an option given from one left out: a game joined with --game has its own.
     command.set_defaults(**dict.fromkeys(NEW_GAME_DEFAULTS))
 
@@ -161,6 +180,20 @@ class LocalSeat:
     def wait(self) -> Iterable[list[Event]]:
         return ()  # the bots answer each move at once: here it is never another's turn
 
+    def resign(self) -> list[Event]:
+        try:
+            events, self.logged = table.resign(self.logged, self.you, DEFAULT_BOT)
+        except RuleError as refused:
+            raise refusal(refused.code, str(refused), ()) from None
+        return self._visible(events)
+
+    def return_to_seat(self) -> list[Event]:
+        try:
+            events, self.logged = table.come_back(self.logged, self.you)
+        except RuleError as refused:
+            raise refusal(refused.code, str(refused), ()) from None
+        return self._visible(events)
+
     def catch_up(self) -> list[Event]:
         return []  # nothing plays this game but this command
 
@@ -180,6 +213,77 @@ class LocalSeat:
 
 
 # -- the terminal -------------------------------------------------------------------------------
+
+
+class Late:
+    """What the keyboard gives when the time to answer ran out before a line was typed."""
+
+
+#: The one Late: `Keyboard.line(until=...)` returns it.
+LATE = Late()
+
+
+class Keyboard:
+    """The lines a person types, read from standard input by one reader, so that a prompt
+    with a clock can stop waiting when the clock runs out (the rest of the command's
+    questions read through it too, and none of the input is read twice or lost). From a
+    real file or terminal it reads with select and os.read (Python's own buffer would read
+    a pipe ahead, out of select's sight); from anything else (a test's StringIO) line by line."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        try:
+            self.fd: int | None = stream.fileno()
+        except (OSError, ValueError, io.UnsupportedOperation):
+            self.fd = None
+        self._buffer = b""
+        self._ended = False
+
+    def line(self, until: float | None = None) -> str | Late | None:
+        """The next line typed, without its end; None at the end of the input; LATE when
+        `until` (time.monotonic) came first."""
+        if self.fd is None:
+            text = self.stream.readline()
+            return text.removesuffix("\n") if text else None
+        while b"\n" not in self._buffer and not self._ended:
+            if until is not None and not select.select([self.fd], [], [], max(0.0, until - time.monotonic()))[0]:
+                return LATE
+            chunk = os.read(self.fd, 4096)
+            self._ended = not chunk
+            self._buffer += chunk
+        if not self._buffer:
+            return None
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode(errors="replace").removesuffix("\r")
+
+    def ready(self, seconds: float) -> bool:
+        """Whether a line is typed (or the input ended) within `seconds`."""
+        if self.fd is None or b"\n" in self._buffer or self._ended:
+            return True
+        return bool(select.select([self.fd], [], [], seconds)[0])
+
+
+_keyboards: dict[int, Keyboard] = {}
+
+
+def keyboard() -> Keyboard:
+    """The reader of the standard input this process has now (a test gives each run its own)."""
+    found = _keyboards.get(id(sys.stdin))
+    if found is None or found.stream is not sys.stdin:
+        _keyboards.clear()
+        found = _keyboards[id(sys.stdin)] = Keyboard(sys.stdin)
+    return found
+
+
+def read_line(out: Console, prompt: str, until: float | None = None) -> str | Late | None:
+    """The prompt, then the line typed after it (stripped), None at the end of the input, or
+    LATE when `until` came first."""
+    out.print(Text(prompt), end="")
+    out.file.flush()
+    text = keyboard().line(until)
+    if text is None:
+        out.print()
+    return text.strip() if isinstance(text, str) else text
 
 
 class Terminal:
@@ -204,6 +308,8 @@ class Terminal:
         )
         #: What happened since the person's last move, as told (a redrawn board shows it again).
         self.story: list[RenderableType] = []
+        #: The bot that plays each away seat, as the events told it.
+        self.bots: dict[int, str] = {}
 
     def named(self, seat: int) -> Text:
         """A seat's name, with its strength if a search bot plays it ("mcts bot 1 (2,000 playouts)")."""
@@ -225,12 +331,32 @@ class Terminal:
 
     def tell(self, events: Iterable[Event], *, now: bool = False) -> None:
         """Narrate events: into a pipe at once; into a terminal with the next board, or at
-        once too (`now`) while the person watches others move."""
-        lines = self.screen.narrate(list(events), self.seat.players, self.seat.view)
+        once too (`now`) while the person watches others move. The away seats' events are
+        told in their place among the moves."""
+        lines: list[RenderableType] = []
+        moves: list[Event] = []
+        for event in events:
+            if is_away_event(event):
+                lines += self.narrate(moves)
+                moves = []
+                said_away = told(event, self.seat.players)
+                lines += [] if said_away is None else [said_away]
+                self.bots = away_bots([event], self.bots)
+            else:
+                moves.append(event)
+        lines += self.narrate(moves)
         self.story += lines
         if now or not self.redraw:
             for line in lines:
                 self.say(line)
+
+    def narrate(self, events: list[Event]) -> list[RenderableType]:
+        """What moves say; the reader's own seat in the third person while a bot plays it."""
+        if not events:
+            return []
+        bot = self.bots.get(self.seat.you)
+        players = self.seat.players if bot is None else self.seat.players.away(bot)
+        return self.screen.narrate(events, players, self.seat.view)
 
     def play(self) -> int:
         """The game to its end, or until the person leaves it: the exit status. Ctrl-C is
@@ -246,13 +372,15 @@ class Terminal:
             self.say(self.header)
         self.tell(self.seat.opening())
         while self.seat.view.status == "active":
-            if self.seat.view.turn != self.seat.you:
-                self.draw(waiting=True)
-                for moved in self.seat.wait():
-                    self.tell(moved, now=True)
+            mine = self.seat.view.players[self.seat.you]
+            if mine.resigned:
+                self.watch()
+                continue
+            if self.seat.view.turn != self.seat.you and not mine.away:
+                self.watch()
                 continue
             self.draw()
-            played = self.turn()
+            played = self.away() if mine.away else self.turn()
             if played is None:
                 self.say(Text(self.farewell()))
                 return 0
@@ -261,14 +389,30 @@ class Terminal:
         self.draw_end()
         return 0
 
+    def watch(self) -> None:
+        """The other seats' moves as they happen, until it is the person's turn or the end."""
+        self.draw(waiting=True)
+        for moved in self.seat.wait():
+            self.tell(moved, now=True)
+
     def turn(self) -> list[Event] | None:
         """Ask for a move until the game takes one: its events (None: the person left)."""
         view = self.seat.view
         legal = self.screen.legal(view)
         while True:
-            text = self.ask(words()("cli.play.prompt"))
+            left = seconds_left(view)
+            if left is None:
+                text = self.ask(words()("cli.play.prompt"))
+            else:
+                text = self.ask(words()("cli.play.prompt_clock", left=time_words(left)), seconds=left)
+            if isinstance(text, Late):
+                return self.late()
             if text is None or text.lower() in QUIT:
                 return None
+            if text.lower() in RESIGN:
+                if self.confirmed():
+                    return self.step(self.seat.resign)
+                continue
             move = self.screen.parse_move(text, legal, view)
             if isinstance(move, str):
                 self.say(Text(visible(move), style="red"))
@@ -282,16 +426,89 @@ class Terminal:
                 if refused.stale:
                     return self.seat.catch_up()  # the game moved on: draw it as it is now
 
-    def ask(self, prompt: str) -> str | None:
-        """A line the person typed, or None at the end of the input."""
+    def late(self) -> list[Event]:
+        """The person's time ran out before they moved: what the game did meanwhile (the
+        clock's own events, once the server appends them)."""
+        self.say()  # after the prompt, which no answer ended
+        waiting = iter(self.seat.wait())
         try:
-            text = self.out.input(prompt).strip()
-        except EOFError:
-            self.say()
-            return None
-        if self.echo:
+            return next(waiting, [])
+        finally:
+            close = getattr(waiting, "close", None)
+            if close is not None:
+                close()
+
+    def away(self) -> list[Event] | None:
+        """A bot plays the person's seat (their clock ran out): come back, resign or leave.
+        The events of the choice (None: the person left)."""
+        while True:
+            text = self.ask(words()("cli.away.prompt"))
+            if isinstance(text, Late):
+                continue
+            if text is None or text.lower() in QUIT:
+                return None
+            if text.lower() in BACK:
+                return self.step(self.seat.return_to_seat)
+            if text.lower() in RESIGN:
+                if self.confirmed():
+                    return self.step(self.seat.resign)
+                continue
+            self.say(Text(words()("cli.away.choose"), style="red"))
+
+    def step(self, request: Callable[[], list[Event]]) -> list[Event]:
+        """A resignation or a return sent: its events, or, refused (the game moved on, or
+        ended), what happened meanwhile."""
+        try:
+            return patiently(self.out, self.thinking, request)
+        except Refused as refused:
+            self.say(Text(visible(str(refused)), style="red"))
+            return self.seat.catch_up()
+
+    def confirmed(self) -> bool:
+        """Whether the person means to resign (asked once more: it cannot be undone)."""
+        answer = self.ask(words()("cli.resign.confirm"))
+        if isinstance(answer, str) and answer.lower() in YES:
+            return True
+        self.say(Text(words()("cli.resign.kept")))
+        return False
+
+    def ask(self, prompt: str, *, seconds: float | None = None) -> str | Late | None:
+        """A line the person typed, None at the end of the input, or LATE when `seconds` ran
+        out first. Into a terminal, the clock's line above the prompt counts down meanwhile."""
+        until = None if seconds is None else time.monotonic() + seconds
+        counted = until is not None and self.redraw
+        text = self.counting_down(until) if until is not None and counted else read_line(self.out, prompt, until)
+        if self.echo and isinstance(text, str):
             self.say(Text(text))
         return text
+
+    def counting_down(self, until: float) -> str | Late | None:
+        """The clock's line, then the prompt; the line is rewritten each second while the
+        person types (the cursor is kept where they type: saved, moved up to the clock's
+        line, restored), until a line is typed or the time runs out (LATE)."""
+        reader = keyboard()
+        shown = self.clock_text()
+        self.out.file.write(f"{shown}\n")
+        self.out.print(Text(words()("cli.play.prompt")), end="")
+        self.out.file.flush()
+        while not reader.ready(min(1.0, max(0.0, until - time.monotonic()))):
+            if until <= time.monotonic():
+                return LATE
+            again = self.clock_text()
+            if again != shown:
+                self.out.file.write(f"\x1b7\x1b[1A\r\x1b[2K{again}\x1b8")
+                self.out.file.flush()
+                shown = again
+        text = reader.line()
+        if text is None:
+            self.out.print()
+        return text.strip() if isinstance(text, str) else text
+
+    def clock_text(self) -> str:
+        """The clock's line as plain text, cut to one line of the terminal (so that the line
+        above the prompt is always one line, and can be rewritten in place)."""
+        line = clock_line(self.seat.view, self.seat.players)
+        return "" if line is None else line.plain[: max(1, self.out.width - 1)]
 
     def farewell(self) -> str:
         left = words()("cli.play.left", version=str(self.seat.view.version))
@@ -311,13 +528,26 @@ class Terminal:
     def draw(self, *, waiting: bool = False) -> None:
         view = self.seat.view
         players = self.seat.players
+        mine = view.players[self.seat.you]
         self.top()
         self.say()
         for renderable in self.screen.board(view, players):
             self.say(renderable)
         self.say(said("cli.play.hand", cards=self.screen.cards(view.you.hand, empty="cli.none")))
+        # On the person's own turn in a terminal, the clock's line counts down above the prompt.
+        counted = self.redraw and not waiting and view.turn == self.seat.you and seconds_left(view) is not None
+        # While a bot plays the seat, the board is not redrawn until the person answers: no clock.
+        if not counted and not mine.away and (clock := clock_line(view, players)) is not None:
+            self.say(clock)
+        if mine.resigned:
+            self.say(Text(words()("cli.away.watching"), style="bold"))
         if waiting:
             self.say(said("cli.play.waiting", name=players.name(view.turn)))
+            return
+        if mine.away:
+            bot = self.bots.get(self.seat.you)
+            self.say(said("cli.away.you", known=str(bot is not None).lower(), bot=bot or ""))
+            self.say(Text(words()("cli.away.offer")))
             return
         labels = [
             said("cli.play.numbered", number=number, move=self.screen.label(move))
@@ -329,6 +559,8 @@ class Terminal:
             self.say(Columns(labels, padding=(0, 2)))
         else:
             self.say(said("cli.play.moves", moves=Text.assemble(" ", Text("  ").join(labels))))
+        if view.clock is not None:  # where a clock runs, a person may also give the seat up
+            self.say(Text(words()("cli.resign.offer"), style="dim"))
 
     def draw_end(self) -> None:
         self.top()
@@ -336,7 +568,7 @@ class Terminal:
         self.say(self.screen.score_sheet(sheet, self.seat.players, title=self.screen.play_title))
         for line in self.screen.ending(sheet, self.seat.players):
             self.say(line)
-        if again := self.seat.play_again():
+        if self.seat.view.status == "finished" and (again := self.seat.play_again()):
             self.say(Text(again))
 
 
@@ -418,6 +650,7 @@ SERVER_ONLY = {
     "join": "--join",
     "name": "--name",
     "rematch": "--rematch",
+    "clock": "--clock",
 }
 
 
@@ -451,6 +684,7 @@ def check_server_options(args: argparse.Namespace) -> None:
         given += [name for name, value in vars(args).items() if name.startswith("option_") and value is not None]
         given += ["seed"] if args.seed is not None else []
         given += ["open"] if args.open is not None else []
+        given += ["clock"] if args.clock is not None else []
         if given:
             flag = "--" + given[0].removeprefix("option_").replace("_", "-")
             raise CommandError(words()("cli.error.play.new_game_only", flag=flag, way=way))

@@ -30,20 +30,33 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from events.codec import Event, GameStarted, MalformedEvent, SeatJoined, SeatLeft
+from events.codec import (
+    Event,
+    GameAbandoned,
+    GameStarted,
+    MalformedEvent,
+    SeatJoined,
+    SeatLeft,
+    SeatResigned,
+    SeatTimedOut,
+)
 from events.rulesets import rules_for
 from service.client import ApiProblem, Client, ClientError, Unreachable
 from service.commands import CommandError, console, fail, visible
 from service.commands.play import (
+    YES,
     YOUR_NAME,
+    Late,
     Terminal,
     bot_name,
     check_server_options,
     new_game,
     patiently,
+    read_line,
     starting,
 )
 from service.commands.screens import Players, Screen, screen_for
+from service.commands.screens.away import clock_line
 from service.commands.screens.base import said
 from service.commands.screens.lobby import OPEN, is_open, room, seat_names, told, waiting_games
 from service.commands.screens.seat import refusal
@@ -91,7 +104,10 @@ class RemoteSeat:
                 player = {"name": bot_name(bot.bot, seat), "bot": bot.bot}
                 # A search bot without a strength plays the service's default (its view says which).
                 players.append(player if bot.playouts is None else {**player, "playouts": bot.playouts})
-        created = client.create_game(screen_for(ruleset.name).create_body(players, args.seed, options))
+        body = screen_for(ruleset.name).create_body(players, args.seed, options)
+        if args.clock is not None:
+            body["clock"] = {"seconds_per_move": args.clock}
+        created = client.create_game(body)
         token = created.players[you].token
         if not isinstance(token, str):
             raise Unreachable(f"{client.base_url} created a game without a token for seat {you}")
@@ -124,6 +140,8 @@ class RemoteSeat:
             out.print(said("cli.remote.waits", game=visible(game), url=url, room=room(self.view.players, self.you)))
             join = f"poison play --server {url} --join={visible(game)} --name NAME"
             out.print(Text(words()("cli.remote.anyone", command=join)))
+            if (clock := clock_line(self.view, self.players)) is not None:
+                out.print(clock)
             out.print(Text(words()("cli.remote.ctrl_c")))
             with closing(self.client.follow(game, self.token, after=self.view.version)) as stream:
                 for public in stream:
@@ -135,6 +153,9 @@ class RemoteSeat:
                     elif isinstance(event, SeatLeft):
                         names[event.seat] = OPEN
                     elif isinstance(event, GameStarted):
+                        break
+                    elif isinstance(event, GameAbandoned):  # it waited longer than the server lets one wait
+                        out.print(Text(words()("cli.away.abandoned"), style="bold"))
                         break
         except KeyboardInterrupt:
             out.print()  # after the terminal's "^C"
@@ -175,9 +196,13 @@ class RemoteSeat:
 
     def opening(self) -> list[Event]:
         events = self._since(0)
-        # The story starts with the person's last move (everything, if they have not moved).
+        # The story starts with the person's last move (everything, if they have not moved),
+        # or, while a bot plays their seat, with the moment it took it.
         mine = [i for i, event in enumerate(events) if isinstance(event, self.rules.played_type)]
         last = max((i for i in mine if getattr(events[i], "seat", None) == self.you), default=0)
+        if self.view.players[self.you].away:
+            taken = (SeatTimedOut, SeatResigned)
+            last = max((i for i, e in enumerate(events) if isinstance(e, taken) and e.seat == self.you), default=last)
         return events[last:]
 
     def play(self, move: tuple[Any, ...]) -> list[Event]:
@@ -207,18 +232,41 @@ class RemoteSeat:
                 if public.version >= self.view.version:
                     yield batch
                     batch = []
-                    if self.view.status == "finished" or self.view.turn == self.you:
+                    mine = self.view.players[self.you]
+                    # The person's turn, the end, or their seat taken by a bot (their time ran out).
+                    if self.view.status != "active" or self.view.turn == self.you or (mine.away and not mine.resigned):
                         return
 
     def catch_up(self) -> list[Event]:
         return self._since(self.view.version)
+
+    def resign(self) -> list[Event]:
+        return self._seat_step(self.client.resign)
+
+    def return_to_seat(self) -> list[Event]:
+        return self._seat_step(self.client.come_back)
+
+    def _seat_step(self, request: Any) -> list[Event]:
+        """A resignation or a return, with a key of its own (its retries are answered alike):
+        the events since the seat's view, its own among them."""
+        before = self.view.version
+        try:
+            request(self.game_id, self.you, self.token, key=secrets.token_urlsafe(16))
+        except ApiProblem as problem:
+            if problem.status in (401, 404):
+                raise
+            raise refusal(problem.code, problem.detail, ()) from None
+        return self._since(before)
 
     def scores(self) -> Any:
         return self.client.scores(self.game_id)
 
     def where(self) -> Text:
         seed = "" if self.seed is None else words()("cli.remote.seed", seed=str(self.seed))
-        return Text(words()("cli.remote.where", game=self.game_id, url=str(self.client.base_url), seed=seed))
+        clock = self.view.clock
+        per_move = "" if clock is None else words()("cli.remote.clock", count=clock.seconds_per_move)
+        where = words()("cli.remote.where", game=self.game_id, url=str(self.client.base_url), seed=seed, clock=per_move)
+        return Text(where)
 
     def come_back(self) -> str | None:
         if self.left:
@@ -288,11 +336,8 @@ def ask_name(out: Console) -> str:
 
 def ask(out: Console, prompt: str) -> str | None:
     """A line typed in the terminal, or None at the end of the input (Ctrl-D)."""
-    try:
-        return out.input(prompt).strip()
-    except EOFError:
-        out.print()
-        return None
+    text = read_line(out, prompt)
+    return None if isinstance(text, Late) else text
 
 
 def again(out: Console) -> bool:
@@ -300,7 +345,7 @@ def again(out: Console) -> bool:
     if not (sys.stdin.isatty() and out.is_terminal):
         return False
     answer = ask(out, words()("cli.remote.again"))
-    return answer is not None and answer.lower() in {"y", "yes"}
+    return answer is not None and answer.lower() in YES
 
 
 def run(args: argparse.Namespace) -> int:

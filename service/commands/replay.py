@@ -17,6 +17,7 @@ import msgspec
 from rich.console import Console
 
 from events import commitment
+from events.away import away_of
 from events.codec import Event
 from events.exported import NotALog, from_json, from_ndjson, looks_like_json
 from events.play import LoggedGame
@@ -137,14 +138,34 @@ def show(logged: LoggedGame, console: Console) -> None:
     console.print(literal(commitment_line(logged.created)))
     if screen.scored(game):
         console.print(screen.sheet(game, names))
+    for line in away_lines(logged, names):
+        console.print(line)
     if logged.finished:
         winners = words()("cli.comma").join(isolated(names[seat]) for seat in game.winners)
         console.print(
             words()("cli.replay.finished", best=screen.best, total=screen.winning_total(game), winners=winners)
         )
+    elif logged.abandoned:
+        console.print(words()("cli.replay.abandoned"))
     else:
         for renderable in screen.in_play(game, names):
             console.print(renderable)
+
+
+def away_lines(logged: LoggedGame, names: list[str]) -> list[str]:
+    """A line for each seat a bot plays for its person as the log leaves it: away (its clock
+    ran out) or resigned, and the bot that plays it."""
+    away = away_of(logged)
+    return [
+        words()(
+            "cli.replay.away",
+            seat=seat,
+            name=isolated(names[seat]),
+            resigned=str(seat in away.resigned).lower(),
+            bot=literal(bot),
+        )
+        for seat, bot in sorted(away.bots)
+    ]
 
 
 def logs_of(args: argparse.Namespace) -> list[str] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from rich.console import RenderableType
@@ -55,6 +55,9 @@ class Players:
 
     names: tuple[str, ...]
     you: int | None = None
+    #: Who plays the reader's seat while they are away ("the greedy bot, for you,"): the
+    #: sentences of its moves name it in the third person (the seats table still says "you").
+    stand_in: str | None = None
 
     @classmethod
     def of(cls, names: Iterable[str], you: int | None) -> Players:
@@ -79,7 +82,7 @@ class Players:
         """A seat's name isolated in its own direction (FSI ... PDI); yours, the reader's
         own word for "you", in bold."""
         if seat == self.you:
-            return Text(self.names[seat], style="bold")
+            return Text(self.names[seat] if self.stand_in is None else self.stand_in, style="bold")
         return Text(isolated(self.names[seat]))
 
     def cell(self, seat: int) -> Text:
@@ -92,12 +95,16 @@ class Players:
 
     def who(self, seat: int) -> str:
         """The `who` of a message whose verb agrees with its subject: "you play", "ada plays"."""
-        return "you" if seat == self.you else "other"
+        return "you" if seat == self.you and self.stand_in is None else "other"
 
     def did(self, key: str, seat: int, /, **args: Any) -> Text:
         """The message `key` of what `seat` did, its `who` and `name` filled in, so that its
         verb agrees with the seat ("you play R5", "ada plays R5")."""
         return said(key, who=self.who(seat), name=self.name(seat), **args)
+
+    def away(self, bot: str) -> Players:
+        """The seats as the moves of the reader's seat are told while `bot` plays it."""
+        return replace(self, stand_in=words()("cli.away.for_you", bot=bot))
 
     def listed(self, seats: Iterable[int]) -> Text:
         return Text(words()("cli.comma")).join(self.name(seat) for seat in seats)
@@ -108,6 +115,16 @@ def strength(player: Any) -> str | None:
     playouts"), or None for a seat that does not search (the API gives it no `playouts`)."""
     playouts = getattr(player, "playouts", None)  # None, or UNSET, where a Struct omits it
     return words()("cli.playouts", count=playouts) if isinstance(playouts, int) else None
+
+
+def seat_state(player: Any) -> str | None:
+    """A seat's state beside its name in the seats table ("(away)", "(resigned)": a bot plays
+    it for its person), or None while its person plays it."""
+    if getattr(player, "resigned", False):
+        return words()("cli.seat.resigned")
+    if getattr(player, "away", False):
+        return words()("cli.seat.away")
+    return None
 
 
 def searchers(players: Sequence[Any]) -> list[int]:
@@ -241,9 +258,11 @@ class Screen(ABC):
         number = words().number
         table = seats_table(self._columns("seat", "player", "hand", *own, "total"))
         for player in view.players:
+            state = seat_state(player)
+            name = players.cell(player.seat)
             table.add_row(
                 number(player.seat),
-                players.cell(player.seat),
+                name if state is None else Text.assemble(name, " ", Text(state, style="dim")),
                 number(player.hand_size),
                 *(number(getattr(player, field)) for field in own),
                 number(view.totals[player.seat]),
@@ -294,6 +313,8 @@ class Screen(ABC):
         totals = Text(words()("cli.comma")).join(
             said("cli.total.of", name=players.name(seat), total=total) for seat, total in enumerate(scores.totals)
         )
+        if not scores.winners:  # abandoned: the game ended before anyone could win it
+            return [said("cli.final", totals=totals), Text(words()("cli.no_winners"), style="bold")]
         return [
             said("cli.final", totals=totals),
             said(

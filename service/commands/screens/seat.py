@@ -15,13 +15,15 @@ from typing import Any, Protocol
 
 from rich.text import Text
 
+from events.away import ABANDONED, SEAT_AWAY
 from events.codec import Event
 from service.commands.screens.base import Players
 from service.i18n import SOURCE, catalogue, words
 
 #: Refusals that mean the seat's view is behind the game (another client moved): it must
 #: catch up before it tries again.
-STALE = frozenset({"version_conflict", "not_your_turn", "game_finished"})
+#: An away seat or an abandoned game: the game went on without the person's move.
+STALE = frozenset({"version_conflict", "not_your_turn", "game_finished", ABANDONED, SEAT_AWAY})
 
 
 class Refused(Exception):
@@ -70,6 +72,14 @@ class Seat(Protocol):
     def wait(self) -> Iterable[list[Event]]:
         """The other seats' moves as they happen, a move's events together, until it is the
         person's turn or the game's end."""
+
+    def resign(self) -> list[Event]:
+        """Give the seat up to a bot for the rest of the game: the events it caused. Raises
+        Refused when the game does not take it."""
+
+    def return_to_seat(self) -> list[Event]:
+        """Play the seat again after its clock ran out: the events since the seat's view, the
+        return among them. Raises Refused when the game does not take it."""
 
     def catch_up(self) -> list[Event]:
         """The events the seat has not seen, once a refusal said the game moved on."""
