@@ -5,6 +5,7 @@
 // accepts (schema.js); the service still checks everything and its refusals are shown.
 
 import { api } from "./api.js";
+import { isOver } from "./away.js";
 import { h, fill } from "./dom.js";
 import { has, isolated, listing, number, t, tn, who } from "./i18n.js";
 import { gameOf, rulesetOfListed } from "./games.js";
@@ -18,11 +19,14 @@ const NAMES = ["Ana", "Bob", "Cy", "Dee", "Eve", "Fay"];
 const PAGE = 10;
 /** The seat editor's choice of a seat left open (docs/http-api.md, "Lobby"). */
 const OPEN = "open";
+/** The hints of the options every game has, in the reader's words (the API document's are English). */
+const COMMON_HINTS = { seconds_per_move: t("lobby.clock.hint") };
 const STATUSES = [
   ["", t("lobby.status.all")],
   ["waiting", t("lobby.status.waiting")],
   ["active", t("lobby.status.active")],
   ["finished", t("lobby.status.finished")],
+  ["abandoned", t("lobby.status.abandoned")],
 ];
 
 export function mountLobby(root, { status }) {
@@ -225,7 +229,7 @@ export function mountLobby(root, { status }) {
     }
 
     function drawOptions() {
-      const hints = gameOf(form.ruleset).optionHints;
+      const hints = { ...COMMON_HINTS, ...gameOf(form.ruleset).optionHints };
       fill(
         options,
         form.options.map((field) => {
@@ -464,7 +468,7 @@ export function mountLobby(root, { status }) {
       return h(
         "tr",
         { "data-game": entry.game_id, "data-status": entry.status },
-        h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id" }, entry.game_id)),
+        h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id", dir: "ltr" }, entry.game_id)),
         h("td", null, entry.players.flatMap((name, i) => [i ? t("list.sep") : null, name == null ? t("lobby.open") : who(name)])),
         h("td", null, h("span", { class: ["status", `status-${entry.status}`], "data-status": entry.status }, has(`status.${entry.status}`) ? t(`status.${entry.status}`) : entry.status)),
         h("td", null, progress(entry)),
@@ -476,7 +480,7 @@ export function mountLobby(root, { status }) {
             { class: "actions" },
             entry.status === "waiting" ? h("button", { type: "button", class: "primary join", on: { click: (event) => joinForm(entry, event.currentTarget.closest("tr")) } }, t("lobby.join")) : null,
             h("a", { href: links.watch(entry.game_id) }, t("lobby.watch")),
-            entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, t("lobby.step_through")) : null,
+            isOver(entry) ? h("a", { href: links.steps(entry.game_id) }, t("lobby.step_through")) : null,
           ),
         ),
       );
