@@ -1,8 +1,9 @@
 // The lobby: start a game of either ruleset (seats, people or bots or left open for anyone
 // to join, the search bot's strength, options, a seed), hand each person their seat's link, list the games (waiting,
 // active and finished, page by page; a waiting game's open seat joined with a name), and
-// take an exported log to replay. The form offers what the API document says the service
-// accepts (schema.js); the service still checks everything and its refusals are shown.
+// take an exported log to replay; above them all, the seats this browser holds, to resume
+// (resume.js). The form offers what the API document says the service accepts (schema.js);
+// the service still checks everything and its refusals are shown.
 
 import { api } from "./api.js";
 import { isOver } from "./away.js";
@@ -11,6 +12,7 @@ import { has, isolated, listing, number, t, tn, who } from "./i18n.js";
 import { gameOf, rulesetOfListed } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { replayLater } from "./replay.js";
+import { heldPanel } from "./resume.js";
 import { links } from "./route.js";
 import { newGameForms } from "./schema.js";
 import { isOpen, openSeats, SEARCH_BOT, seatName, strength } from "./seating.js";
@@ -44,7 +46,7 @@ export function mountLobby(root, { status }) {
     t("lobby.drop.hint"),
     h("input", { type: "file", class: "file-input", accept: ".ndjson,.jsonl,.json,application/x-ndjson", on: { change: (event) => handOver(event.target.files[0]) } }),
   );
-  fill(root, h("section", { class: "lobby" }, notices.element, h("div", { class: "lobby-grid" }, h("div", { class: "lobby-start" }, create, created), h("div", { class: "lobby-list" }, games, drop))));
+  fill(root, h("section", { class: "lobby" }, notices.element, h("div", { class: "lobby-grid" }, heldPanel(), h("div", { class: "lobby-start" }, create, created), h("div", { class: "lobby-list" }, games, drop))));
 
   function handOver(file) {
     if (!file) return;

@@ -7,7 +7,8 @@
 // sent with the version shown as `expected_version`: a table that fell behind is refused, says
 // so, and catches up. The rules stay on the server: what is legal comes from `legal_moves`.
 // A game with a clock counts down at the seat to move (countdown.js); the seat held here may
-// resign, or come back once its clock ran out (yourseat.js).
+// resign, or come back once its clock ran out (yourseat.js); the table keeps it in this
+// browser's list of seats (held.js).
 
 import { api } from "./api.js";
 import { abandonedLine, AWAY_EVENTS, awayBots, describeAway, isOver, noteAway } from "./away.js";
@@ -18,6 +19,7 @@ import { fill, h } from "./dom.js";
 import { listing, t, tn, who } from "./i18n.js";
 import { follow } from "./follow.js";
 import { describe, gameOf, scoredCount, sheet } from "./games.js";
+import { hold, release } from "./held.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { links } from "./route.js";
@@ -113,6 +115,8 @@ export function mountTable(root, { gameId, token }) {
     try {
       view = await api.view(gameId, { token });
     } catch (problem) {
+      // A token that is no seat of this game is no seat to keep.
+      if (problem.status === 401 && token) release(gameId, null, token);
       const after = problem.status === 401 ? t("table.after.401") : problem.status === 404 ? t("table.after.404") : "";
       notices.problem(problem, after);
       fill(parts.turn, h("a", { href: problem.status === 401 ? links.watch(gameId) : links.lobby() }, problem.status === 401 ? t("table.watch_instead") : t("table.back")));
@@ -122,6 +126,7 @@ export function mountTable(root, { gameId, token }) {
     state.game = gameOf(view.ruleset);
     state.view = view;
     state.names = namesOf(view);
+    if (view.you) hold({ game_id: gameId, seat: view.you.seat, name: view.players[view.you.seat].name, ruleset: view.ruleset, token });
     screen.classList.add(`ruleset-${view.ruleset}`);
     fill(parts.help, state.game.help, " ", h("a", { class: "whole-rules", href: links.rules(state.game.name) }, t("rules.whole")));
     // A waiting game has nothing scored yet: its sheet is read once it starts.
@@ -364,6 +369,7 @@ export function mountTable(root, { gameId, token }) {
     state.stream?.stop();
     try {
       await api.leave(gameId, you(), token);
+      release(gameId, you(), token);
       location.hash = links.lobby();
     } catch (problem) {
       notices.problem(problem, problem.code === "game_started" ? t("table.after.started") : "");
