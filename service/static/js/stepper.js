@@ -106,7 +106,8 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
       extraCards.map((pile) => h("div", { class: "open-pile" }, h("h3", null, pile.label), h("div", { class: "open-hand" }, pile.cards.map((code) => game.card(code, { size: "tiny" }))))),
     );
     fill(parts.sheet, sheet(game, scores, view, names, scored));
-    fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores), names, { at: scored })));
+    // A game abandoned before anything was scored has no totals to draw.
+    if (game.lines(scores).length) fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores), names, { at: scored })));
   }
 
   async function toggle() {
