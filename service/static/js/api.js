@@ -2,6 +2,8 @@
 // like any other. A seat's token travels only in the Authorization header, never in a URL.
 // Every refusal arrives as a Problem carrying the API's stable `code` and its readable `detail`.
 
+import { heard } from "./servertime.js";
+
 /** An answer of 4xx/5xx: problem+json (RFC 9457), or what the network said. */
 export class Problem extends Error {
   constructor(status, body) {
@@ -31,10 +33,13 @@ async function call(method, path, { token, json, body, type, query, key, accept 
   } else if (body !== undefined) {
     headers["Content-Type"] = type;
   }
-  const url = query ? `${path}?${new URLSearchParams(query)}` : path;
+  const search = query ? String(new URLSearchParams(query)) : "";
+  const url = search ? `${path}?${search}` : path;
   let response;
+  const sent = Date.now();
   try {
     response = await fetch(url, { method, headers, body, cache: "no-store" });
+    heard(response.headers.get("Date"), sent, Date.now());
   } catch (error) {
     throw new Problem(0, { title: "The service cannot be reached", detail: String(error.message ?? error) });
   }
@@ -52,8 +57,23 @@ async function call(method, path, { token, json, body, type, query, key, accept 
   return text ? JSON.parse(text) : null;
 }
 
-/** How often a move whose outcome is unknown is sent (with its one key) before giving up. */
-const MOVE_ATTEMPTS = 3;
+/** How often a request whose outcome is unknown is sent (with its one key) before giving up. */
+const ATTEMPTS = 3;
+
+/** A request that changes the game, sent again with the same Idempotency-Key while its
+ * outcome is unknown (the network failed, or 503: the store may have taken it), so that it
+ * happens at most once and a retry gets the first answer. */
+async function retried(send) {
+  const key = idempotencyKey();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send(key);
+    } catch (problem) {
+      if (attempt >= ATTEMPTS || !(problem.status === 0 || problem.status === 503)) throw problem;
+      await new Promise((resolve) => setTimeout(resolve, 400 * attempt));
+    }
+  }
+}
 
 /** Leave out the parameters that are not set. */
 function only(params) {
@@ -75,35 +95,18 @@ export const api = {
 
   /** A move, sent again with the same Idempotency-Key while its outcome is unknown (the
    * network failed, or 503: the store may have taken it), so it is played at most once. */
-  async play(gameId, token, move, expectedVersion) {
-    const key = idempotencyKey();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call("POST", `/v1/games/${encodeURIComponent(gameId)}/moves`, {
-          token,
-          key,
-          json: { ...move, expected_version: expectedVersion },
-        });
-      } catch (problem) {
-        if (attempt >= MOVE_ATTEMPTS || !(problem.status === 0 || problem.status === 503)) throw problem;
-        await new Promise((resolve) => setTimeout(resolve, 400 * attempt));
-      }
-    }
-  },
+  play: (gameId, token, move, expectedVersion) =>
+    retried((key) => call("POST", `/v1/games/${encodeURIComponent(gameId)}/moves`, { token, key, json: { ...move, expected_version: expectedVersion } })),
 
   /** Take open seat `seat` of a waiting game under `name`: {seat, name, token, game}. The key
    * makes a retry (after a dropped answer) get the first answer, never a second seat. */
-  async join(gameId, seat, name) {
-    const key = idempotencyKey();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call("POST", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}`, { key, json: { name } });
-      } catch (problem) {
-        if (attempt >= MOVE_ATTEMPTS || !(problem.status === 0 || problem.status === 503)) throw problem;
-        await new Promise((resolve) => setTimeout(resolve, 400 * attempt));
-      }
-    }
-  },
+  join: (gameId, seat, name) => retried((key) => call("POST", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}`, { key, json: { name } })),
+
+  /** Resign the token's seat for good: the server's bot plays it to the end. The game after it. */
+  resign: (gameId, seat, token) => retried((key) => call("POST", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}/resign`, { token, key })),
+
+  /** Play the token's seat again after its clock ran out (it was away). The game after it. */
+  comeBack: (gameId, seat, token) => retried((key) => call("POST", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}/return`, { token, key })),
 
   /** Leave the token's seat of a waiting game: it is open again, and the token no longer works. */
   leave: (gameId, seat, token) => call("DELETE", `/v1/games/${encodeURIComponent(gameId)}/seats/${seat}`, { token, key: idempotencyKey() }),

@@ -9,6 +9,8 @@
 
 import { api } from "./api.js";
 
+/** The events after which nothing more is ever played: the stream ends there. */
+const ENDS = ["game_finished", "game_abandoned"];
 const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 8000;
 
@@ -28,7 +30,7 @@ export function follow(gameId, after, eventTypes, { onEvent, onState }) {
     if (event.version <= last) return;
     last = event.version;
     onEvent(event);
-    if (event.type === "game_finished") end();
+    if (ENDS.includes(event.type)) end();
   }
 
   function open() {

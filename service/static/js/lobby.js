@@ -1,15 +1,18 @@
 // The lobby: start a game of either ruleset (seats, people or bots or left open for anyone
 // to join, the search bot's strength, options, a seed), hand each person their seat's link, list the games (waiting,
 // active and finished, page by page; a waiting game's open seat joined with a name), and
-// take an exported log to replay. The form offers what the API document says the service
-// accepts (schema.js); the service still checks everything and its refusals are shown.
+// take an exported log to replay; above them all, the seats this browser holds, to resume
+// (resume.js). The form offers what the API document says the service accepts (schema.js);
+// the service still checks everything and its refusals are shown.
 
 import { api } from "./api.js";
+import { isOver } from "./away.js";
 import { h, fill } from "./dom.js";
 import { has, isolated, listing, number, t, tn, who } from "./i18n.js";
 import { gameOf, rulesetOfListed } from "./games.js";
 import { noticeBoard } from "./notices.js";
 import { replayLater } from "./replay.js";
+import { heldPanel } from "./resume.js";
 import { links } from "./route.js";
 import { newGameForms } from "./schema.js";
 import { isOpen, openSeats, SEARCH_BOT, seatName, strength } from "./seating.js";
@@ -18,11 +21,14 @@ const NAMES = ["Ana", "Bob", "Cy", "Dee", "Eve", "Fay"];
 const PAGE = 10;
 /** The seat editor's choice of a seat left open (docs/http-api.md, "Lobby"). */
 const OPEN = "open";
+/** The hints of the options every game has, in the reader's words (the API document's are English). */
+const COMMON_HINTS = { seconds_per_move: t("lobby.clock.hint") };
 const STATUSES = [
   ["", t("lobby.status.all")],
   ["waiting", t("lobby.status.waiting")],
   ["active", t("lobby.status.active")],
   ["finished", t("lobby.status.finished")],
+  ["abandoned", t("lobby.status.abandoned")],
 ];
 
 export function mountLobby(root, { status }) {
@@ -40,7 +46,7 @@ export function mountLobby(root, { status }) {
     t("lobby.drop.hint"),
     h("input", { type: "file", class: "file-input", accept: ".ndjson,.jsonl,.json,application/x-ndjson", on: { change: (event) => handOver(event.target.files[0]) } }),
   );
-  fill(root, h("section", { class: "lobby" }, notices.element, h("div", { class: "lobby-grid" }, h("div", { class: "lobby-start" }, create, created), h("div", { class: "lobby-list" }, games, drop))));
+  fill(root, h("section", { class: "lobby" }, notices.element, h("div", { class: "lobby-grid" }, heldPanel(), h("div", { class: "lobby-start" }, create, created), h("div", { class: "lobby-list" }, games, drop))));
 
   function handOver(file) {
     if (!file) return;
@@ -225,7 +231,7 @@ export function mountLobby(root, { status }) {
     }
 
     function drawOptions() {
-      const hints = gameOf(form.ruleset).optionHints;
+      const hints = { ...COMMON_HINTS, ...gameOf(form.ruleset).optionHints };
       fill(
         options,
         form.options.map((field) => {
@@ -464,7 +470,7 @@ export function mountLobby(root, { status }) {
       return h(
         "tr",
         { "data-game": entry.game_id, "data-status": entry.status },
-        h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id" }, entry.game_id)),
+        h("td", null, h("span", { class: "game-kind" }, game.title), h("code", { class: "game-id", dir: "ltr" }, entry.game_id)),
         h("td", null, entry.players.flatMap((name, i) => [i ? t("list.sep") : null, name == null ? t("lobby.open") : who(name)])),
         h("td", null, h("span", { class: ["status", `status-${entry.status}`], "data-status": entry.status }, has(`status.${entry.status}`) ? t(`status.${entry.status}`) : entry.status)),
         h("td", null, progress(entry)),
@@ -476,7 +482,7 @@ export function mountLobby(root, { status }) {
             { class: "actions" },
             entry.status === "waiting" ? h("button", { type: "button", class: "primary join", on: { click: (event) => joinForm(entry, event.currentTarget.closest("tr")) } }, t("lobby.join")) : null,
             h("a", { href: links.watch(entry.game_id) }, t("lobby.watch")),
-            entry.status === "finished" ? h("a", { href: links.steps(entry.game_id) }, t("lobby.step_through")) : null,
+            isOver(entry) ? h("a", { href: links.steps(entry.game_id) }, t("lobby.step_through")) : null,
           ),
         ),
       );

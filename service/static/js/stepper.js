@@ -4,6 +4,7 @@
 // Beside the table: what event N was, the score sheet so far, and the chart of running
 // totals with a marker at the round (or pot) reached.
 
+import { awayBots, describeAway } from "./away.js";
 import { totalsChart } from "./chart.js";
 import { fill, h } from "./dom.js";
 import { describe, sheet } from "./games.js";
@@ -91,12 +92,13 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
     position.value = t("steps.position", { at, last });
     fill(
       parts.said,
-      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), describeLobby(e, names) ?? describe(game, e, names))),
+      events.slice(Math.max(0, at - 4), at).map((e) => h("li", { class: e === event ? "now" : "before", "data-version": e.version }, h("span", { class: "feed-version" }, `#${e.version}`), describeLobby(e, names) ?? describeAway(e, names) ?? describe(game, e, names))),
     );
     // An overflow (or a pot's end) reached by stepping forward shows first as it happened.
     const moment = before && game.moment(event, before);
     const table = moment ? before : view;
-    fill(parts.seats, seatList(table, game, { event, hands: everything ? game.hiddenHands(table).hands : null }));
+    const bots = awayBots(events.slice(0, table.version));
+    fill(parts.seats, seatList(table, game, { event, bots, hands: everything ? game.hiddenHands(table).hands : null }));
     const extraCards = everything ? game.hiddenHands(view).extra : [];
     fill(
       parts.board,
@@ -104,7 +106,8 @@ export function stepper(root, { game, heading, events, start, viewAt, scores, ev
       extraCards.map((pile) => h("div", { class: "open-pile" }, h("h3", null, pile.label), h("div", { class: "open-hand" }, pile.cards.map((code) => game.card(code, { size: "tiny" }))))),
     );
     fill(parts.sheet, sheet(game, scores, view, names, scored));
-    fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores), names, { at: scored })));
+    // A game abandoned before anything was scored has no totals to draw.
+    if (game.lines(scores).length) fill(parts.chart, h("section", { class: "panel" }, h("h2", null, t("chart.title")), totalsChart(game.series(scores), names, { at: scored })));
   }
 
   async function toggle() {

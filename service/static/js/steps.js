@@ -1,8 +1,9 @@
-// A finished game, step by step: its public log (`/events`), the game after each event
+// A finished (or abandoned) game, step by step: its public log (`/events`), the game after each event
 // (time travel, `?version=N`) and its score sheet (`/scores`). The step is kept in the
 // fragment, so a link can point at a moment of a game.
 
 import { api } from "./api.js";
+import { isOver } from "./away.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { gameOf } from "./games.js";
@@ -26,7 +27,7 @@ export function mountSteps(root, { gameId, version }) {
         viewAt: (n) => api.view(gameId, { version: n }),
         scores,
         onStep: (n) => history.replaceState(null, "", links.steps(gameId, n)),
-        extra: h("nav", { class: "table-links" }, h("a", { href: links.watch(gameId) }, t("steps.back_to_table")), scores.status === "finished" ? h("a", { href: api.exportUrl(gameId), download: `${game.name}-${gameId}.ndjson` }, t("table.download")) : null),
+        extra: h("nav", { class: "table-links" }, h("a", { href: links.watch(gameId) }, t("steps.back_to_table")), isOver(scores) ? h("a", { href: api.exportUrl(gameId), download: `${game.name}-${gameId}.ndjson` }, t("table.download")) : null),
       });
     } catch (problem) {
       const board = noticeBoard();

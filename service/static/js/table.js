@@ -6,19 +6,26 @@
 // seat's own hand), so bots' moves appear one by one, at the pace the person chose. A move is
 // sent with the version shown as `expected_version`: a table that fell behind is refused, says
 // so, and catches up. The rules stay on the server: what is legal comes from `legal_moves`.
+// A game with a clock counts down at the seat to move (countdown.js); the seat held here may
+// resign, or come back once its clock ran out (yourseat.js); the table keeps it in this
+// browser's list of seats (held.js).
 
 import { api } from "./api.js";
+import { abandonedLine, AWAY_EVENTS, awayBots, describeAway, isOver, noteAway } from "./away.js";
 import { totalsChart } from "./chart.js";
 import { dealsPanel } from "./commitment.js";
+import { countdown, perMove } from "./countdown.js";
 import { fill, h } from "./dom.js";
 import { listing, t, tn, who } from "./i18n.js";
 import { follow } from "./follow.js";
 import { describe, gameOf, scoredCount, sheet } from "./games.js";
+import { hold, release } from "./held.js";
 import { noticeBoard } from "./notices.js";
 import { paceControl, paceMs } from "./pace.js";
 import { links } from "./route.js";
 import { seatList } from "./seats.js";
 import { describeLobby, LOBBY_EVENTS, namesOf, openSeats, searchers, waitingRoom } from "./seating.js";
+import { yourSeat } from "./yourseat.js";
 
 /** Beyond this many events waiting (a long drop, a slow tab), the table jumps to the last one. */
 const CATCH_UP = 30;
@@ -39,6 +46,7 @@ export function mountTable(root, { gameId, token }) {
     seats: h("div", { class: "seats-area" }),
     board: h("div", { class: "board-area" }),
     hand: h("div", { class: "hand-area" }),
+    mine: h("div", { class: "your-seat-area" }),
     feed: h("ol", { class: "feed", reversed: true, "aria-label": t("table.feed.label") }),
     sheet: h("div", { class: "sheet-area" }),
     chart: h("div", { class: "chart-area" }),
@@ -53,7 +61,7 @@ export function mountTable(root, { gameId, token }) {
     h(
       "div",
       { class: "table-layout" },
-      h("div", { class: "table-main" }, parts.turn, parts.seats, parts.board, parts.hand, parts.chart),
+      h("div", { class: "table-main" }, parts.turn, parts.seats, parts.board, parts.hand, parts.mine, parts.chart),
       h(
         "aside",
         { class: "table-side" },
@@ -85,12 +93,19 @@ export function mountTable(root, { gameId, token }) {
     stopped: false,
     leaving: false, // the person asked to leave their seat of the waiting game
     rematching: false, // "play again" was asked, its answer not yet in
+    bots: new Map(), // the bot playing each away seat, as the events that made it away say
+    asking: false, // the page asks whether the seat really resigns
+    stepping: false, // a resignation or a return is on its way
+    reading: false, // the game is read afresh for its clock
+    again: false, // the clock is to be read again once that read is in
   };
+  const clock = countdown(screen, { onOut: () => readNow() });
 
   const you = () => state.view?.you?.seat ?? null;
   const waitingForPlayers = () => state.view?.status === "waiting";
   const waiting = () => state.pumping || state.pending.length > 0;
-  const myTurn = () => state.view?.status === "active" && state.view.turn !== null && state.view.turn === you();
+  const mine = () => (you() === null ? null : state.view.players[you()]);
+  const myTurn = () => state.view?.status === "active" && state.view.turn !== null && state.view.turn === you() && !mine()?.away;
   const canPlay = () => myTurn() && !waiting() && !state.sending;
 
   // ---- reading the game ---------------------------------------------------------------
@@ -100,6 +115,8 @@ export function mountTable(root, { gameId, token }) {
     try {
       view = await api.view(gameId, { token });
     } catch (problem) {
+      // A token that is no seat of this game is no seat to keep.
+      if (problem.status === 401 && token) release(gameId, null, token);
       const after = problem.status === 401 ? t("table.after.401") : problem.status === 404 ? t("table.after.404") : "";
       notices.problem(problem, after);
       fill(parts.turn, h("a", { href: problem.status === 401 ? links.watch(gameId) : links.lobby() }, problem.status === 401 ? t("table.watch_instead") : t("table.back")));
@@ -109,18 +126,24 @@ export function mountTable(root, { gameId, token }) {
     state.game = gameOf(view.ruleset);
     state.view = view;
     state.names = namesOf(view);
+    if (view.you) hold({ game_id: gameId, seat: view.you.seat, name: view.players[view.you.seat].name, ruleset: view.ruleset, token });
     screen.classList.add(`ruleset-${view.ruleset}`);
     fill(parts.help, state.game.help, " ", h("a", { class: "whole-rules", href: links.rules(state.game.name) }, t("rules.whole")));
     // A waiting game has nothing scored yet: its sheet is read once it starts.
     if (view.status !== "waiting") await readScores();
     state.scored = state.scores ? scoredCount(state.game, state.scores) : 0;
     try {
-      // What happened just before: someone joining mid-game (or after it) reads the last moves.
-      for (const event of await api.events(gameId, token, Math.max(0, view.version - RECENT))) addFeed(event);
+      // What happened just before: someone joining mid-game (or after it) reads the last moves;
+      // with a seat away, the whole log, whose events say which bot took each away seat.
+      const recent = Math.max(0, view.version - RECENT);
+      const events = await api.events(gameId, token, view.players.some((player) => player.away) ? 0 : recent);
+      state.bots = awayBots(events);
+      for (const event of events.filter((e) => e.version > recent)) addFeed(event);
     } catch (problem) {
       notices.problem(problem, t("table.after.events"));
     }
     addFeed(null, token ? tn("table.you_sit", { seat: you() + 1, name: who(state.names[you()]) }) : t("table.watching"));
+    clock.set(view.clock, view.version);
     render();
     focusHandIfMyTurn();
     if (view.status === "active" || view.status === "waiting") {
@@ -132,7 +155,7 @@ export function mountTable(root, { gameId, token }) {
 
   function listen(after) {
     // While the game waits, the lobby's events come down the same stream: who joins, who leaves, the start.
-    state.stream = follow(gameId, after, [...LOBBY_EVENTS, ...state.game.eventTypes], { onEvent: enqueue, onState: connection });
+    state.stream = follow(gameId, after, [...LOBBY_EVENTS, ...AWAY_EVENTS, ...state.game.eventTypes], { onEvent: enqueue, onState: connection });
   }
 
   async function readScores() {
@@ -195,12 +218,55 @@ export function mountTable(root, { gameId, token }) {
       state.pumping = false;
       render();
       focusHandIfMyTurn();
+      if (!state.pending.length) readClock();
+    }
+  }
+
+  // ---- the clock -------------------------------------------------------------------------
+
+  /** The clock of the game shown, once the table shows its last version: read afresh (a
+   * past version's view knows no deadline). A game already further on comes as events. */
+  async function readClock() {
+    if (state.stopped || !state.view?.clock || state.view.status !== "active") {
+      clock.set(null);
+      return;
+    }
+    if (clock.holds(state.view.version)) return;
+    if (state.reading) {
+      state.again = true; // the read on its way may be of an older version: once more after it
+      return;
+    }
+    await readNow();
+  }
+
+  /** Read the game as it is now: its clock, and whatever happened that the stream has not
+   * brought yet (the service's timekeeper took a seat, a stream fell behind). */
+  async function readNow() {
+    if (state.reading || state.stopped || !state.view) return;
+    state.reading = true;
+    try {
+      const now = await api.view(gameId, { token });
+      if (state.stopped) return;
+      if (now.version === state.view.version && !waiting()) {
+        clock.set(now.clock, now.version);
+        render(); // the seat to move gets its count
+      } else if (now.version > state.view.version) for (const event of await api.events(gameId, token, state.view.version)) enqueue(event);
+    } catch (problem) {
+      if (problem.status !== 0 && problem.status < 500) notices.problem(problem);
+      // else the countdown asks again a little later
+    } finally {
+      state.reading = false;
+      if (state.again && !waiting()) {
+        state.again = false;
+        readClock();
+      }
     }
   }
 
   /** Count and describe an event that will not be shown on its own. */
   function note(event) {
     if (state.game.scoringEvents.includes(event.type)) state.scored += 1;
+    noteAway(state.bots, event);
     addFeed(event);
   }
 
@@ -240,7 +306,9 @@ export function mountTable(root, { gameId, token }) {
   async function catchUp() {
     const view = await api.view(gameId, { token });
     const missed = await api.events(gameId, token, state.view.version);
-    for (const event of missed.filter((e) => e.version <= view.version && !state.known.has(e.version))) {
+    for (const event of missed.filter((e) => e.version <= view.version)) {
+      noteAway(state.bots, event); // every one, in order: some were queued, never shown
+      if (state.known.has(event.version)) continue;
       state.known.add(event.version);
       addFeed(event);
     }
@@ -251,6 +319,7 @@ export function mountTable(root, { gameId, token }) {
     state.names = namesOf(view);
     state.event = null;
     state.moment = null;
+    clock.set(view.clock, view.version);
     render();
   }
 
@@ -300,6 +369,7 @@ export function mountTable(root, { gameId, token }) {
     state.stream?.stop();
     try {
       await api.leave(gameId, you(), token);
+      release(gameId, you(), token);
       location.hash = links.lobby();
     } catch (problem) {
       notices.problem(problem, problem.code === "game_started" ? t("table.after.started") : "");
@@ -324,6 +394,36 @@ export function mountTable(root, { gameId, token }) {
       notices.problem(problem, t("table.after.rematch"));
       state.rematching = false;
       renderTop();
+    }
+  }
+
+  // ---- the seat held here: resigning, coming back ------------------------------------------
+
+  function askResign(asking) {
+    state.asking = asking;
+    render();
+    screen.querySelector(asking ? ".resign-no" : "button.resign")?.focus();
+  }
+
+  /** Resign (for good) or come back (`step`: api.resign or api.comeBack); the events it
+   * causes are shown as any others, from the stream or read at once. */
+  async function seatStep(step) {
+    if (state.stepping) return;
+    state.stepping = true;
+    render();
+    try {
+      const after = await step(gameId, you(), token);
+      notices.clear();
+      state.asking = false;
+      if (after.version > state.view.version) for (const event of await api.events(gameId, token, state.view.version)) enqueue(event);
+    } catch (problem) {
+      notices.problem(problem, t("table.after.now"));
+      state.asking = false;
+      state.pending = [];
+      catchUp().catch((again) => notices.problem(again));
+    } finally {
+      state.stepping = false;
+      render();
     }
   }
 
@@ -376,7 +476,7 @@ export function mountTable(root, { gameId, token }) {
   // ---- drawing -------------------------------------------------------------------------------
 
   function addFeed(event, text) {
-    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? describeLobby(event, state.names) ?? describe(state.game, event, state.names));
+    const line = h("li", { class: "feed-line", "data-version": event?.version ?? "" }, event ? h("span", { class: "feed-version" }, `#${event.version}`) : null, text ?? describeLobby(event, state.names) ?? describeAway(event, state.names) ?? describe(state.game, event, state.names));
     parts.feed.prepend(line);
     while (parts.feed.children.length > FEED_LINES) parts.feed.lastChild.remove();
   }
@@ -385,23 +485,30 @@ export function mountTable(root, { gameId, token }) {
     const { view, game } = state;
     if (!view) return;
     const finished = view.status === "finished";
+    const over = isOver(view);
     fill(
       parts.top,
       h("h1", null, game.title),
-      h("ul", { class: "facts" }, (waitingForPlayers() ? [t("table.waiting_players")] : game.status(view)).map((fact) => h("li", null, fact)), h("li", { class: "version" }, t("table.event", { version: view.version }))),
-      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, finished ? t("table.over") : t(`connection.${state.connection}`)),
+      h(
+        "ul",
+        { class: "facts" },
+        (waitingForPlayers() ? [t("table.waiting_players")] : game.status(view)).map((fact) => h("li", null, fact)),
+        view.clock ? h("li", { class: "per-move" }, perMove(view.clock)) : null,
+        h("li", { class: "version" }, t("table.event", { version: view.version })),
+      ),
+      h("span", { class: ["connection", `connection-${state.connection}`], "data-connection": state.connection }, over ? t("table.over") : t(`connection.${state.connection}`)),
       paceControl(),
       h(
         "nav",
         { class: "table-links" },
         token ? h("a", { href: links.watch(gameId), title: t("table.watch_link.title") }, t("table.watch_link")) : null,
-        finished ? h("a", { href: links.steps(gameId), class: "button" }, t("table.step_through")) : null,
-        finished ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, t("table.download")) : null,
+        over ? h("a", { href: links.steps(gameId), class: "button" }, t("table.step_through")) : null,
+        over ? h("a", { href: api.exportUrl(gameId), download: `${view.ruleset}-${gameId}.ndjson` }, t("table.download")) : null,
         finished && token
           ? h("button", { type: "button", class: "primary play-again", disabled: state.rematching, title: t("table.again.title"), on: { click: playAgain } }, view.next_game ? t("table.join_rematch") : t("table.play_again"))
           : null,
         finished && !token && view.next_game ? h("a", { href: links.watch(view.next_game), class: "next-game" }, t("table.watch_next")) : null,
-        finished ? h("a", { href: links.lobby() }, t("table.new_game")) : null,
+        over ? h("a", { href: links.lobby() }, t("table.new_game")) : null,
       ),
     );
   }
@@ -413,6 +520,7 @@ export function mountTable(root, { gameId, token }) {
       return t("table.waiting_for", { open });
     }
     if (view.status === "finished") return h("span", { class: "game-over" }, tn("table.game_over", { winners: game.winnersText(view.winners, view.totals, names) }));
+    if (view.status === "abandoned") return abandonedLine();
     // While the table shows what others did, the banner says it: the move, the overflow, the round's scores.
     if (state.moment) return tn("table.plays", { name: who(names[state.moment.seat]) });
     if (waiting()) return state.event ? describe(game, state.event, names) : t("table.catching_up");
@@ -421,7 +529,7 @@ export function mountTable(root, { gameId, token }) {
     if (state.sending) return t("table.sending");
     if (myTurn()) return state.selected === null ? game.prompt.pick : game.prompt.place(view.you.hand[state.selected]);
     const player = view.players[view.turn];
-    if (player.bot) return thinkingText([player.name]);
+    if (player.bot || player.away) return thinkingText([player.name]);
     return tn(you() === null ? "table.to_play" : "table.waiting_for_player", { name: who(player.name) });
   }
 
@@ -475,6 +583,25 @@ export function mountTable(root, { gameId, token }) {
     );
   }
 
+  function renderMine() {
+    const player = mine();
+    if (!player || state.view.status !== "active") {
+      fill(parts.mine);
+      return;
+    }
+    fill(
+      parts.mine,
+      yourSeat(player, state.bots, {
+        resign: () => seatStep(api.resign),
+        comeBack: () => seatStep(api.comeBack),
+        asking: state.asking,
+        ask: askResign,
+        busy: state.stepping,
+        clocked: Boolean(state.view.clock),
+      }),
+    );
+  }
+
   function renderSide() {
     const { view, game, names, scores } = state;
     if (!scores) return;
@@ -503,11 +630,13 @@ export function mountTable(root, { gameId, token }) {
       fill(parts.board);
       fill(parts.hand);
     } else {
-      fill(parts.seats, seatList(view, game, { you: you(), event: state.event }));
+      fill(parts.seats, seatList(view, game, { you: you(), event: state.event, bots: state.bots, clock: clock.holds(view.version) }));
       fill(parts.board, game.board(view, { moment: state.moment, event: state.event, targets: targetsOfSelected(), play, names: state.names, selected: state.selected === null ? null : view.you?.hand[state.selected] }));
       renderHand();
     }
+    renderMine();
     renderSide();
+    clock.paint();
     parts.deals.show(view);
     document.title = t(myTurn() && !waiting() ? "title.your_turn" : "title.game", { game: game.title });
     if (focused) screen.querySelector(`[data-focus="${focused}"]:not([disabled])`)?.focus({ preventScroll: true });
@@ -517,6 +646,7 @@ export function mountTable(root, { gameId, token }) {
   return () => {
     state.stopped = true;
     state.stream?.stop();
+    clock.stop();
     document.removeEventListener("keydown", onKey);
   };
 }
