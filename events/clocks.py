@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -162,26 +163,52 @@ class Timekeeper:
 
     async def run(self, every: float = TICK_S) -> None:
         """Fire what is due, again and again, until cancelled; whatever goes wrong is logged
-        and tried again next tick (a claimed game comes due again when its claim runs out)."""
-        while True:
-            try:
-                await self.tick()
-            except StoreUnavailable as error:
-                log.warning("the clocks wait for the store: %s", error)
-                await asyncio.sleep(1.0)
-            except Exception:
-                log.exception("a tick of the clocks failed")
-            await asyncio.sleep(every)
+        and tried again next tick (a claimed game comes due again when its claim runs out).
+        Each game fires in a task of its own, so that a slow one (a search bot moving after
+        the time-out) holds up none of the games that come due meanwhile."""
+        firing: dict[str, asyncio.Task[None]] = {}
+        try:
+            while True:
+                try:
+                    if len(firing) < CLAIM_AT_ONCE * SHARDS:
+                        for game_id, until in await self.claim():
+                            if game_id not in firing:  # (its claim ran out while it fires)
+                                firing[game_id] = task = asyncio.create_task(self._expire(game_id, until))
+                                task.add_done_callback(functools.partial(_done, firing, game_id))
+                except StoreUnavailable as error:
+                    log.warning("the clocks wait for the store: %s", error)
+                    await asyncio.sleep(1.0)
+                except Exception:
+                    log.exception("a tick of the clocks failed")
+                await asyncio.sleep(every)
+        finally:
+            for task in firing.values():
+                task.cancel()
+            await asyncio.gather(*firing.values(), return_exceptions=True)
 
     async def tick(self, now: int | None = None) -> int:
-        """Claim and expire every shard's due games; how many were claimed."""
+        """Claim and expire every shard's due games (at `now`, ms), all fired before it
+        returns; how many were claimed."""
+        due = await self.claim(now)
+        if due:
+            await asyncio.gather(*(self._expire(game_id, until) for game_id, until in due))
+        return len(due)
+
+    async def claim(self, now: int | None = None) -> list[tuple[str, int]]:
+        """Every shard's due games, claimed: each with its claim's end. A shard the store
+        cannot serve now (its node failing over) is left to the next tick, the others'
+        games are not; StoreUnavailable when no shard could be served."""
         now = now_ms() if now is None else now
         until = now + self.claim_ms
-        claims = await asyncio.gather(*(self.deadlines.claim(shard, now, until) for shard in range(SHARDS)))
-        due = [game for claimed in claims for game in claimed]
-        if due:
-            await asyncio.gather(*(self._expire(game, until) for game in due))
-        return len(due)
+        claims = await asyncio.gather(
+            *(self.deadlines.claim(shard, now, until) for shard in range(SHARDS)), return_exceptions=True
+        )
+        failed = [claimed for claimed in claims if isinstance(claimed, BaseException)]
+        if len(failed) == len(claims):
+            raise failed[0]
+        if failed:
+            log.warning("the clocks could claim %d of %d shards: %s", SHARDS - len(failed), SHARDS, failed[0])
+        return [(game_id, until) for claimed in claims if isinstance(claimed, list) for game_id in claimed]
 
     async def _expire(self, game_id: str, until: int) -> None:
         try:
@@ -194,6 +221,10 @@ class Timekeeper:
         self.fired += 1
         with contextlib.suppress(StoreUnavailable):
             await self.deadlines.settle(game_id, until, next_ms)
+
+
+def _done(firing: dict[str, asyncio.Task[None]], game_id: str, _: asyncio.Task[None]) -> None:
+    firing.pop(game_id, None)
 
 
 __all__ = ["CLAIM", "CLAIM_MS", "ENTER", "SETTLE", "TICK_S", "Deadlines", "Expire", "Timekeeper", "now_ms"]

@@ -10,17 +10,19 @@ exactly as a process killed there leaves it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
 
-from events.clocks import CLAIM_MS
+from events.clocks import CLAIM_MS, Timekeeper
 from events.codec import Clock, Player, SeatTimedOut
 from events.games import Games
 from events.listing import shard_of
 from events.play import LoggedGame
-from events.store import EventStore
+from events.store import EventStore, StoreUnavailable
 from tests.events.logs import players
+from tests.waiting import until_async
 
 pytestmark = pytest.mark.anyio
 
@@ -281,3 +283,46 @@ async def test_a_firing_that_crashed_after_its_append_leaves_its_claim_which_fir
     assert await keeper.tick(claimed) == 0
     assert await keeper.tick(claimed + 1) == 1  # the claim ran out: the next seat times out, late by less than it
     assert await timed_out(store, "g") == [logged.game.turn, following.game.turn]
+
+
+async def test_a_slow_firing_holds_up_none_of_the_games_that_come_due_meanwhile(store):
+    fired: list[str] = []
+    released = asyncio.Event()
+
+    async def expire(game_id: str, now: int) -> int | None:  # as Games.expire, a search bot thinking in "slow"
+        fired.append(game_id)
+        if game_id == "slow":
+            await released.wait()
+        return None
+
+    await store.deadlines.set("slow", 1_000)
+    running = asyncio.create_task(Timekeeper(store.deadlines, expire).run(every=0.01))
+    try:
+        await until_async(lambda: fired == ["slow"], what="the slow game firing")
+        await store.deadlines.set("meanwhile", 1_000)
+        await until_async(lambda: "meanwhile" in fired, what="the game due meanwhile fired")
+    finally:
+        released.set()
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    assert await store.deadlines.count() == 0  # each settled: out of the index
+
+
+async def test_a_shard_the_store_cannot_serve_holds_up_none_of_the_other_shards_games(store, monkeypatch):
+    games = Games(store)
+    created = [await clocked(games, f"g{n}") for n in range(6)]
+    failing = shard_of(created[0].created.game_id)  # as if its node were failing over
+    claim = store.deadlines.claim
+
+    async def claim_unless_failing(shard: int, now: int, until: int) -> list[str]:
+        if shard == failing:
+            raise StoreUnavailable("the event store cannot be reached: failing over")
+        return await claim(shard, now, until)
+
+    monkeypatch.setattr(store.deadlines, "claim", claim_unless_failing)
+    due = max(logged.deadline_ms or 0 for logged in created)
+    await games.timekeeper().tick(due)
+    for logged in created:
+        game_id = logged.created.game_id
+        assert await timed_out(store, game_id) == ([] if shard_of(game_id) == failing else [logged.game.turn])
