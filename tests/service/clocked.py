@@ -47,12 +47,16 @@ def timed_out(events: list[dict]) -> list[int]:
 
 
 def abandoned(http: httpx.Client, game_ids: list[str], seconds: float = 60) -> None:
-    """Until every one of the games is abandoned (each asked as often as it takes)."""
+    """Until every one of the games is abandoned (each asked as often as it takes, through
+    503s and lost connections while a fault lasts)."""
     left = set(game_ids)
 
     def all_over() -> bool:
         for game_id in list(left):
-            answer = http.get(f"/v1/games/{game_id}")
+            try:
+                answer = http.get(f"/v1/games/{game_id}")
+            except httpx.TransportError:  # a connection to a worker just killed: ask again
+                return False
             if answer.status_code == 200 and answer.json()["status"] == "abandoned":
                 left.discard(game_id)
         return not left
