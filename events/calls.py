@@ -120,9 +120,15 @@ class StoreCalls:
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
 
-    async def script(self, script: Script, keys: list[str], args: list[Any], *, repeatable: bool = False) -> Any:
+    async def script(
+        self, script: Script, keys: list[str], args: list[Any], *, repeatable: bool = False, replicated: bool = True
+    ) -> Any:
+        """Run `script` (a write, acknowledged as the appends are, unless not `replicated`;
+        `repeatable`: running it twice does no harm, as `execute`'s)."""
         try:
-            return await self.wire.script(script.sha, script.source, keys, args, repeatable=repeatable)
+            return await self.wire.script(
+                script.sha, script.source, keys, args, repeatable=repeatable, replicated=replicated
+            )
         except (RedisError, OSError, TimeoutError) as error:
             raise failed(error) from None
 

@@ -20,17 +20,25 @@ deadline. Every worker looks at every shard a few times a second:
    pending, only if the entry is still its own claim: an append in between has written the
    index itself.
 
-The appends keep the index no later than the truth: an append that makes a deadline where
-the state before had none (a game created, or started) enters the game first, if it is not
-there (`ZADD NX`), and every append that makes one writes it after it lands. A deadline
-moves only later (a new turn), so an entry left behind by a crash is early, never late: the
-worker that finds it early settles it at the real deadline.
+The appends keep the index no later than the truth, whatever crash stops them between
+two steps. An append whose deadline comes sooner than the one before (or is the first: a
+game created, or started) enters it before it lands and again after (ENTER: it lowers the
+entry or adds it, never raises it, and ends any worker's claim, so that a worker which read
+the game before the append cannot settle it late or take it out); one whose deadline comes
+later (a new turn) writes it after it lands; one that keeps it writes nothing. So an entry
+left behind by a crash is early, or a dead worker's claim, never late: the worker that finds
+it early settles it at the real deadline.
+
+A claim's score is its end and a half millisecond; every other score is a whole
+millisecond. That is how SETTLE knows its claim is still its own: any append's index write
+since (ENTER's, or a later deadline's) has made it whole.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -47,13 +55,14 @@ CLAIM_AT_ONCE = 64
 #: this late, besides the store's and the bots' time.
 TICK_S = 0.2
 
-#: Claim a shard's due games: move each one's score to the claim's end, hand back each
-#: with the score it had.
+#: Claim a shard's due games: move each one's score to the claim's end (and a half ms, the
+#: mark of a claim), hand back the games.
 CLAIM = Script.of(
     """
 -- KEYS: the shard's index. ARGV: now, the claim's end (ms), the most to claim.
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, game in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], game) end
+local claimed = tonumber(ARGV[2]) + 0.5
+for _, game in ipairs(due) do redis.call('ZADD', KEYS[1], claimed, game) end
 return due
 """
 )
@@ -62,8 +71,23 @@ return due
 SETTLE = Script.of(
     """
 -- KEYS: the shard's index. ARGV: the game, the claim's end, its next deadline ('' for none).
-if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') ~= tonumber(ARGV[2]) then return 0 end
+if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') ~= tonumber(ARGV[2]) + 0.5 then return 0 end
 if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+)
+#: Enter a deadline that comes sooner than the game's last (or is its first): the entry is
+#: lowered to it or added, never raised; a claim on it ends (its score made whole, no later).
+ENTER = Script.of(
+    """
+-- KEYS: the shard's index. ARGV: the game, its deadline (ms).
+local at = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+local deadline = tonumber(ARGV[2])
+if at == nil or at > deadline then
+  redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+elseif at % 1 ~= 0 then
+  redis.call('ZADD', KEYS[1], math.floor(at), ARGV[1])
+end
 return 1
 """
 )
@@ -87,15 +111,14 @@ class Deadlines(StoreCalls):
 
     @counted
     async def enter(self, game_id: str, deadline_ms: int) -> None:
-        """Before an append that makes a game's first pending deadline: enter the game, unless
-        it is there already (at a deadline no later, or a worker's claim)."""
-        await self.execute(
-            "ZADD", self.index_key(shard_of(game_id)), "NX", deadline_ms, game_id, repeatable=True, replicated=True
-        )
+        """Before and after an append whose deadline comes sooner than the game's last (or is
+        its first): the entry no later than it, and no worker's claim (ENTER)."""
+        await self.script(ENTER, [self.index_key(shard_of(game_id))], [game_id, deadline_ms], repeatable=True)
 
     @counted
     async def set(self, game_id: str, deadline_ms: int) -> None:
-        """After an append that made a game's deadline: the index holds it."""
+        """After an append whose deadline comes later than the game's last: the index holds it
+        (and no worker's claim)."""
         await self.execute(
             "ZADD", self.index_key(shard_of(game_id)), deadline_ms, game_id, repeatable=True, replicated=True
         )
@@ -115,7 +138,7 @@ class Deadlines(StoreCalls):
 
     @counted
     async def claim(self, shard: int, now: int, until: int, most: int = CLAIM_AT_ONCE) -> list[str]:
-        """The shard's games due at `now`, each claimed until `until`."""
+        """The shard's games due at `now`, each claimed until `until` (scored half a ms more)."""
         claimed = await self.script(CLAIM, [self.index_key(shard)], [now, until, most])
         return [game.decode() for game in claimed]
 
@@ -140,26 +163,52 @@ class Timekeeper:
 
     async def run(self, every: float = TICK_S) -> None:
         """Fire what is due, again and again, until cancelled; whatever goes wrong is logged
-        and tried again next tick (a claimed game comes due again when its claim runs out)."""
-        while True:
-            try:
-                await self.tick()
-            except StoreUnavailable as error:
-                log.warning("the clocks wait for the store: %s", error)
-                await asyncio.sleep(1.0)
-            except Exception:
-                log.exception("a tick of the clocks failed")
-            await asyncio.sleep(every)
+        and tried again next tick (a claimed game comes due again when its claim runs out).
+        Each game fires in a task of its own, so that a slow one (a search bot moving after
+        the time-out) holds up none of the games that come due meanwhile."""
+        firing: dict[str, asyncio.Task[None]] = {}
+        try:
+            while True:
+                try:
+                    if len(firing) < CLAIM_AT_ONCE * SHARDS:
+                        for game_id, until in await self.claim():
+                            if game_id not in firing:  # (its claim ran out while it fires)
+                                firing[game_id] = task = asyncio.create_task(self._expire(game_id, until))
+                                task.add_done_callback(functools.partial(_done, firing, game_id))
+                except StoreUnavailable as error:
+                    log.warning("the clocks wait for the store: %s", error)
+                    await asyncio.sleep(1.0)
+                except Exception:
+                    log.exception("a tick of the clocks failed")
+                await asyncio.sleep(every)
+        finally:
+            for task in firing.values():
+                task.cancel()
+            await asyncio.gather(*firing.values(), return_exceptions=True)
 
     async def tick(self, now: int | None = None) -> int:
-        """Claim and expire every shard's due games; how many were claimed."""
+        """Claim and expire every shard's due games (at `now`, ms), all fired before it
+        returns; how many were claimed."""
+        due = await self.claim(now)
+        if due:
+            await asyncio.gather(*(self._expire(game_id, until) for game_id, until in due))
+        return len(due)
+
+    async def claim(self, now: int | None = None) -> list[tuple[str, int]]:
+        """Every shard's due games, claimed: each with its claim's end. A shard the store
+        cannot serve now (its node failing over) is left to the next tick, the others'
+        games are not; StoreUnavailable when no shard could be served."""
         now = now_ms() if now is None else now
         until = now + self.claim_ms
-        claims = await asyncio.gather(*(self.deadlines.claim(shard, now, until) for shard in range(SHARDS)))
-        due = [game for claimed in claims for game in claimed]
-        if due:
-            await asyncio.gather(*(self._expire(game, until) for game in due))
-        return len(due)
+        claims = await asyncio.gather(
+            *(self.deadlines.claim(shard, now, until) for shard in range(SHARDS)), return_exceptions=True
+        )
+        failed = [claimed for claimed in claims if isinstance(claimed, BaseException)]
+        if len(failed) == len(claims):
+            raise failed[0]
+        if failed:
+            log.warning("the clocks could claim %d of %d shards: %s", SHARDS - len(failed), SHARDS, failed[0])
+        return [(game_id, until) for claimed in claims if isinstance(claimed, list) for game_id in claimed]
 
     async def _expire(self, game_id: str, until: int) -> None:
         try:
@@ -174,4 +223,8 @@ class Timekeeper:
             await self.deadlines.settle(game_id, until, next_ms)
 
 
-__all__ = ["CLAIM_MS", "TICK_S", "Deadlines", "Expire", "Timekeeper", "now_ms"]
+def _done(firing: dict[str, asyncio.Task[None]], game_id: str, _: asyncio.Task[None]) -> None:
+    firing.pop(game_id, None)
+
+
+__all__ = ["CLAIM", "CLAIM_MS", "ENTER", "SETTLE", "TICK_S", "Deadlines", "Expire", "Timekeeper", "now_ms"]

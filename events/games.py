@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
@@ -71,6 +72,8 @@ from events.store import (
     VersionConflict,
     listing_member,
 )
+
+log = logging.getLogger("poison.clocks")
 
 #: How often a move without an expected version is recomputed after losing a race.
 RACE_RETRIES = 5
@@ -211,7 +214,7 @@ class Games:
             tokens={seat: h for seat, h in token_hashes.items()},
             codec=logged.rules.codec,
         )
-        await self._clocked(game_id, logged)
+        await self._clocked(game_id, None, logged)
         self._remember(game_id, logged)
         return events, logged
 
@@ -512,7 +515,7 @@ class Games:
                         tokens=token_hashes(await self.store.token_hashes(game_id)),
                         codec=logged.rules.codec,
                     )
-                    await self._clocked(next_id, logged)
+                    await self._clocked(next_id, None, logged)
             events, after = rematch_created(finished, next_id)
             try:
                 await self.store.append(
@@ -648,7 +651,7 @@ class Games:
         if appended.replayed:  # a retry with the same key raced the first attempt
             return appended, await self.load(game_id)
         if after.deadline_ms is not None:
-            await self._clocked(game_id, after)
+            await self._clocked(game_id, logged, after)
         self._remember(game_id, after)
         return Appended(appended.version, appended.count, result=result), after
 
@@ -656,13 +659,13 @@ class Games:
 
     async def _timed(self, before: LoggedGame | None, after: LoggedGame, events: list[Event]) -> dict[str, str]:
         """The summary's field of the deadline `after` makes (none for a game that never has
-        one), set on `after`; a game's first pending deadline is entered in the index first,
-        so that no crash leaves one the index does not hold."""
+        one), set on `after`; a deadline sooner than `before`'s (or a first) is entered in the
+        index first, so that no crash leaves the index later than the game (events/clocks.py)."""
         if not _has_deadlines(after):
             return {}
         deadline = self._deadline_of(before, after, events)
         after.deadline_ms = deadline
-        if deadline is not None and (before is None or before.deadline_ms is None) and self.deadlines is not None:
+        if deadline is not None and _sooner(before, deadline) and self.deadlines is not None:
             await self.deadlines.enter(after.created.game_id, deadline)
         return {"deadline": "" if deadline is None else str(deadline)}
 
@@ -686,11 +689,22 @@ class Games:
             return before.deadline_ms
         return now_ms() + clock.seconds_per_move * 1000
 
-    async def _clocked(self, game_id: str, after: LoggedGame) -> None:
-        """After an append: the index holds the deadline it made (an entry left behind by a
-        crash before this is early, never late: events/clocks.py)."""
-        if after.deadline_ms is not None and self.deadlines is not None:
-            await self.deadlines.set(game_id, after.deadline_ms)
+    async def _clocked(self, game_id: str, before: LoggedGame | None, after: LoggedGame) -> None:
+        """After an append: the index holds the deadline it made: a sooner one entered again
+        (ENTER never raises an entry, so a late write of it cannot hide a sooner deadline an
+        append after it made), a later one written (ZADD), a kept one left as it is.
+        A failure here is only logged: the append has landed, and the entry it leaves is
+        early, or a claim that runs out (events/clocks.py)."""
+        deadline = after.deadline_ms
+        if deadline is None or self.deadlines is None:
+            return
+        try:
+            if _sooner(before, deadline):
+                await self.deadlines.enter(game_id, deadline)
+            elif before is not None and deadline != before.deadline_ms:
+                await self.deadlines.set(game_id, deadline)
+        except StoreUnavailable as error:
+            log.warning("game %s's deadline is left early in the index: %s", game_id, error)
 
     async def expire(self, game_id: str, now: int | None = None) -> int | None:
         """A game the deadline index says is due: when its deadline has passed (at `now`,
@@ -704,8 +718,13 @@ class Games:
             except UnknownGame:
                 return None  # entered by a creation that never landed
             deadline = logged.deadline_ms
-            if deadline is None or logged.over:
+            if logged.over:
                 return None
+            if deadline is None:
+                # The summary row's own word: a load that lost the race with appends to it
+                # (DEADLINE_READS) knows none.
+                named = await self.store.deadline(game_id)
+                return None if named is None else named[1]
             if deadline > (now_ms() if now is None else now):
                 return deadline
             step = abandon if logged.waiting else functools.partial(time_out, seat=logged.game.turn, bot=self.away_bot)
@@ -841,6 +860,11 @@ def _has_deadlines(logged: LoggedGame) -> bool:
     """A game whose summary names a deadline: a clocked one, or one created with open seats
     (which may wait only so long)."""
     return logged.lobby is not None or logged.clock is not None
+
+
+def _sooner(before: LoggedGame | None, deadline: int) -> bool:
+    """Whether `deadline` comes sooner than the one `before` had (a first one does)."""
+    return before is None or before.deadline_ms is None or deadline < before.deadline_ms
 
 
 def _bot_of(logged: LoggedGame, seat: int, default: str) -> str:
