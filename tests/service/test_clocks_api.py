@@ -18,7 +18,12 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from core.rulesets import RULESETS
+from events.archive import Archive
+from events.archiving import Archiver
+from events.recorder import RedisRecorder
 from service.app import create_app
+from service.settings import Settings
+from tests.archive.test_reads import reads
 from tests.service.api import auth, check_no_leak, create, http_scope, problem, view
 from tests.service.conftest import SettingsOf
 from tests.service.listened import Listened
@@ -545,3 +550,33 @@ async def test_an_away_seats_hand_never_shows_in_any_public_answer(
         assert played.status_code == 201, played.text
         after = {gone: hands[gone], other: tuple(played.json()["game"]["you"]["hand"])}
         check_no_leak(ruleset, played.json(), other, [after.get(s, ()) for s in range(3)], False)
+
+
+# ---- the archive ----------------------------------------------------------------------------
+
+
+@EVERY
+async def test_a_game_its_people_left_moves_to_the_archive_and_reads_the_same(
+    settings: Settings, redis_url: str, options: dict[str, Any]
+) -> None:
+    recorder = RedisRecorder.from_url(redis_url, namespace=settings.namespace)
+    archiver = Archiver(recorder.wire, Archive(settings.archive_location()), namespace=settings.namespace)
+    try:
+        async with AsyncTestClient(create_app(settings)) as client:
+            game_id, tokens = await clocked(client, options)
+            seen = await view(client, game_id)
+            await expire(client, game_id, ms(seen["clock"]["deadline"]) + 1)
+            other = 1 - seen["turn"]
+            assert (await step(client, game_id, other, tokens[other], "resign")).status_code == 200
+            version = (await view(client, game_id))["version"]
+            before = await reads(client, game_id, version, tokens[0])
+            listed = (await client.get("/v1/games?status=abandoned")).content
+            assert (await archiver.pass_once(everything=True)).games == 1
+            assert await reads(client, game_id, version, tokens[0]) == before
+            assert (await client.get("/v1/games?status=abandoned")).content == listed
+            for what in ("resign", "return"):
+                problem(await step(client, game_id, 0, tokens[0], what), 409, "game_abandoned")
+        async with AsyncTestClient(create_app(settings)) as client:  # a new worker: nothing cached
+            assert await reads(client, game_id, version, tokens[0]) == before
+    finally:
+        await recorder.close()
