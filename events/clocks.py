@@ -126,7 +126,7 @@ class Deadlines(StoreCalls):
     @counted
     async def score(self, game_id: str) -> int | None:
         """Where the index has a game (ms), or None."""
-        score = await self.execute("ZSCORE", self.index_key(shard_of(game_id)), repeatable=True)
+        score = await self.execute("ZSCORE", self.index_key(shard_of(game_id)), game_id, repeatable=True)
         return None if score is None else int(float(score))
 
     @counted

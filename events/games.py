@@ -454,6 +454,7 @@ class Games:
             None,
             client,
             holder=token_hash,
+            bots_move=False,  # a waiting game: nothing is dealt, nobody moves
         )
 
     async def rematch(
@@ -541,18 +542,22 @@ class Games:
         *,
         holder: str | None = None,
         gone: Gone | None = None,
+        bots_move: bool = True,
     ) -> tuple[Appended, LoggedGame]:
         """Judge `step` on the game as its log is now and append its events with `tokens`,
         again on a newer log whenever another request appended first. Limits and searches
-        as a move's. `holder`: the token hash `seat` must still have (read after the log,
-        each time)."""
+        as a move's; `bots_move` False for a step after which no bot ever moves (a leave, a
+        return), which searches nothing and so is billed nothing. `holder`: the token hash
+        `seat` must still have (read after the log, each time)."""
         if idempotency is not None:
             earlier = await self.idempotency.recall(game_id, idempotency)
             if earlier is not None:
                 return earlier, await self.load(game_id)
         limits = self._move_limits(game_id, seat, client)
         async with self.budgets.search(client) as bill:
-            return await self._lobby_steps(game_id, step, tokens, idempotency, answer, limits, holder, seat, bill, gone)
+            return await self._lobby_steps(
+                game_id, step, tokens, idempotency, answer, limits, holder, seat, bill if bots_move else None, gone
+            )
 
     async def _lobby_steps(
         self,
@@ -564,7 +569,7 @@ class Games:
         limits: list[Limit],
         holder: str | None,
         seat: int,
-        bill: Bill,
+        bill: Bill | None,
         gone: Gone | None,
     ) -> tuple[Appended, LoggedGame]:
         conflict: VersionConflict | None = None
@@ -573,7 +578,7 @@ class Games:
             if holder is not None and (await self.store.token_hashes(game_id)).get(seat) != holder:
                 raise SeatChanged(f"this token is no longer seat {seat}'s: the seat was left")
             try:
-                events, after = await self._judged(bill, gone, logged, step, logged)
+                events, after = step(logged) if bill is None else await self._judged(bill, gone, logged, step, logged)
             except RuleError:
                 if limits:  # not taken by an append: a refused request counts as much as another
                     await self.buckets.limit(limits, "requests")
@@ -781,8 +786,9 @@ class Games:
     ) -> tuple[Appended, LoggedGame]:
         """The person of `seat`, which timed out, plays it again; core.RuleError when it may
         not (it resigned, or is not away)."""
+        # No bot moves after it: the seat to move is a person's (an away seat's bot plays at once).
         return await self._lobby_step(
-            game_id, lambda logged: come_back(logged, seat), {}, seat, idempotency, answer, client
+            game_id, lambda logged: come_back(logged, seat), {}, seat, idempotency, answer, client, bots_move=False
         )
 
     async def rules_of(self, game_id: str) -> EventRules:

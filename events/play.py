@@ -33,7 +33,7 @@ from events.codec import (
     SeatTimedOut,
 )
 from events.commitment import sealed
-from events.lobby import Lobby, joined, left, lobby_of, rematched, started
+from events.lobby import GAME_STARTED, Lobby, joined, left, lobby_of, rematched, started
 from events.poison.schema import Rules
 from events.ruleset import EventRules
 from events.rulesets import rules_for, rules_of
@@ -159,6 +159,7 @@ def join(logged: LoggedGame, seat: int, name: str) -> tuple[list[Event], LoggedG
     """The events of `name` taking open seat `seat`, and the game after them; the last
     open seat taken starts the game: game_started, the first deal and the moves of bots
     whose turn it is follow in the same step. core.RuleError when the lobby refuses."""
+    _not_abandoned(logged, "joined")
     lobby = joined(logged.lobby, seat, name)
     after = logged.copy()
     after.lobby = lobby
@@ -175,10 +176,20 @@ def join(logged: LoggedGame, seat: int, name: str) -> tuple[list[Event], LoggedG
 
 def leave(logged: LoggedGame, seat: int) -> tuple[list[Event], LoggedGame]:
     """The event of the person at `seat` leaving a waiting game, and the game after it."""
+    _not_abandoned(logged, "left")
     after = logged.copy()
     after.lobby = left(logged.lobby, seat)
     after.version += 1
     return [SeatLeft(seat=seat)], after
+
+
+def _not_abandoned(logged: LoggedGame, what: str) -> None:
+    """A waiting game the service abandoned (it waited too long: game_abandoned) takes no
+    lobby event, though its lobby, which knows only who sits where, still waits."""
+    if away_of(logged).abandoned:
+        raise MoveConflict(
+            GAME_STARTED, f"the game was abandoned (it waited too long for its open seats): no seat may be {what}"
+        )
 
 
 def rematch_created(logged: LoggedGame, next_game: str) -> tuple[list[Event], LoggedGame]:
@@ -317,7 +328,7 @@ def play_move(logged: LoggedGame, seat: int, move: tuple[Any, ...]) -> tuple[lis
         raise MoveConflict("not_your_turn", f"it is nobody's turn: the game waits for seats {open_seats} to be taken")
     away = away_of(logged)
     bot = away.bot_of(seat)
-    if bot is not None:
+    if bot is not None and not logged.finished:  # a finished game's refusal is the rules' own
         until = "for the rest of the game (it resigned)" if seat in away.resigned else "until its person comes back"
         raise MoveConflict(seats_away.SEAT_AWAY, f"seat {seat} is away: the {bot} bot plays it {until}")
     after = logged.copy()

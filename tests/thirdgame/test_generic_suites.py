@@ -12,6 +12,7 @@ from pathlib import Path
 HOUSE = Path(__file__).resolve().parents[2]
 SUITES = (
     "tests/events/test_every_ruleset.py",
+    "tests/events/test_away_every_ruleset.py",
     "tests/service/test_every_ruleset_moves.py",
     "tests/service/test_every_ruleset_log.py",
 )
