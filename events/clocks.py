@@ -21,10 +21,11 @@ deadline. Every worker looks at every shard a few times a second:
    index itself.
 
 The appends keep the index no later than the truth: an append that makes a deadline where
-the state before had none (a game created, or started) enters the game first, if it is not
-there (`ZADD NX`), and every append that makes one writes it after it lands. A deadline
-moves only later (a new turn), so an entry left behind by a crash is early, never late: the
-worker that finds it early settles it at the real deadline.
+the state before had none (a game created), or an earlier one than the state before had (a
+game that waited for its open seats, started), enters the game first (`ZADD LT`: added, or
+moved earlier, never later), and every append that makes one writes it after it lands. Any
+other deadline moves only later (a new turn), so an entry left behind by a crash is early,
+never late: the worker that finds it early settles it at the real deadline.
 """
 
 from __future__ import annotations
@@ -87,10 +88,10 @@ class Deadlines(StoreCalls):
 
     @counted
     async def enter(self, game_id: str, deadline_ms: int) -> None:
-        """Before an append that makes a game's first pending deadline: enter the game, unless
-        it is there already (at a deadline no later, or a worker's claim)."""
+        """Before an append that makes a game's first pending deadline, or one earlier than
+        its last: enter the game, or move its entry as early as that, never later."""
         await self.execute(
-            "ZADD", self.index_key(shard_of(game_id)), "NX", deadline_ms, game_id, repeatable=True, replicated=True
+            "ZADD", self.index_key(shard_of(game_id)), "LT", deadline_ms, game_id, repeatable=True, replicated=True
         )
 
     @counted
@@ -103,7 +104,7 @@ class Deadlines(StoreCalls):
     @counted
     async def score(self, game_id: str) -> int | None:
         """Where the index has a game (ms), or None."""
-        score = await self.execute("ZSCORE", self.index_key(shard_of(game_id)), repeatable=True)
+        score = await self.execute("ZSCORE", self.index_key(shard_of(game_id)), game_id, repeatable=True)
         return None if score is None else int(float(score))
 
     @counted

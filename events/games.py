@@ -656,13 +656,15 @@ class Games:
 
     async def _timed(self, before: LoggedGame | None, after: LoggedGame, events: list[Event]) -> dict[str, str]:
         """The summary's field of the deadline `after` makes (none for a game that never has
-        one), set on `after`; a game's first pending deadline is entered in the index first,
-        so that no crash leaves one the index does not hold."""
+        one), set on `after`; a game's first pending deadline, or one earlier than its last
+        (a waiting game started), is entered in the index first, so that no crash leaves the
+        index later than the truth."""
         if not _has_deadlines(after):
             return {}
         deadline = self._deadline_of(before, after, events)
         after.deadline_ms = deadline
-        if deadline is not None and (before is None or before.deadline_ms is None) and self.deadlines is not None:
+        last = None if before is None else before.deadline_ms
+        if deadline is not None and (last is None or deadline < last) and self.deadlines is not None:
             await self.deadlines.enter(after.created.game_id, deadline)
         return {"deadline": "" if deadline is None else str(deadline)}
 
