@@ -81,7 +81,9 @@ archive-bench: setup
 ## load: the load benchmark, one worker, at 16 and at 64 clients in one run: poison serve against the
 ## bare Litestar route on the same server (requests/s ≥ 0.5× at each; p99 ≤ 2.5× at 64) and, with
 ## AGAINST=PATH (a checkout with its .venv, or an installed build's python), against that build's poison
-## serve (requests/s ≥ 1.0×, p99 ≤ 1.0× at 64): issue 28's bars, each printed PASS or FAIL
+## serve (requests/s ≥ 1.0×, p99 ≤ 1.0× at 64): issue 28's bars; then at each client count clocked games
+## fired beside the load (a deadline ≤ 1 s late at the p99) and an idle service's store commands/s; each bar
+## printed PASS or FAIL
 load: setup
 	$(BIN)/python -m benchmarks.load --clients 16 64 $(if $(AGAINST),--against $(AGAINST))
 

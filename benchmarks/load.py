@@ -5,6 +5,8 @@ another build, at the same concurrency; then the bars, each with its measured va
     python -m benchmarks.load [--clients 16 [64 ...]] [--workers 1] [--moves 1000] [--rounds 4]
                               [--server auto|uvicorn|granian] [--against PATH]
                               [--bar 0.5] [--p99-factor 2.5] [--rate-factor 1.0] [--tail-factor 1.0]
+                              [--clocked 300] [--clocked-at-once 32] [--clock-seconds 1 2]
+                              [--delay-bar 1.0] [--idle-seconds 10]
                               [--probe] [--redis-url URL | --cluster]
 
 It starts `poison serve` through its CLI (so it measures whatever server `serve` runs on; N
@@ -27,11 +29,27 @@ client count, and the bars, each PASS or FAIL with its measured value:
   (2.5) times the bare route's p99;
 - with `--against`, at the most clients: this build's requests/s at least `--rate-factor`
   (1.0) of the other's, and its p99 at most `--tail-factor` (1.0) of the other's;
-- no request failed and every move owed was made.
+- no request failed and every move owed was made;
+- deadlines fire on time under load: after the rounds of each client count, the same number
+  of clients play on this build's `poison serve` while `--clocked` (300) clocked games,
+  `--clocked-at-once` (32) at a time, wait for a person who never moves
+  (benchmarks/clocked.py); each firing's delay (its seat_timed_out received on the game's
+  live stream, less the deadline the game's view named) at the p99 at most `--delay-bar`
+  (1.0) seconds, at every client count; every clocked game's deadline fired, and no request
+  of the load beside them failed.
 
-Its last lines are `clients=M moves_per_s=… requests_per_s=… p50_ms=… p99_ms=… errors=…
-ratio=…` for each client count (`ratio`: the game's requests/s over the bare route's). It
-exits 1 when a bar fails. Every request loop is bounded and only talks to 127.0.0.1.
+The delays are printed as a table beside the load's own moves/s in the same time. Then,
+after the load, `--idle-seconds` (10) of an idle `poison serve` (its workers as many as the
+run's) on a store of its own: the commands that store served a second, by name (what the
+clocks' ticks cost when nothing happens), and the CPU of the store and of `serve`.
+
+Its last lines are, for each client count, `clients=M clocked_games=N fired=… delay_p50_ms=…
+delay_p90_ms=… delay_p99_ms=… delay_max_ms=… moves_per_s=…` (the load's, while they fired),
+then `idle workers=N store_commands_per_s=…`, then for each client count `clients=M
+moves_per_s=… requests_per_s=… p50_ms=… p99_ms=… errors=… ratio=…` (`ratio`: the game's
+requests/s over the bare route's). It exits 1 when a bar fails. Every request loop is
+bounded (the clocked phase's clients by its clocked games, each given up on when it has not
+fired well past its deadline) and only talks to 127.0.0.1.
 
 `--probe` runs this build's service under benchmarks/probes.py and reports what happened
 inside its worker: garbage collections, event-loop lag, each route's time, each store
@@ -41,9 +59,9 @@ embedded servers (3 masters and a replica of each, events/cluster.py), which it 
 temporary directory and stops at the end. Neither goes with `--against`: two builds are
 compared each on its own embedded store.
 
-The client is a few lines of HTTP/1.1 on an asyncio protocol, on uvloop, not httpx: a
-heavier client would eat the CPU the servers share with it (two cores) and flatter the
-ratios.
+The client (benchmarks/client.py) is a few lines of HTTP/1.1 on an asyncio protocol, on
+uvloop, not httpx: a heavier client would eat the CPU the servers share with it (two cores)
+and flatter the ratios.
 """
 
 from __future__ import annotations
@@ -59,141 +77,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-import msgspec
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.client import HOST, Connection, Tally, play_games, run
+from benchmarks.clocked import Clocked, clocked_phase
 from benchmarks.probes import LATENCY_THRESHOLD_MS
 from events.cluster import LocalCluster
 from events.credentials import redacted
-from events.server import free_port
-
-HOST = "127.0.0.1"
-T = TypeVar("T")
-
-
-class Connection(asyncio.Protocol):
-    """One keep-alive HTTP/1.1 connection, one request at a time. A protocol rather than
-    asyncio's streams: an answer is parsed once when its last byte arrives, and its awaiter
-    woken once (streams woke it for every header line). With uvloop (`run`), the clients
-    take less of the CPU the servers share with them (figures: docs/performance.md)."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.transport: asyncio.Transport | None = None
-        self.buffer = b""
-        self.answer: asyncio.Future[tuple[int, bytes]] | None = None
-        self.lost: Exception | None = None
-
-    async def request(self, method: str, path: str, body: bytes = b"", token: str | None = None) -> tuple[int, bytes]:
-        loop = asyncio.get_running_loop()
-        if self.transport is None or self.lost is not None:
-            self.buffer, self.lost = b"", None
-            await loop.create_connection(lambda: self, HOST, self.port)
-        assert self.transport is not None
-        head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: {len(body)}\r\n"
-        if body:
-            head += "Content-Type: application/json\r\n"
-        if token:
-            head += f"Authorization: Bearer {token}\r\n"
-        self.answer = loop.create_future()
-        self.transport.write(head.encode() + b"\r\n" + body)
-        return await self.answer
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        end = self.buffer.find(b"\r\n\r\n")
-        if end < 0 or self.answer is None or self.answer.done():
-            return
-        head = self.buffer[:end].lower()
-        at = head.find(b"\r\ncontent-length:")
-        length = 0
-        if at >= 0:  # 17: the length of "\r\ncontent-length:"
-            stop = head.find(b"\r\n", at + 17)
-            length = int(head[at + 17 : stop if stop >= 0 else None])
-        if len(self.buffer) < end + 4 + length:
-            return
-        status = int(head[9:12])
-        body, self.buffer = self.buffer[end + 4 : end + 4 + length], self.buffer[end + 4 + length :]
-        self.answer.set_result((status, body))
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = exc or ConnectionResetError("the server closed the connection")
-        if self.answer is not None and not self.answer.done():
-            self.answer.set_exception(self.lost)
-
-    def close(self) -> None:
-        if self.transport is not None:
-            self.transport.close()
-            self.transport = None
-
-
-@dataclass
-class Tally:
-    latencies: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    moves: int = 0
-    cpu: float = 0.0  # the clients' process's CPU seconds
-
-    def absorb(self, other: Tally) -> None:
-        self.latencies += other.latencies
-        self.errors += other.errors
-        self.moves += other.moves
-        self.cpu += other.cpu
-
-    async def timed(
-        self, connection: Connection, method: str, path: str, body: bytes = b"", token: str | None = None
-    ) -> tuple[int, bytes]:
-        started = time.perf_counter()
-        try:
-            status, body = await connection.request(method, path, body, token)
-        except (OSError, ValueError) as error:
-            self.errors.append(repr(error))
-            connection.close()
-            return 0, b""
-        self.latencies.append(time.perf_counter() - started)
-        if status >= 400:
-            self.errors.append(f"{status} {body[:200]!r}")
-        return status, body
-
-
-NEW_GAME = msgspec.json.encode({"players": [{"name": n} for n in ("ana", "bob", "cy", "di")]})
-
-
-async def play_games(port: int, moves: int, tally: Tally, rng: random.Random) -> None:
-    connection = Connection(port)
-    made = 0
-    try:
-        while made < moves:
-            status, body = await tally.timed(connection, "POST", "/v1/games", NEW_GAME)
-            if status != 201:
-                return
-            created = msgspec.json.decode(body)
-            game_id, turn = created["game_id"], created["game"]["turn"]
-            tokens = {p["seat"]: p["token"] for p in created["players"]}
-            while turn is not None and made < moves:
-                status, body = await tally.timed(connection, "GET", f"/v1/games/{game_id}", token=tokens[turn])
-                if status != 200:
-                    return
-                move = rng.choice(msgspec.json.decode(body)["you"]["legal_moves"])
-                status, body = await tally.timed(
-                    connection, "POST", f"/v1/games/{game_id}/moves", msgspec.json.encode(move), token=tokens[turn]
-                )
-                if status != 201:
-                    return
-                turn = msgspec.json.decode(body)["game"]["turn"]
-                made += 1
-                tally.moves += 1
-    finally:
-        connection.close()
+from events.server import EmbeddedServer, free_port
 
 
 async def hit_bare(port: int, requests: int, tally: Tally) -> None:
@@ -332,16 +229,6 @@ def spread(values: list[float]) -> str:
     """p50, p90, p99, p99.9 and the maximum of latencies (seconds), in ms."""
     shown = [f"{name} {percentile(values, q):.2f}" for q, name in QUANTILES]
     return ", ".join([*shown, f"max {max(values, default=0) * 1000:.2f} ms"])
-
-
-def run(main: Coroutine[Any, Any, T]) -> T:
-    """Run the clients on uvloop, the loop the servers run on, if it is installed
-    (uvicorn[standard] brings it); else on asyncio's."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(main)
-    return uvloop.run(main)
 
 
 #: Client n of a phase, adding what it measured to the phase's tally.
@@ -505,6 +392,44 @@ def bars_table(bars: list[Bar]) -> Table:
     return table
 
 
+#: The quantiles of a firing's delay the benchmark reports.
+DELAY_QUANTILES = ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"))
+
+
+def delay_spread(clocked: Clocked) -> str:
+    """p50, p90, p99 and the maximum of the firings' delays, in ms."""
+    shown = [f"{name} {percentile(clocked.delays, q):.0f}" for q, name in DELAY_QUANTILES]
+    return ", ".join([*shown, f"max {max(clocked.delays, default=0) * 1000:.0f} ms"])
+
+
+def delays_table(clocked: dict[int, Clocked], workers: int) -> Table:
+    """How late the deadlines fired at each client count, and the load in the same time."""
+    table = Table(title=f"deadlines fired under the load, {workers} worker(s): delay past the deadline the view named")
+    for column in ("clients", "fired", "p50", "p90", "p99", "max", "load moves/s", "load requests/s"):
+        table.add_column(column, justify="right")
+    for clients, phase_ in clocked.items():
+        table.add_row(
+            str(clients),
+            f"{len(phase_.delays)} of {phase_.games}",
+            *(f"{percentile(phase_.delays, q):.0f} ms" for q, _ in DELAY_QUANTILES),
+            f"{max(phase_.delays, default=0) * 1000:.0f} ms",
+            f"{phase_.moves_per_s:,.0f}",
+            f"{phase_.requests_per_s:,.0f}",
+        )
+    return table
+
+
+def delay_bars(clocked: dict[int, Clocked], bar_s: float) -> list[Bar]:
+    """The firing delay's p99 at most `bar_s` seconds at every client count (none measured
+    fails it)."""
+    bars = []
+    for clients, phase_ in clocked.items():
+        p99 = percentile(phase_.delays, 0.99) / 1000
+        asked = f"deadline firing delay p99 ≤ {bar_s:g} s, {clients} clients"
+        bars.append(Bar(asked, f"{p99:.3f} s", bool(phase_.delays) and p99 <= bar_s))
+    return bars
+
+
 def build_of(python: str, cwd: str) -> str:
     """Where the `service` package a build's interpreter imports (run in `cwd`) lives, and
     the commit of its checkout when it is one: said in the report, so that a comparison
@@ -578,6 +503,79 @@ def print_probes(report: dict[str, Any]) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Idle:
+    """What an idle service cost: the commands its store served a second, in all and by name
+    (a script's own commands counted as well as its call), and the CPU of the store's
+    process and of `poison serve`'s (a share of one core)."""
+
+    workers: int
+    seconds: float
+    per_s: float
+    by_name: dict[str, float]
+    store_cpu: float
+    serve_cpu: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU seconds of process `pid` and every process under it."""
+    ticks = 0
+    for process in descendants(pid):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{process}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def idle_commands(data: str, workers: int, seconds: float, serve: Callable[[int, int, str], list[str]]) -> Idle:
+    """Start a store of its own in `data` and `poison serve` (`serve(port, workers, data)`,
+    its command) on it, let it settle, then count the commands the store served in
+    `seconds` while no request came (the counting's own INFO calls left out), and the CPU
+    both spent meanwhile."""
+    store = EmbeddedServer(Path(data) / "idle-store")
+    url = store.start()
+    port = free_port()
+    env = {**os.environ, "POISON_REDIS_URL": url}
+    process = start(serve(port, workers, os.path.join(data, "idle-serve")), port, "/health", 60.0, env=env)
+    client = store.client(decode_responses=True)
+    try:
+        time.sleep(2.0)  # past the workers' start: their first reads and scripts loaded
+
+        def looked() -> tuple[dict[str, dict[str, int]], float, float, float]:
+            cpu = client.info("cpu")
+            store_cpu = float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+            return client.info("commandstats"), store_cpu, cpu_seconds(process.pid), time.perf_counter()
+
+        before, store_before, serve_before, started = looked()
+        time.sleep(seconds)
+        after, store_after, serve_after, ended = looked()
+    finally:
+        client.close()
+        stop(process)
+        with contextlib.suppress(Exception):
+            store.stop()
+    elapsed = ended - started
+
+    def calls(stats: dict[str, dict[str, int]], name: str) -> int:
+        return int(stats.get(name, {}).get("calls", 0))
+
+    by_name = {}
+    for name in after:
+        # The INFO calls of one look (cpu, commandstats) between the two counts.
+        served = calls(after, name) - calls(before, name) - (2 if name == "cmdstat_info" else 0)
+        if served > 0:
+            by_name[name.removeprefix("cmdstat_")] = served / elapsed
+    return Idle(
+        workers,
+        elapsed,
+        sum(by_name.values()),
+        by_name,
+        (store_after - store_before) / elapsed,
+        (serve_after - serve_before) / elapsed,
+    )
+
+
 #: The names of the load's targets in its report.
 THIS, OTHER = "poison serve", "poison serve, other build"
 
@@ -634,6 +632,23 @@ def main(argv: list[str] | None = None) -> int:
         "--tail-factor", type=float, default=1.0, help="most p99 over the other build's, at the most clients"
     )
     parser.add_argument(
+        "--clocked",
+        type=int,
+        default=300,
+        help="clocked games fired beside the load's clients after the rounds, at each client count (0: none)",
+    )
+    parser.add_argument("--clocked-at-once", type=int, default=32, help="clocked games alive at a time")
+    parser.add_argument(
+        "--clock-seconds", type=int, nargs="+", default=[1, 2], help="the clocked games' seconds a move, in turn"
+    )
+    parser.add_argument("--delay-bar", type=float, default=1.0, help="most firing delay at the p99 (seconds)")
+    parser.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=10.0,
+        help="seconds an idle service's store commands are counted, after the load (0: not counted)",
+    )
+    parser.add_argument(
         "--redis-url",
         help="a store of your own (e.g. one without fsync, to see what fsync costs); default: the embedded one",
     )
@@ -657,6 +672,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if min(args.clients) < 1 or args.moves < 1 or args.rounds < 1 or args.workers < 1:
         parser.error("--clients, --moves, --rounds and --workers must be at least 1")
+    if args.clocked < 0 or args.clocked_at_once < 1 or min(args.clock_seconds) < 1 or args.idle_seconds < 0:
+        parser.error("--clocked and --idle-seconds must be at least 0, --clocked-at-once and --clock-seconds 1")
     out = console()
     # The cluster (with --cluster) is stopped last, whatever fails after it started.
     with tempfile.TemporaryDirectory(prefix="poison-load-") as data, contextlib.ExitStack() as cleanup:
@@ -712,10 +729,28 @@ def main(argv: list[str] | None = None) -> int:
         for target in targets[1:]:
             cleanup.callback(target.stop)
             target.start()
-        results = {clients: measure(targets, clients, args.moves, args.rounds) for clients in args.clients}
+        results: dict[int, dict[str, Measured]] = {}
+        clocked: dict[int, Clocked] = {}
+        for clients in args.clients:
+            results[clients] = measure(targets, clients, args.moves, args.rounds)
+            if args.clocked:
+                phase_ = run(
+                    clocked_phase(this.port, clients, args.clocked, args.clocked_at_once, args.clock_seconds, 7)
+                )
+                clocked[clients] = phase_
+                print(
+                    f"{clients} clients, clocked: {len(phase_.delays)} deadlines fired, delay {delay_spread(phase_)}; "
+                    f"the load meanwhile {phase_.moves_per_s:,.0f} moves/s",
+                    flush=True,
+                )
         for target in targets:
             target.stop()
         probed = json.loads(Path(report).read_text()) if report is not None and os.path.exists(report) else None
+        idle: Idle | None = None
+        if args.idle_seconds > 0:
+            idle = idle_commands(
+                data, args.workers, args.idle_seconds, lambda port, n, d: serve_command(sys.executable, port, n, d)
+            )
     out.print(
         figures_table(f"game traffic and the bare route, {args.workers} worker(s), {args.rounds} rounds", results)
     )
@@ -729,9 +764,31 @@ def main(argv: list[str] | None = None) -> int:
             print_probes(probed)
     bars = load_bars(args, results, server)
     bars.append(Bar("no request failed, every move owed was made", f"{len(problems)} problems", not problems))
+    if clocked:
+        out.print(delays_table(clocked, args.workers))
+        bars += delay_bars(clocked, args.delay_bar)
+        missed = [problem for phase_ in clocked.values() for problem in phase_.problems]
+        bars.append(
+            Bar("every clocked game fired, no request beside them failed", f"{len(missed)} problems", not missed)
+        )
+        problems += missed
+    if idle is not None:
+        commands = ", ".join(f"{name} {per_s:.1f}" for name, per_s in sorted(idle.by_name.items(), key=lambda x: -x[1]))
+        print(
+            f"idle: {idle.workers} worker(s), {idle.per_s:.1f} store commands/s over {idle.seconds:.1f} s "
+            f"({commands}); CPU: the store {idle.store_cpu:.1%} of a core, poison serve {idle.serve_cpu:.1%}"
+        )
     out.print(bars_table(bars))
     for problem in problems[:10]:
         print(f"error: {problem}")
+    for clients, phase_ in clocked.items():
+        shown = " ".join(f"delay_{name}_ms={percentile(phase_.delays, q):.1f}" for q, name in DELAY_QUANTILES)
+        print(
+            f"clients={clients} clocked_games={phase_.games} fired={len(phase_.delays)} {shown} "
+            f"delay_max_ms={max(phase_.delays, default=0) * 1000:.1f} moves_per_s={phase_.moves_per_s:.1f}"
+        )
+    if idle is not None:
+        print(f"idle workers={idle.workers} store_commands_per_s={idle.per_s:.1f}")
     for clients, measured in results.items():
         game, bare = measured[THIS], measured[bare_name(server)]
         print(

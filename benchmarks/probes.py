@@ -159,24 +159,27 @@ async def store_latency(*command: str) -> Any:
 def time_store() -> None:
     """Each store command's round trip, appends (the move's script) apart from reads."""
     from events.calls import StoreCalls
+    from events.clocks import CLAIM, SETTLE
 
     execute, script = StoreCalls.execute, StoreCalls.script
+    # The clocks' scripts, which every worker runs every tick, apart from the appends'.
+    named = {CLAIM: "script (clock claim)", SETTLE: "script (clock settle)"}
 
     @wraps(execute)
-    async def timed_execute(self: StoreCalls, *command: Any, repeatable: bool = False) -> Any:
+    async def timed_execute(self: StoreCalls, *command: Any, **options: Any) -> Any:
         started = time.perf_counter()
         try:
-            return await execute(self, *command, repeatable=repeatable)
+            return await execute(self, *command, **options)
         finally:
             PROBES.store.setdefault(str(command[0]).lower(), []).append(time.perf_counter() - started)
 
     @wraps(script)
-    async def timed_script(self: StoreCalls, sha: Any, keys: list[str], args: list[Any], **options: Any) -> Any:
+    async def timed_script(self: StoreCalls, which: Any, keys: list[str], args: list[Any], **options: Any) -> Any:
         started = time.perf_counter()
         try:
-            return await script(self, sha, keys, args, **options)
+            return await script(self, which, keys, args, **options)
         finally:
-            PROBES.store.setdefault("script (append)", []).append(time.perf_counter() - started)
+            PROBES.store.setdefault(named.get(which, "script (append)"), []).append(time.perf_counter() - started)
 
     calls: Any = StoreCalls  # every part's calls replaced by their timed selves
     calls.execute, calls.script = timed_execute, timed_script

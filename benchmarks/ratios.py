@@ -9,8 +9,9 @@ non-zero when a barred group (Poison's `simulate` and `replay`, the pot game's
 store's append to its floor measured in the same run (group `store`, issue 28): an fsynced
 append of one move's events at most `--store-bar` (2) times one fsynced SET of those bytes
 over a bare socket, printed with the two medians and PASS or FAIL; a run without the group
-fails it as not measured. Medians, not means: on a shared, noisy machine the median resists
-the stray slow round.
+fails it as not measured. The clocks' group (benchmarks/test_clocks.py), when measured, is
+said as a ratio without a bar: a due game fired against a plain move of the same game.
+Medians, not means: on a shared, noisy machine the median resists the stray slow round.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ WORK = {
 BARRED = ("simulate", "replay", "pot-simulate", "pot-replay")
 #: The store's barred pair, as benchmarks/test_store.py names its cases: an append and its floor.
 STORE_GROUP, APPEND, FLOOR = "store", "append_one_move", "an_fsynced_write_through_a_bare_socket"
+#: The clocks' pair, as benchmarks/test_clocks.py names its cases: a due game fired, and a move.
+CLOCKS_GROUP, EXPIRE, PLAY = "clocks", "expire_a_due_game", "play_a_move"
 
 
 def store_bar(groups: dict[str, dict[str, float]], bar: float) -> tuple[str, bool]:
@@ -48,6 +51,19 @@ def store_bar(groups: dict[str, dict[str, float]], bar: float) -> tuple[str, boo
         f"{floor * 1e3:.3f} ms: {append / floor:.3f}×"
     )
     return said, append / floor <= bar
+
+
+def firing_ratio(groups: dict[str, dict[str, float]]) -> str | None:
+    """What firing a due game costs against a plain move of the same game, in this run (no
+    bar: said for the record); None when the group was not measured."""
+    cases = groups.get(CLOCKS_GROUP, {})
+    if EXPIRE not in cases or PLAY not in cases:
+        return None
+    expire, play = cases[EXPIRE], cases[PLAY]
+    return (
+        f"firing a due game (Games.expire) {expire * 1e3:.3f} ms against a move (Games.play) "
+        f"{play * 1e3:.3f} ms: {expire / play:.2f}×"
+    )
 
 
 def medians(path: Path) -> dict[str, dict[str, float]]:
@@ -104,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         for group, case, median in others:
             plain.add_row(group, case, f"{median * 1e6:,.1f} µs", f"{1 / median:,.0f}")
         console.print(plain)
+    firing = firing_ratio(groups)
+    if firing is not None:
+        console.print(firing)
     store, met = store_bar(groups, args.store_bar)
     if met:
         console.print(f"PASS {store}")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.clocked import Clocked, epoch_of
 from benchmarks.load import (
     HERE,
     OTHER,
@@ -24,6 +25,7 @@ from benchmarks.load import (
     at_least,
     at_most,
     bare_name,
+    delay_bars,
     granian_command,
     load_bars,
     served_by,
@@ -36,8 +38,14 @@ from events.server import free_port
 LAST_LINE = re.compile(
     r"^clients=(\d+) moves_per_s=[\d.]+ requests_per_s=[\d.]+ p50_ms=[\d.]+ p99_ms=[\d.]+ errors=(\d+) ratio=([\d.]+)$"
 )
+CLOCKED_LINE = re.compile(
+    r"^clients=(\d+) clocked_games=(\d+) fired=(\d+) delay_p50_ms=[\d.]+ delay_p90_ms=[\d.]+ "
+    r"delay_p99_ms=([\d.]+) delay_max_ms=[\d.]+ moves_per_s=([\d.]+)$"
+)
 #: Bars that no run can fail, for a test of something else.
-LENIENT = ("--bar", "0", "--p99-factor", "1e9")
+LENIENT = ("--bar", "0", "--p99-factor", "1e9", "--delay-bar", "1e9")
+#: No clocked games and no idle count, for a test of something else.
+UNCLOCKED = ("--clocked", "0", "--idle-seconds", "0")
 
 
 def load(*args: str) -> subprocess.CompletedProcess[str]:
@@ -52,7 +60,10 @@ def bar_rows(output: str, verdict: str) -> list[str]:
 @pytest.mark.subprocess
 def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures() -> None:
     # The bare route's server given, not read from `poison serve`: granian, whatever serve runs on.
-    run = load("--clients", "2", "3", "--moves", "40", "--rounds", "2", "--server", "granian", *LENIENT)
+    run = load(
+        "--clients", "2", "3", "--moves", "40", "--rounds", "2", "--server", "granian", *LENIENT,
+        "--clocked", "4", "--clocked-at-once", "2", "--clock-seconds", "1", "--idle-seconds", "1",
+    )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
     assert re.match(r"this build: .*; `poison serve` on (uvicorn|granian), the bare route on granian$", lines[0])
@@ -64,23 +75,43 @@ def test_the_load_benchmark_plays_games_without_errors_and_ends_with_its_figures
     assert all(match is not None and match.group(2) == "0" and float(match.group(3)) > 0 for match in figures)
     assert bar_rows(run.stdout, "FAIL") == []
     passed = bar_rows(run.stdout, "PASS")
-    # One ratio bar for each client count, the p99 bar at the most clients, and the errors.
-    assert len(passed) == 4, passed
+    # One ratio bar for each client count, the p99 bar at the most clients, the errors; a
+    # firing delay bar for each client count, and every clocked game fired.
+    assert len(passed) == 7, passed
     assert any("game p99 ≤ 1e+09× the bare route's (granian), 3 clients" in row for row in passed)
+    assert any("deadline firing delay p99 ≤ 1e+09 s, 3 clients" in row for row in passed)
+    assert any(
+        re.search(r"every clocked game fired, no request beside them failed\s*│\s*0 problems", r) for r in passed
+    )
+    # Each client count's clocked games all fired while the load's clients moved.
+    clocked = [match for line in lines if (match := CLOCKED_LINE.match(line))]
+    assert [(m.group(1), m.group(2), m.group(3)) for m in clocked] == [("2", "4", "4"), ("3", "4", "4")], lines
+    assert all(float(m.group(5)) > 0 for m in clocked)
+    assert any(line.startswith("3 clients, clocked: 4 deadlines fired, delay p50 ") for line in lines)
+    # An idle service's store still serves the clocks' claims.
+    idle = re.search(r"^idle workers=1 store_commands_per_s=([\d.]+)$", run.stdout, re.MULTILINE)
+    assert idle is not None, run.stdout
+    assert float(idle.group(1)) > 0
+    assert re.search(r"^idle: 1 worker\(s\), [\d.]+ store commands/s over [\d.]+ s \(.*evalsha", run.stdout, re.M)
 
 
 @pytest.mark.subprocess
 def test_the_load_benchmark_fails_below_each_bar_with_its_measured_value_and_its_probes_report() -> None:
     # One run for the bars and the probes: each run starts servers and a store.
-    run = load("--clients", "2", "--moves", "20", "--rounds", "1", "--bar", "1000", "--p99-factor", "0.001", "--probe")
+    run = load(
+        "--clients", "2", "--moves", "20", "--rounds", "1", "--bar", "1000", "--p99-factor", "0.001", "--probe",
+        "--clocked", "2", "--clock-seconds", "1", "--delay-bar", "0.000001", "--idle-seconds", "0",
+    )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
     assert "errors=0" in lines[-1]
     failed = bar_rows(run.stdout, "FAIL")
-    assert len(failed) == 2, run.stdout
+    assert len(failed) == 3, run.stdout
     assert re.search(r"game requests/s ≥ 1000× the bare route's \(\w+\), 2 clients\s*│\s*[\d.]+×", failed[0])
     assert re.search(r"game p99 ≤ 0.001× the bare route's \(\w+\), 2 clients\s*│\s*[\d.]+×", failed[1])
-    assert len(bar_rows(run.stdout, "PASS")) == 1  # no request failed
+    assert re.search(r"deadline firing delay p99 ≤ 1e-06 s, 2 clients\s*│\s*[\d.]+ s", failed[2])
+    assert len(bar_rows(run.stdout, "PASS")) == 2  # no request failed, every clocked game fired
+    assert not any(line.startswith("idle") for line in lines)  # --idle-seconds 0: not counted
     report = run.stdout[run.stdout.index("inside the worker (uvloop.Loop") :]
     for line in (
         "loop lag (",
@@ -109,7 +140,7 @@ def test_the_load_benchmark_against_another_build_fails_below_its_factors_and_na
         check=True,
     ).stdout.strip()
     run = load(
-        "--clients", "2", "--moves", "20", "--rounds", "2", *LENIENT,
+        "--clients", "2", "--moves", "20", "--rounds", "2", *LENIENT, *UNCLOCKED,
         "--against", sys.executable, "--rate-factor", "1000", "--tail-factor", "0.001",
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
@@ -153,6 +184,22 @@ def test_a_bar_is_met_at_its_value_and_failed_past_it() -> None:
     assert at_most("a", "b", 2.5, 2.5).met
     assert not at_most("a", "b", 2.501, 2.5).met
     assert at_least("game requests/s", "the bare route's", 0.5, 0.5).asked == "game requests/s ≥ 0.5× the bare route's"
+
+
+def test_the_firing_delay_bar_is_met_at_its_value_failed_past_it_and_failed_when_nothing_fired() -> None:
+    # Of 200 delays, the slowest tenth at (or past) the bar: so is the p99.
+    at_the_bar = Clocked(delays=[0.2] * 180 + [1.0] * 20)
+    past_it = Clocked(delays=[0.2] * 180 + [1.01] * 20)
+    bars = delay_bars({16: at_the_bar, 64: past_it, 128: Clocked()}, 1.0)
+    assert [(bar.asked, bar.measured, bar.met) for bar in bars] == [
+        ("deadline firing delay p99 ≤ 1 s, 16 clients", "1.000 s", True),
+        ("deadline firing delay p99 ≤ 1 s, 64 clients", "1.010 s", False),
+        ("deadline firing delay p99 ≤ 1 s, 128 clients", "0.000 s", False),
+    ]
+
+
+def test_a_views_deadline_is_read_as_the_instant_it_names() -> None:
+    assert epoch_of("2026-12-02T18:04:05.250Z") == 1796234645.25
 
 
 def test_the_load_bars_divide_this_builds_figures_by_the_yardsticks_and_check_each_at_its_place() -> None:

@@ -1,6 +1,7 @@
 """The report of a benchmark run's ratios (benchmarks/ratios.py), on results written here:
 it passes the core's bars and the store's, and fails when the fsynced append is more than
 its bar over the fsynced bare-socket SET of the same run, or when the store was not
+measured; and it says what firing a due game costs against a move when the clocks were
 measured."""
 
 from __future__ import annotations
@@ -55,3 +56,18 @@ def test_the_stores_bar_is_a_flag(tmp_path: Path) -> None:
 def test_a_run_without_the_store_fails_as_not_measured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert ratios.main([str(write_run(tmp_path / "run.json", append=None))]) == 1
     assert "FAIL store: the append or the bare-socket SET was not measured" in capsys.readouterr().out
+
+
+def test_a_run_with_the_clocks_says_what_firing_a_due_game_costs_against_a_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_run(tmp_path / "run.json", append=0.0004)
+    run = json.loads(path.read_text())
+    run["benchmarks"] += [
+        {"group": ratios.CLOCKS_GROUP, "name": f"test_{case}", "param": None, "stats": {"median": median}}
+        for case, median in ((ratios.EXPIRE, 0.0009), (ratios.PLAY, 0.0006))
+    ]
+    path.write_text(json.dumps(run))
+    assert ratios.main([str(path)]) == 0
+    said = capsys.readouterr().out
+    assert "firing a due game (Games.expire) 0.900 ms against a move (Games.play) 0.600 ms: 1.50×" in said
