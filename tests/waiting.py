@@ -64,6 +64,15 @@ async def until_async(
         await asyncio.sleep(interval)
 
 
+async def wall_clock_past(moment_ms: int) -> None:
+    """Until the wall clock reads later than `moment_ms` (ms since the epoch). A test that
+    fires deadlines at a `now` of its own, a little past the last one it made, waits for
+    this first: each deadline a firing then sets runs from a later real moment, so it comes
+    after that `now` (else a firing within the same millisecond would leave its next seat's
+    deadline due at once, and a retrying caller would rightly fire it too)."""
+    await until_async(lambda: int(time.time() * 1000) > moment_ms, interval=0.001, what=f"past {moment_ms} ms")
+
+
 # ---- a Valkey, as it sees its clients -----------------------------------------------------------
 
 

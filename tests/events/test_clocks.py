@@ -22,7 +22,7 @@ from events.listing import shard_of
 from events.play import LoggedGame
 from events.store import EventStore, StoreUnavailable
 from tests.events.logs import players
-from tests.waiting import until_async
+from tests.waiting import until_async, wall_clock_past
 
 pytestmark = pytest.mark.anyio
 
@@ -112,6 +112,7 @@ async def test_two_timekeepers_racing_over_many_due_games_time_each_out_once(sto
     one, two = Games(store), Games(other_store)  # two workers, each with its own cache
     created = [await clocked(one if n % 2 else two, f"race-{n}") for n in range(30)]
     due = max(logged.deadline_ms or 0 for logged in created)  # each game's first deadline, none of the next
+    await wall_clock_past(due - SECONDS * 1000)
     first, second = one.timekeeper(), two.timekeeper()
     claimed = await asyncio.gather(first.tick(due), second.tick(due), first.tick(due), second.tick(due))
     assert sum(claimed) == 30
@@ -126,6 +127,7 @@ async def test_two_workers_firing_every_due_game_at_once_time_each_out_once(stor
     one, two = Games(store), Games(other_store)
     created = [await clocked(one, f"both-{n}") for n in range(30)]
     due = max(logged.deadline_ms or 0 for logged in created)
+    await wall_clock_past(due - SECONDS * 1000)
     game_ids = [logged.created.game_id for logged in created]
     await asyncio.gather(*(one.expire(game_id, due) for game_id in game_ids), *(two.expire(g, due) for g in game_ids))
     for logged in created:
