@@ -28,7 +28,7 @@ from core import RuleError
 from core.errors import SEARCH_BOT, quoted
 from core.rulesets import DEFAULT_RULESET
 from events.codec import Clock, Event, GameAbandoned, GameFinished, Player, SeatLeft
-from events.games import Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
+from events.games import Appended, Games, GameSummary, Gone, Idempotency, UnknownGame, VersionConflict
 from events.lobby import after_event, check_seating, lobby_of
 from events.play import LoggedGame
 from service.answers import GameCreatedOut, MovePlayed
@@ -79,6 +79,25 @@ def idempotency_of(request: Scoped, *request_facts: object, scope: str) -> Idemp
     if not low <= len(key) <= high:
         raise ApiError(400, "invalid_request", f"an Idempotency-Key has {low} to {high} characters")
     return Idempotency(key, hashlib.sha256(_encoder.encode(request_facts)).hexdigest(), scope=scope)
+
+
+async def refusal_kept(
+    games: Games,
+    game_id: str,
+    refused: RuleError | VersionConflict,
+    idempotency: Idempotency | None,
+    kept: tuple[int, ...] = (409,),
+) -> Appended:
+    """A refused step answered the same way on every retry with its key: the problem
+    `refused` is, recorded under `idempotency` when its status is one of `kept` (the
+    refusals a retry cannot change: the game moved on, not the request); raised as it is
+    otherwise, and without a key."""
+    problem = refusal(refused)
+    if idempotency is None or problem.status_code not in kept:
+        raise problem from None
+    return await games.remember(
+        game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
+    )
 
 
 def answer_response(packed: bytes) -> JSONBytes:
@@ -176,13 +195,7 @@ async def play_card(games: Games, request: Scoped, game_id: str, data: PlayCard,
             gone=gone,
         )
     except (RuleError, VersionConflict) as refused:
-        problem = refusal(refused)
-        if idempotency is None or problem.status_code not in (409, 422):
-            raise
-        # A refused move is answered the same way on every retry with its key, too.
-        appended = await games.remember(
-            game_id, idempotency._replace(result=pack_answer(problem.status_code, problem_body(problem)))
-        )
+        appended = await refusal_kept(games, game_id, refused, idempotency, kept=(409, 422))
     return JSONBytes(201, appended.result) if idempotency is None else answer_response(appended.result)
 
 

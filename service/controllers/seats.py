@@ -24,10 +24,17 @@ from core import RuleError
 from events.games import LEFT, SeatChanged
 from events.play import LoggedGame
 from service.answers import SeatTakenOut
-from service.controllers.games import GameId, answer_response, client_address, idempotency_of, pack_answer
+from service.controllers.games import (
+    GameId,
+    answer_response,
+    client_address,
+    idempotency_of,
+    pack_answer,
+    refusal_kept,
+)
 from service.dependencies import caller_seat, games_of, gone_of, keys_of, strict_body
 from service.documented import TOKEN_REQUIRED, problems
-from service.problems import ApiError, problem_body, refusal
+from service.problems import ApiError, refusal
 from service.responses import JSONBytes, header
 from service.rulesets import AnyGameView
 from service.schemas import MAX_SEAT, JoinSeat
@@ -105,13 +112,7 @@ class SeatsController(Controller):
                 gone=gone_of(request.receive),  # a search the join starts is dropped if its client leaves first
             )
         except RuleError as refused:
-            problem = refusal(refused)
-            if idempotency is None or problem.status_code != 409:
-                raise
-            # A refused join is answered the same way on every retry with its key, too.
-            appended = await games.remember(
-                game_id, idempotency._replace(result=pack_answer(409, problem_body(problem)))
-            )
+            appended = await refusal_kept(games, game_id, refused, idempotency)
         return JSONBytes(201, appended.result) if idempotency is None else unsealed(appended.result, keys)
 
     @delete(
@@ -255,8 +256,5 @@ async def _away_step(request: Request, game_id: str, seat: int, step: str) -> AS
         else:
             appended, _ = await games.come_back(game_id, seat, idempotency=idempotency, answer=answer, client=client)
     except RuleError as refused:
-        problem = refusal(refused)
-        if idempotency is None or problem.status_code != 409:
-            raise problem from None
-        appended = await games.remember(game_id, idempotency._replace(result=pack_answer(409, problem_body(problem))))
+        appended = await refusal_kept(games, game_id, refused, idempotency)
     return JSONBytes(200, appended.result) if idempotency is None else answer_response(appended.result)
