@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from core.errors import SEARCH_BOT, InvalidArgument, MoveConflict, quoted
+from events.away import ABANDONED
 from events.codec import Event, GameStarted, Player, SeatJoined, SeatLeft
 
 #: The codes of the lobby's refusals that the API answers 409.
@@ -126,8 +127,11 @@ def after_event(lobby: Lobby | None, event: Event) -> Lobby | None:
     return lobby
 
 
-def rematched(finished: bool, next_game: str | None) -> None:
-    """A game's rematch may be created once, after the game is finished."""
+def rematched(finished: bool, abandoned: bool, next_game: str | None) -> None:
+    """A game's rematch may be created once, after the game is finished: an abandoned game
+    ended without a result, its people gone, so nobody plays it again."""
+    if abandoned:
+        raise MoveConflict(ABANDONED, "an abandoned game has no rematch")
     if not finished:
         raise MoveConflict("game_active", "a rematch follows a finished game")
     if next_game is not None:

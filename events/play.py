@@ -194,7 +194,7 @@ def _not_abandoned(logged: LoggedGame, what: str) -> None:
 
 def rematch_created(logged: LoggedGame, next_game: str) -> tuple[list[Event], LoggedGame]:
     """The event that names a finished game's next game, and the game after it."""
-    rematched(logged.finished and not logged.pending, logged.next_game)
+    rematched(logged.finished and not logged.pending, logged.abandoned, logged.next_game)
     after = logged.copy()
     after.next_game = next_game
     after.version += 1

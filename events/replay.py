@@ -131,7 +131,7 @@ def _lobby(logged: LoggedGame, version: int, event: Event) -> None:
         raise InvalidLog(version, f"every seat is taken: the lobby derives game_started here, not {kind}")
     try:
         if isinstance(event, RematchCreated):
-            rematched(logged.finished, logged.next_game)
+            rematched(logged.finished, logged.abandoned, logged.next_game)
             logged.next_game = event.game_id
         else:
             logged.lobby = after_event(logged.lobby, event)

@@ -194,7 +194,7 @@ class SeatsController(Controller):
         "players and bots, a new seed), which the first call creates and every later one finds. Each seat gets its "
         "own token, the same on every call, so the call is safe to repeat (an `Idempotency-Key` is accepted and "
         "changes nothing). The finished game's view then names the next game (`next_game`). 409 game_active "
-        "before the game is finished.",
+        "before the game is finished, game_abandoned for a game that was abandoned (it has no rematch).",
         security=TOKEN_REQUIRED,
         responses={
             201: ResponseSpec(

@@ -17,6 +17,7 @@ from events.codec import (
     GameAbandoned,
     GameStarted,
     Player,
+    RematchCreated,
     SeatJoined,
     SeatResigned,
     SeatReturned,
@@ -30,6 +31,7 @@ from events.play import (
     join,
     leave,
     play_move,
+    rematch_created,
     resign,
     time_out,
 )
@@ -325,9 +327,10 @@ def test_nothing_follows_game_abandoned(ruleset: str) -> None:
         lambda: resign(game.logged, 0, "greedy"),
         lambda: come_back(game.logged, 0),
         lambda: abandon(game.logged),
+        lambda: rematch_created(game.logged, "g-2"),  # it ended without a result: nobody plays it again
     ):
         assert refusal(step)[1] == "game_abandoned"
-    for event in (SeatReturned(seat=0), GameAbandoned(), game.log[-2]):
+    for event in (SeatReturned(seat=0), GameAbandoned(), game.log[-2], RematchCreated(game_id="g-2")):
         at, reason = replay_refusal(game.numbered(event))
         assert at == last(game)
         assert reason.endswith("after the game was abandoned")

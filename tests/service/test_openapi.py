@@ -383,6 +383,8 @@ async def _abandoned(p: Provoker, step: str) -> Any:
         assert (await _away(p.client, game_id, seat, tokens[seat], "resign")).status_code == 200
     if step == "move":
         return await p.move(game_id, tokens[0], {"card": "R1", "cauldron": 0})
+    if step == "rematch":
+        return await p.client.post(f"/v1/games/{game_id}/rematch", headers=auth(tokens[0]))
     return await _away(p.client, game_id, 0, tokens[0], step)
 
 
@@ -763,6 +765,7 @@ PROVOKE: dict[str, dict[str, Provocation]] = {
         "game_not_found": lambda p: p.client.post("/v1/games/nope/rematch", headers=_STRANGER),
         "store_unavailable": lambda p: p.down.post("/v1/games/nope/rematch", headers=_STRANGER),
         "game_active": _rematch_active,
+        "game_abandoned": lambda p: _abandoned(p, "rematch"),
         "game_archived": _rematch_archived,
         "rate_limited": _rematch_limited,
         "search_budget": _rematch_over_budget,
