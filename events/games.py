@@ -239,25 +239,28 @@ class Games:
             newer = await self.store.read(game_id, cached.version)
             logged = advance(cached, newer, research=False) if newer else cached
         if logged is not cached and _has_deadlines(logged):
-            logged = await self._read_deadline(game_id, logged)
+            logged, known = await self._read_deadline(game_id, logged)
+            if not known:
+                return logged  # not kept: the next load asks the summary row again
         self._remember(game_id, logged)
         return logged
 
-    async def _read_deadline(self, game_id: str, logged: LoggedGame) -> LoggedGame:
+    async def _read_deadline(self, game_id: str, logged: LoggedGame) -> tuple[LoggedGame, bool]:
         """`logged` with the deadline the store's summary row names for its version: read
         after the log, and the log again while the row is past it (another request's
-        append in between)."""
+        append in between); and whether the row named it (not when appends kept ahead of
+        every read: its deadline is then None, unknown rather than none)."""
         for _ in range(DEADLINE_READS):
             if logged.over:
-                return logged
+                return logged, True
             named = await self.store.deadline(game_id)
             if named is None or named[0] < logged.version:
-                return logged  # a row written before clocks: no deadline is pending
+                return logged, True  # a row written before clocks: no deadline is pending
             if named[0] == logged.version:
                 logged.deadline_ms = named[1]
-                return logged
+                return logged, True
             logged = advance(logged, await self.store.read(game_id, logged.version), research=False)
-        return logged
+        return logged, False
 
     async def _travel(self, game_id: str, version: int, client: str | None, gone: Gone | None) -> LoggedGame:
         key = (game_id, version)

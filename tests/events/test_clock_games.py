@@ -236,3 +236,18 @@ async def test_a_leave_costs_no_search_at_a_table_with_a_search_bot(store: Event
     await spend_search_budget(games, "10.0.0.9")
     _, left = await games.leave("w", 0, token_hash="h", client="10.0.0.9")
     assert left.status == "abandoned"  # every person left it
+
+
+@EVERY
+async def test_a_load_that_could_not_learn_its_deadline_is_not_kept_for_the_next(
+    store: EventStore, ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = Games(store), Games(store)
+    made = await clocked(one, ruleset)
+    moved = await move(one, "g")
+    assert moved.deadline_ms is not None
+    # As when every read of the summary row finds appends ahead of the log read before it.
+    monkeypatch.setattr("events.games.DEADLINE_READS", 0)
+    assert (await two.load("g")).deadline_ms is None  # unknown, not "none pending"
+    monkeypatch.undo()
+    assert (await two.load("g")).deadline_ms == moved.deadline_ms != made.deadline_ms
