@@ -45,7 +45,10 @@ class Away:
     abandoned: bool = False
 
     def bot_of(self, seat: int) -> str | None:
-        return next((bot for away, bot in self.bots if away == seat), None)
+        for away, bot in self.bots:  # a plain loop: asked for each seat on every move
+            if away == seat:
+                return bot
+        return None
 
     def with_bot(self, seat: int, bot: str) -> Away:
         return replace(self, bots=(*((s, b) for s, b in self.bots if s != seat), (seat, bot)))
@@ -80,16 +83,18 @@ def playing_bot(logged: LoggedGame, seat: int) -> str | None:
     its person is away, or None (its person plays it)."""
     players = logged.created.players
     own = players[seat].bot if 0 <= seat < len(players) else None
-    return own if own is not None else away_of(logged).bot_of(seat)
+    if own is not None or logged.away is None:  # most games: nobody ever went away
+        return own
+    return logged.away.bot_of(seat)
 
 
 def playing(logged: LoggedGame, seat: int) -> Player:
     """The seat as its bot plays it: a bot's own seat as game_created has it, an away
     person's seat as the bot that took it (never a search bot: see check_bot)."""
     player: Player = logged.created.players[seat]
-    if player.bot is not None:
+    if player.bot is not None or logged.away is None:
         return player
-    bot = away_of(logged).bot_of(seat)
+    bot = logged.away.bot_of(seat)
     return player if bot is None else msgspec.structs.replace(player, bot=bot)
 
 
@@ -212,8 +217,10 @@ def after_event(logged: LoggedGame, event: Event) -> Away:
 
 def seat_fields(logged: LoggedGame) -> dict[str, list[Any]]:
     """Each seat's `away` and `resigned`, seat by seat, for the view."""
-    away = away_of(logged)
+    away = logged.away
     seats = range(len(logged.created.players))
+    if away is None:  # every view of most games: built without asking seat by seat
+        return {"away": [False] * len(seats), "resigned": [False] * len(seats)}
     return {
         "away": [away.bot_of(seat) is not None for seat in seats],
         "resigned": [seat in away.resigned for seat in seats],

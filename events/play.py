@@ -72,7 +72,8 @@ class LoggedGame:
     @property
     def abandoned(self) -> bool:
         """Ended without winners (game_abandoned), or a waiting game every person left."""
-        return away_of(self).abandoned or (self.lobby is not None and self.lobby.abandoned)
+        away = self.away  # asked several times a move: no call when nobody went away
+        return (away is not None and away.abandoned) or (self.lobby is not None and self.lobby.abandoned)
 
     @property
     def over(self) -> bool:
