@@ -6,7 +6,8 @@ clock; a waiting game's last moment before it is abandoned) is written in its su
 the very append that makes it, so it is always the store's word on the game's state. Beside
 that, the deadline index: a sorted set per listing shard (each of its own hash tag, so on a
 Redis Cluster they spread over the nodes), a member per game, scored no later than its
-deadline. Every worker looks at every shard a few times a second:
+deadline. Every worker looks at each shard that may hold a due entry, every tick (a few
+times a second; Timekeeper says which ones may):
 
 1. it claims the entries that are due, atomically (CLAIM): each one's score moves
    `CLAIM_MS` ahead, so no other worker takes it meanwhile, and a worker that dies holding
@@ -42,6 +43,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from typing import NamedTuple
 
 from events.calls import Script, StoreCalls, StoreUnavailable, counted
 from events.listing import SHARDS, shard_of
@@ -55,15 +57,20 @@ CLAIM_AT_ONCE = 64
 #: this late, besides the store's and the bots' time.
 TICK_S = 0.2
 
+#: How much sooner than the soonest a new deadline can come (see Timekeeper) a worker looks
+#: at a shard again (ms): a tick's wait for the next tick, and another for the time between
+#: the deadline's reckoning and its entry in the index.
+LOOK_SLACK_MS = round(2 * TICK_S * 1000)
 #: Claim a shard's due games: move each one's score to the claim's end (and a half ms, the
-#: mark of a claim), hand back the games.
+#: mark of a claim), hand back the games, and the shard's soonest score after the claims.
 CLAIM = Script.of(
     """
 -- KEYS: the shard's index. ARGV: now, the claim's end (ms), the most to claim.
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 local claimed = tonumber(ARGV[2]) + 0.5
 for _, game in ipairs(due) do redis.call('ZADD', KEYS[1], claimed, game) end
-return due
+local soonest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {due, soonest[2] or ''}
 """
 )
 #: Settle a claimed entry: at the game's next deadline ('' takes it out), only if it still
@@ -103,6 +110,14 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+class Claimed(NamedTuple):
+    """A shard's claim: the games it claimed, and the shard's soonest score (ms) after it
+    (None: the shard is empty)."""
+
+    games: list[str]
+    soonest_ms: float | None
+
+
 class Deadlines(StoreCalls):
     """The deadline index: each game with a pending deadline, scored no later than it."""
 
@@ -137,10 +152,11 @@ class Deadlines(StoreCalls):
         return sum(int(n) for n in counts)
 
     @counted
-    async def claim(self, shard: int, now: int, until: int, most: int = CLAIM_AT_ONCE) -> list[str]:
-        """The shard's games due at `now`, each claimed until `until` (scored half a ms more)."""
-        claimed = await self.script(CLAIM, [self.index_key(shard)], [now, until, most])
-        return [game.decode() for game in claimed]
+    async def claim(self, shard: int, now: int, until: int, most: int = CLAIM_AT_ONCE) -> Claimed:
+        """The shard's games due at `now`, each claimed until `until` (scored half a ms more),
+        and the soonest score the shard holds after the claims."""
+        due, soonest = await self.script(CLAIM, [self.index_key(shard)], [now, until, most])
+        return Claimed([game.decode() for game in due], float(soonest) if soonest else None)
 
     @counted
     async def settle(self, game_id: str, until: int, next_ms: int | None) -> bool:
@@ -151,15 +167,28 @@ class Deadlines(StoreCalls):
 
 
 class Timekeeper:
-    """A worker's share of firing deadlines: every tick, every shard's due games claimed and
-    each one expired (by `expire`, events.games.Games.expire) and settled. As many may run
-    as there are workers: the claims share the games out."""
+    """A worker's share of firing deadlines: every tick, the due games of every shard it
+    looks at claimed, and each one expired (by `expire`, events.games.Games.expire) and
+    settled. As many may run as there are workers: the claims share the games out.
 
-    def __init__(self, deadlines: Deadlines, expire: Expire, *, claim_ms: int = CLAIM_MS) -> None:
+    A tick of `run` looks only at the shards that may hold a due game: one whose soonest
+    entry (as its last look saw it, or a game this worker fired next comes due) is due, or
+    that has not been looked at for `soonest_ms` less LOOK_SLACK_MS. `soonest_ms` is how
+    soon after it is reckoned a deadline can come (the shortest clock, the waiting limit):
+    an entry any append writes after a look is due no sooner than that, so no entry waits
+    longer for a look than with every shard looked at every tick. (Only a settle by another
+    worker that then dies can leave a sooner entry unseen, for at most that long.) A clock
+    that steps back makes every shard due for a look. `tick`, given any time, looks at
+    every shard."""
+
+    def __init__(self, deadlines: Deadlines, expire: Expire, *, claim_ms: int = CLAIM_MS, soonest_ms: int = 0) -> None:
         self.deadlines = deadlines
         self.expire = expire
         self.claim_ms = claim_ms
+        self.lookahead_ms = max(0, soonest_ms - LOOK_SLACK_MS)
         self.fired = 0  # games expired by this worker (a deadline passed, or found early)
+        #: Each shard's last look (ms) and when it is due for the next.
+        self._looks: list[tuple[float, float]] = [(0.0, 0.0)] * SHARDS
 
     async def run(self, every: float = TICK_S) -> None:
         """Fire what is due, again and again, until cancelled; whatever goes wrong is logged
@@ -171,7 +200,7 @@ class Timekeeper:
             while True:
                 try:
                     if len(firing) < CLAIM_AT_ONCE * SHARDS:
-                        for game_id, until in await self.claim():
+                        for game_id, until in await self.claim(looking_ahead=True):
                             if game_id not in firing:  # (its claim ran out while it fires)
                                 firing[game_id] = task = asyncio.create_task(self._expire(game_id, until))
                                 task.add_done_callback(functools.partial(_done, firing, game_id))
@@ -188,27 +217,51 @@ class Timekeeper:
 
     async def tick(self, now: int | None = None) -> int:
         """Claim and expire every shard's due games (at `now`, ms), all fired before it
-        returns; how many were claimed."""
+        returns; how many were claimed. Every shard is looked at: `now` may be any time."""
         due = await self.claim(now)
         if due:
             await asyncio.gather(*(self._expire(game_id, until) for game_id, until in due))
         return len(due)
 
-    async def claim(self, now: int | None = None) -> list[tuple[str, int]]:
-        """Every shard's due games, claimed: each with its claim's end. A shard the store
-        cannot serve now (its node failing over) is left to the next tick, the others'
-        games are not; StoreUnavailable when no shard could be served."""
+    async def claim(self, now: int | None = None, *, looking_ahead: bool = False) -> list[tuple[str, int]]:
+        """Every shard's due games, claimed: each with its claim's end; `looking_ahead`, only
+        the shards that may hold one (the class's words; `now` must then be the clock's).
+        A shard the store cannot serve now (its node failing over) is left to the next
+        tick, the others' games are not; StoreUnavailable when no shard could be served."""
         now = now_ms() if now is None else now
         until = now + self.claim_ms
+        shards = [
+            shard
+            for shard, (looked, next_look) in enumerate(self._looks)
+            if not looking_ahead or now >= next_look or now < looked
+        ]
+        if not shards:
+            return []
         claims = await asyncio.gather(
-            *(self.deadlines.claim(shard, now, until) for shard in range(SHARDS)), return_exceptions=True
+            *(self.deadlines.claim(shard, now, until) for shard in shards), return_exceptions=True
         )
         failed = [claimed for claimed in claims if isinstance(claimed, BaseException)]
         if len(failed) == len(claims):
             raise failed[0]
         if failed:
-            log.warning("the clocks could claim %d of %d shards: %s", SHARDS - len(failed), SHARDS, failed[0])
-        return [(game_id, until) for claimed in claims if isinstance(claimed, list) for game_id in claimed]
+            log.warning("the clocks could claim %d of %d shards: %s", len(shards) - len(failed), len(shards), failed[0])
+        due: list[tuple[str, int]] = []
+        for shard, claimed in zip(shards, claims, strict=True):
+            if isinstance(claimed, BaseException):
+                continue  # looked at again next tick
+            soonest = float(now + self.lookahead_ms)
+            if claimed.soonest_ms is not None:
+                soonest = min(soonest, claimed.soonest_ms)
+            self._looks[shard] = (now, soonest)
+            due += [(game_id, until) for game_id in claimed.games]
+        return due
+
+    def _learned(self, game_id: str, next_ms: int) -> None:
+        """This worker fired a game whose next deadline is `next_ms` (settled by it, or
+        written by the firing's append): its shard is looked at by then."""
+        shard = shard_of(game_id)
+        looked, next_look = self._looks[shard]
+        self._looks[shard] = (looked, min(next_look, next_ms))
 
     async def _expire(self, game_id: str, until: int) -> None:
         try:
@@ -219,6 +272,8 @@ class Timekeeper:
             log.exception("expiring game %s failed; it is due again once its claim runs out", game_id)
             return
         self.fired += 1
+        if next_ms is not None:
+            self._learned(game_id, next_ms)
         with contextlib.suppress(StoreUnavailable):
             await self.deadlines.settle(game_id, until, next_ms)
 
@@ -227,4 +282,16 @@ def _done(firing: dict[str, asyncio.Task[None]], game_id: str, _: asyncio.Task[N
     firing.pop(game_id, None)
 
 
-__all__ = ["CLAIM", "CLAIM_MS", "ENTER", "SETTLE", "TICK_S", "Deadlines", "Expire", "Timekeeper", "now_ms"]
+__all__ = [
+    "CLAIM",
+    "CLAIM_MS",
+    "ENTER",
+    "LOOK_SLACK_MS",
+    "SETTLE",
+    "TICK_S",
+    "Claimed",
+    "Deadlines",
+    "Expire",
+    "Timekeeper",
+    "now_ms",
+]

@@ -31,6 +31,7 @@ from typing import Any
 import msgspec
 
 from core import RuleError
+from core.errors import CLOCK_BOUNDS
 from core.rulesets import DEFAULT_RULESET, get_ruleset
 from events.archiving import Archiver
 from events.away import DEFAULT_BOT, playing_bot
@@ -751,7 +752,10 @@ class Games:
         """What fires this store's due deadlines, one per worker (events/clocks.py)."""
         if self.deadlines is None:
             raise ValueError("only a store in Redis keeps deadlines")
-        return Timekeeper(self.deadlines, self.expire)
+        soonest = CLOCK_BOUNDS[0] * 1000  # the shortest clock's seconds per move
+        if self.waiting_ms > 0:
+            soonest = min(soonest, self.waiting_ms)
+        return Timekeeper(self.deadlines, self.expire, soonest_ms=soonest)
 
     async def resign(
         self,

@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from events.clocks import CLAIM_MS, Timekeeper
+from events.clocks import CLAIM_MS, LOOK_SLACK_MS, Claimed, Timekeeper
 from events.codec import Clock, Player, SeatTimedOut
 from events.games import Games
-from events.listing import shard_of
+from events.listing import SHARDS, shard_of
 from events.play import LoggedGame
 from events.store import EventStore, StoreUnavailable
 from tests.events.logs import players
@@ -99,7 +99,7 @@ async def test_a_claim_takes_only_the_due_entries_and_only_once(store):
 
     async def claim(now: int) -> set[str]:
         claims = await asyncio.gather(*(deadlines.claim(shard, now, now + CLAIM_MS) for shard in range(17)))
-        return {game for claimed in claims for game in claimed}
+        return {game for claimed in claims for game in claimed.games}
 
     assert await claim(2_000) == {"early", "due"}
     assert await claim(2_000) == set()  # claimed: out of reach until the claim ends
@@ -322,7 +322,7 @@ async def test_a_shard_the_store_cannot_serve_holds_up_none_of_the_other_shards_
     failing = shard_of(created[0].created.game_id)  # as if its node were failing over
     claim = store.deadlines.claim
 
-    async def claim_unless_failing(shard: int, now: int, until: int) -> list[str]:
+    async def claim_unless_failing(shard: int, now: int, until: int) -> Claimed:
         if shard == failing:
             raise StoreUnavailable("the event store cannot be reached: failing over")
         return await claim(shard, now, until)
@@ -333,3 +333,41 @@ async def test_a_shard_the_store_cannot_serve_holds_up_none_of_the_other_shards_
     for logged in created:
         game_id = logged.created.game_id
         assert await timed_out(store, game_id) == ([] if shard_of(game_id) == failing else [logged.game.turn])
+
+
+async def test_a_running_timekeeper_looks_only_at_the_shards_that_may_hold_a_due_game(store, monkeypatch):
+    looked: list[int] = []
+    claim = store.deadlines.claim
+
+    async def claim_seen(shard: int, now: int, until: int) -> Claimed:
+        looked.append(shard)
+        return await claim(shard, now, until)
+
+    async def expire(game_id: str, now: int) -> int | None:  # as Games.expire: its next deadline
+        return now + 350
+
+    monkeypatch.setattr(store.deadlines, "claim", claim_seen)
+    keeper = Timekeeper(store.deadlines, expire, soonest_ms=1_000)
+    ahead = 1_000 - LOOK_SLACK_MS  # no new deadline can come due sooner after a look
+    at = 10_000
+    await store.deadlines.set("g", at + 300)
+    shard = shard_of("g")
+
+    async def looks(now: int) -> list[int]:
+        looked.clear()
+        await keeper.claim(now, looking_ahead=True)
+        return sorted(looked)
+
+    everyone = list(range(SHARDS))
+    others = [s for s in everyone if s != shard]
+    assert await looks(at) == everyone  # never looked at
+    assert await looks(at + 100) == []  # nothing can be due yet
+    assert await looks(at + 300) == [shard]  # its soonest entry: claimed
+    assert await looks(at + ahead - 1) == []
+    assert await looks(at + ahead) == others  # as long as a new deadline takes, less the slack
+    assert await looks(at + 200) == everyone  # the clock stepped back
+    # A game the keeper fires tells it its next deadline, here sooner than the look ahead.
+    fired = at + 300 + CLAIM_MS + 1  # the claim ran out
+    assert await keeper.tick(fired) == 1  # (a tick looks at every shard)
+    assert await looks(fired + 349) == []
+    assert await looks(fired + 350) == [shard]
