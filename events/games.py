@@ -672,11 +672,23 @@ class Games:
         index first, so that no crash leaves the index later than the game (events/clocks.py)."""
         if not _has_deadlines(after):
             return {}
+        if before is not None and before.deadline_ms is None and (before.waiting or before.clock is not None):
+            await self._learn_deadline(before)
         deadline = self._deadline_of(before, after, events)
         after.deadline_ms = deadline
         if deadline is not None and _sooner(before, deadline) and self.deadlines is not None:
             await self.deadlines.enter(after.created.game_id, deadline)
         return {"deadline": "" if deadline is None else str(deadline)}
+
+    async def _learn_deadline(self, before: LoggedGame) -> None:
+        """`before`'s deadline from the summary row, when its load could not learn it (it
+        lost every race with the row: load, DEADLINE_READS), so that a step which keeps the
+        deadline (a join, a seat going away or coming back) keeps the real one rather than
+        none (a waiting game never abandoned) or a new turn's (the seat to move given more
+        time). A row past `before` names nothing of it: the append at its version is refused."""
+        named = await self.store.deadline(before.created.game_id)
+        if named is not None and named[0] == before.version:
+            before.deadline_ms = named[1]  # (a load that did not learn it did not cache it)
 
     def _deadline_of(self, before: LoggedGame | None, after: LoggedGame, events: list[Event]) -> int | None:
         """When the clock of `after` runs out (ms): a waiting game's when it has waited as

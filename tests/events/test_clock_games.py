@@ -251,3 +251,32 @@ async def test_a_load_that_could_not_learn_its_deadline_is_not_kept_for_the_next
     assert (await two.load("g")).deadline_ms is None  # unknown, not "none pending"
     monkeypatch.undo()
     assert (await two.load("g")).deadline_ms == moved.deadline_ms != made.deadline_ms
+
+
+@EVERY
+async def test_a_resign_on_a_load_that_could_not_learn_its_deadline_leaves_the_seat_to_move_its_time(
+    store: EventStore, ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = await clocked(Games(store), ruleset)
+    bystander = next(seat for seat in range(3) if seat != made.game.turn)
+    await wall_clock_past(made.deadline_ms - MINUTE * 1000)  # a new turn's deadline now differs
+    # The resign's load finds appends ahead of every read of the summary row.
+    monkeypatch.setattr("events.games.DEADLINE_READS", 0)
+    _, resigned = await Games(store).resign("g", bystander)
+    assert (resigned.game.turn, resigned.deadline_ms) == (made.game.turn, made.deadline_ms)
+    assert await store.deadline("g") == (resigned.version, made.deadline_ms)
+
+
+@EVERY
+async def test_a_join_on_a_load_that_could_not_learn_its_deadline_keeps_the_waiting_limit(
+    store: EventStore, ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = (Player(seat=0, name="ann"), Player(seat=1), Player(seat=2), Player(seat=3, name="robo", bot="random"))
+    _, waiting = await Games(store, waiting_ms=60_000).create(
+        "w", table, seed=1, token_hashes={}, created_ms=now_ms(), ruleset=ruleset, options=OPTIONS[ruleset]
+    )
+    assert waiting.deadline_ms is not None
+    monkeypatch.setattr("events.games.DEADLINE_READS", 0)
+    _, joined = await Games(store, waiting_ms=60_000).join("w", 1, "bea", token_hash="h")
+    assert joined.deadline_ms == waiting.deadline_ms
+    assert await store.deadline("w") == (joined.version, waiting.deadline_ms)
