@@ -70,6 +70,10 @@ YOUR_NAME = "you"
 #: Seconds a move's answer may take before the terminal says who is thinking: a greedy bot
 #: answers at once, a search may take seconds, and a still screen should never last longer.
 THINKING_AFTER = 0.15
+#: Seconds between two looks at the game while a bot plays the person's seat: the board goes
+#: on as the game does while the prompt waits for them to come back (a look is one read of
+#: the events since the view, and nothing more when nothing happened).
+AWAY_LOOK_S = 1.0
 #: The defaults of the options that describe a new game: a game joined with --game has its
 #: own, so there they are refused (see `check_server_options`).
 NEW_GAME_DEFAULTS = {"ruleset": DEFAULT_RULESET, "players": 4, "bots": BOTS, "seat": 0}
@@ -440,11 +444,12 @@ class Terminal:
 
     def away(self) -> list[Event] | None:
         """A bot plays the person's seat (their clock ran out): come back, resign or leave.
-        The events of the choice (None: the person left)."""
+        The events of the choice (None: the person left), or what the game did until it
+        ended while they were away."""
         while True:
-            text = self.ask(words()("cli.away.prompt"))
-            if isinstance(text, Late):
-                continue
+            text = self.watching(words()("cli.away.prompt"))
+            if isinstance(text, list):
+                return text
             if text is None or text.lower() in QUIT:
                 return None
             if text.lower() in BACK:
@@ -481,6 +486,36 @@ class Terminal:
         if self.echo and isinstance(text, str):
             self.say(Text(text))
         return text
+
+    def watching(self, prompt: str) -> str | list[Event] | None:
+        """A line the person typed after the prompt (None at the end of the input), while
+        the game goes on without them: every AWAY_LOOK_S what it did is told (into a
+        terminal, on the board drawn again), then the prompt asked again. What the person
+        had begun to type stays theirs: the keyboard keeps it. The events, if the game
+        ended meanwhile."""
+        reader = keyboard()
+        self.out.print(Text(prompt), end="")
+        self.out.file.flush()
+        while isinstance(text := reader.line(time.monotonic() + AWAY_LOOK_S), Late):
+            caught = self.seat.catch_up()
+            if not caught:
+                continue
+            if self.seat.view.status != "active":
+                self.say()  # the prompt's line ends: the end of the game is drawn next
+                return caught
+            if self.redraw:
+                self.tell(caught)
+                self.draw()
+            else:
+                self.say()
+                self.tell(caught)
+            self.out.print(Text(prompt), end="")
+            self.out.file.flush()
+        if text is None:
+            self.out.print()
+        elif self.echo:
+            self.say(Text(text))
+        return text.strip() if isinstance(text, str) else text
 
     def counting_down(self, until: float) -> str | Late | None:
         """The clock's line, then the prompt; the line is rewritten each second while the
@@ -536,7 +571,7 @@ class Terminal:
         self.say(said("cli.play.hand", cards=self.screen.cards(view.you.hand, empty="cli.none")))
         # On the person's own turn in a terminal, the clock's line counts down above the prompt.
         counted = self.redraw and not waiting and view.turn == self.seat.you and seconds_left(view) is not None
-        # While a bot plays the seat, the board is not redrawn until the person answers: no clock.
+        # While a bot plays the seat, the board is drawn again only when the game moves: no clock.
         if not counted and not mine.away and (clock := clock_line(view, players)) is not None:
             self.say(clock)
         if mine.resigned:

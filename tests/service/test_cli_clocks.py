@@ -187,6 +187,27 @@ def test_a_seat_whose_time_ran_out_is_said_taken_and_coming_back_plays_it_again(
     assert [event["data"] for event in returned][:1] == [{"seat": 1}]
 
 
+def test_while_you_are_away_the_game_goes_on_before_your_eyes_to_its_end(server):
+    # Nothing is typed: ana's time runs out, and bo and cy play the game to its end.
+    players = [{"name": "bo"}, {"name": "ana"}, {"name": "cy"}]
+    body = {"players": players, "rounds": 1, "seed": 4, "clock": {"seconds_per_move": 3}}
+    made = httpx.post(f"{server}/v1/games", json=body).json()
+    game_id, tokens = made["game_id"], [player["token"] for player in made["players"]]
+    with Present(server, game_id, [tokens[0], tokens[2]], after=0.2):
+        process = started("play", "--server", server, f"--game={game_id}", f"--token={tokens[1]}")
+        with reaped(process):
+            seen = read_until(process.stdout, b"r, resign or q: ")
+            seen = read_until(process.stdout, b"final totals: ", seen, patience=90)
+            status, written, err = finished(process, seen)
+    assert status == 0, err
+    after_prompt = written.split("r, resign or q: ", 1)[1]
+    assert re.search(r"^bo plays ", after_prompt, re.MULTILINE), after_prompt[:2000]
+    assert re.search(r"^cy plays ", after_prompt, re.MULTILINE), after_prompt[:2000]
+    assert re.search(r"^the greedy bot, for you, plays ", after_prompt, re.MULTILINE), after_prompt[:2000]
+    assert after_prompt.count("r, resign or q: ") >= 2  # asked again after each look that found moves
+    assert httpx.get(f"{server}/v1/games/{game_id}").json()["status"] == "finished"
+
+
 def events_of_seat(server: str, game_id: str, token: str) -> list[dict]:
     """The log as a seat of the game reads it (the game may still be going on)."""
     headers = {"Authorization": f"Bearer {token}"}
