@@ -216,13 +216,16 @@ def after_event(logged: LoggedGame, event: Event) -> Away:
 
 
 def seat_fields(logged: LoggedGame) -> dict[str, list[Any]]:
-    """Each seat's `away` and `resigned`, seat by seat, for the view."""
+    """Each seat's `away`, `away_bot` (UNSET but on an away seat) and `resigned`, seat by
+    seat, for the view."""
     away = logged.away
     seats = range(len(logged.created.players))
     if away is None:  # every view of most games: built without asking seat by seat
         return {"away": [False] * len(seats), "resigned": [False] * len(seats)}
+    bots = [away.bot_of(seat) for seat in seats]
     return {
-        "away": [away.bot_of(seat) is not None for seat in seats],
+        "away": [bot is not None for bot in bots],
+        "away_bot": [msgspec.UNSET if bot is None else bot for bot in bots],
         "resigned": [seat in away.resigned for seat in seats],
     }
 

@@ -257,6 +257,13 @@ AwayMark = Annotated[
     ),
 ]
 ResignedMark = Annotated[bool, msgspec.Meta(description="true once the seat's person resigned: it never comes back")]
+AwayBot = (
+    Annotated[
+        BotName,
+        msgspec.Meta(description="the bot that plays this seat while its person is away; absent on every other seat"),
+    ]
+    | UnsetType
+)
 HandSize = Annotated[Count, msgspec.Meta(description="how many cards the seat holds")]
 
 
@@ -275,6 +282,7 @@ class SeatView(Response):
     bot: SeatBot
     hand_size: HandSize
     away: AwayMark = False
+    away_bot: AwayBot = UNSET
     resigned: ResignedMark = False
     open: OpenSeat | UnsetType = UNSET
     playouts: PlayoutsOut | UnsetType = UNSET

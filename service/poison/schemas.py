@@ -11,6 +11,7 @@ from msgspec import UNSET, UnsetType
 
 from core.rulesets import POISON
 from service.schemas import (
+    AwayBot,
     AwayMark,
     CauldronIndex,
     ClockOption,
@@ -92,6 +93,7 @@ class PlayerView(Response):
         Count, msgspec.Meta(description="how many cards the seat has taken this round (face down: never which)")
     ]
     away: AwayMark = False
+    away_bot: AwayBot = UNSET
     resigned: ResignedMark = False
     open: OpenSeat | UnsetType = UNSET
     playouts: PlayoutsOut | UnsetType = UNSET

@@ -165,7 +165,9 @@ def test_a_resignation_the_service_refuses_is_said_in_the_readers_language(
         assert "Esse lugar desistiu" in said
         assert refused.seen == 1
         # The table shows the game as it is: the seat resigned, and no button for it.
-        page.locator(f'{TABLE} .seat[data-seat="0"] .badge-away[data-away="resigned"]').wait_for()
+        badge = page.locator(f'{TABLE} .seat[data-seat="0"] .badge-away[data-away="resigned"]')
+        badge.wait_for()
+        assert badge.inner_text() == "desistiu — joga greedy"  # the bot by name, in the reader's language
         page.locator(".your-seat.resigned").wait_for()
         assert page.locator("button.resign").count() == 0
         proxy.release()

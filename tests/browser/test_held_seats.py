@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.browser.conftest import SCREENSHOTS, Watched
@@ -139,3 +140,22 @@ def test_a_seat_joined_from_the_waiting_games_is_held_and_its_link_still_works_a
     other = open_page(link).page
     other.wait_for_selector(f'{TABLE}[data-game="{game_id}"][data-mode="seat"][data-busy="false"]')
     assert other.locator(f'{TABLE} .seat.you[data-seat="1"]').count() == 1
+
+
+def test_a_held_seat_that_a_bot_plays_is_listed_with_the_name_of_that_bot(
+    open_page: Callable[..., Watched], served: str
+) -> None:
+    players = [{"name": "Ana"}, {"name": "Bob"}, {"name": "Cy", "bot": "random"}]
+    made = create(served, players, clock={"seconds_per_move": 600})
+    game_id, ana = made["game_id"], token_of(made, "Ana")
+    watched = open_page(f"#/games/{game_id}?token={ana}")
+    page = watched.page
+    page.wait_for_selector(f'{TABLE}[data-game="{game_id}"][data-mode="seat"][data-busy="false"]')
+    resigned = httpx.post(f"{served}/v1/games/{game_id}/seats/0/resign", headers={"Authorization": f"Bearer {ana}"})
+    assert resigned.status_code == 200, resigned.text
+
+    reload_lobby(page)
+    assert listed(page) == [(game_id, "active")]  # Bob plays on
+    badge = page.locator(f'.held-seat[data-game="{game_id}"] .badge-away')
+    assert badge.inner_text() == "resigned — greedy plays"  # as the view names it: no event was read here
+    token_never_leaves(watched, ana)

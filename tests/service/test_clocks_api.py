@@ -142,6 +142,7 @@ async def test_a_game_created_with_a_clock_shows_the_deadline_of_the_seat_to_mov
     assert seen["clock"]["deadline"].endswith("Z")
     assert [p["away"] for p in seen["players"]] == [False, False, False]
     assert [p["resigned"] for p in seen["players"]] == [False, False, False]
+    assert not [p for p in seen["players"] if "away_bot" in p]  # named only on an away seat
     # A move gives the next person its own seconds, from that move on.
     mover = seen["turn"]
     moved_at = now_ms()
@@ -234,6 +235,7 @@ async def test_a_seat_that_lets_its_clock_run_out_is_timed_out_once_by_the_apps_
     assert sum(e["type"] == "game_abandoned" for e in log) == 1
     seen = await view(client, game_id, tokens[first])
     assert [p["away"] for p in seen["players"]] == [True, True, False]
+    assert [p.get("away_bot") for p in seen["players"]] == ["greedy", "greedy", None]
     assert [p["resigned"] for p in seen["players"]] == [False, False, False]
     assert seen["winners"] == []
     assert len(seen["you"]["hand"]) == seen["players"][first]["hand_size"] > 0  # its token still sees its hand
@@ -306,6 +308,7 @@ async def test_a_seat_resigns_its_bot_moving_at_once_and_only_once(
     assert answer["you"]["seat"] == mover
     assert answer["you"]["legal_moves"] == []
     assert answer["players"][mover]["away"] is True
+    assert answer["players"][mover]["away_bot"] == "greedy"
     assert answer["players"][mover]["resigned"] is True
     assert answer["turn"] != mover
     log = await events_of(client, game_id)
@@ -334,6 +337,7 @@ async def test_a_seat_whose_clock_ran_out_comes_back_and_plays_again(
     await expire(client, game_id, ms(seen["clock"]["deadline"]) + 1)
     away = await view(client, game_id, tokens[mover])
     assert away["players"][mover]["away"] is True
+    assert away["players"][mover]["away_bot"] == "greedy"
     assert away["players"][mover]["resigned"] is False
     body = {"card": away["you"]["hand"][0], **({"cauldron": 0} if "rounds" in options else {})}
     refused = problem(
@@ -343,6 +347,7 @@ async def test_a_seat_whose_clock_ran_out_comes_back_and_plays_again(
     back = await step(client, game_id, mover, tokens[mover], "return")
     assert back.status_code == 200, back.text
     assert back.json()["players"][mover]["away"] is False
+    assert "away_bot" not in back.json()["players"][mover]
     log = await events_of(client, game_id)
     assert log[-1] == {"version": log[-1]["version"], "type": "seat_returned", "data": {"seat": mover}}
     problem(await step(client, game_id, mover, tokens[mover], "return"), 409, "seat_not_away")
@@ -477,6 +482,35 @@ async def open_clock(settings_of: SettingsOf) -> AsyncIterator[AsyncTestClient]:
     """An app that gives a game with an open seat and no clock of its own 30 s per move."""
     async with AsyncTestClient(create_app(settings_of(open_seat_clock=30))) as client:
         yield client
+
+
+@pytest.fixture
+async def random_away(settings_of: SettingsOf) -> AsyncIterator[AsyncTestClient]:
+    """An app whose away seats the random bot plays."""
+    async with AsyncTestClient(create_app(settings_of(away_bot="random"))) as client:
+        yield client
+
+
+@EVERY
+async def test_the_server_chooses_the_bot_that_takes_an_away_seat_and_the_view_names_it(
+    random_away: AsyncTestClient, options: dict[str, Any]
+) -> None:
+    game_id, tokens = await clocked(random_away, options)
+    seen = await view(random_away, game_id)
+    gone = seen["turn"]
+    await expire(random_away, game_id, ms(seen["clock"]["deadline"]) + 1)
+    resigned = await step(random_away, game_id, 1 - gone, tokens[1 - gone], "resign")
+    assert resigned.status_code == 200, resigned.text
+    log = await events_of(random_away, game_id)
+    taken = [(e["type"], e["data"]) for e in log if e["type"] in ("seat_timed_out", "seat_resigned")]
+    assert taken == [
+        ("seat_timed_out", {"seat": gone, "bot": "random"}),
+        ("seat_resigned", {"seat": 1 - gone, "bot": "random"}),
+    ]
+    seen = await view(random_away, game_id)
+    assert seen["status"] == "abandoned"
+    assert [p.get("away_bot") for p in seen["players"][:2]] == ["random", "random"]
+    assert "away_bot" not in seen["players"][2]  # a bot's own seat is never away
 
 
 @EVERY

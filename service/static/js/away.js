@@ -25,14 +25,15 @@ export function noteAway(bots, event) {
 /** The bots playing away seats after all of `events`. */
 export const awayBots = (events) => events.reduce(noteAway, new Map());
 
-/** The bot playing an away seat, by name when its event was read, else in words. */
-const botOf = (bots, seat) => bots?.get(seat) ?? t("away.a_bot");
+/** The bot playing an away seat, as the view names it (`away_bot`), else as its event said,
+ * else in words. */
+const botOf = (player, bots) => player.away_bot ?? bots?.get(player.seat) ?? t("away.a_bot");
 
 /** A seat's badge while its person is away: "away — greedy plays", "resigned — greedy plays". */
 export function awayBadge(player, bots) {
   if (!player.away && !player.resigned) return null;
   const key = player.resigned ? "away.badge.resigned" : "away.badge.away";
-  return h("span", { class: ["badge", "badge-away", player.resigned && "badge-resigned"], "data-away": player.resigned ? "resigned" : "away" }, t(key, { bot: botOf(bots, player.seat) }));
+  return h("span", { class: ["badge", "badge-away", player.resigned && "badge-resigned"], "data-away": player.resigned ? "resigned" : "away" }, t(key, { bot: botOf(player, bots) }));
 }
 
 /** What an away seat's event says in the feed, or null for any other event. */
@@ -57,7 +58,7 @@ export const abandonedLine = () => h("span", { class: "game-over game-abandoned"
 
 /** What the seat held here says of itself while away: "Your time ran out: greedy plays your seat." */
 export function yourAway(player, bots) {
-  if (player.resigned) return t("away.you.resigned", { bot: botOf(bots, player.seat) });
-  if (player.away) return t("away.you.away", { bot: botOf(bots, player.seat) });
+  if (player.resigned) return t("away.you.resigned", { bot: botOf(player, bots) });
+  if (player.away) return t("away.you.away", { bot: botOf(player, bots) });
   return null;
 }
