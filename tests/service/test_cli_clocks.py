@@ -162,12 +162,18 @@ def test_alone_at_the_table_your_time_running_out_hands_your_seat_to_the_bot_and
     assert "in play" not in replayed.stdout
 
 
+def ana_between_bo_and_cy(server: str, seconds: int) -> tuple[str, list[str]]:
+    """A one-round game of bo, ana (seat 1, who moves first: the terminal's person) and cy,
+    with a clock of `seconds` a move: its id and the three tokens."""
+    players = [{"name": "bo"}, {"name": "ana"}, {"name": "cy"}]
+    body = {"players": players, "rounds": 1, "seed": 4, "clock": {"seconds_per_move": seconds}}
+    made = httpx.post(f"{server}/v1/games", json=body).json()
+    return made["game_id"], [player["token"] for player in made["players"]]
+
+
 def test_a_seat_whose_time_ran_out_is_said_taken_and_coming_back_plays_it_again(server):
     # ana, at the terminal, moves first; bo and cy are always there, so the game goes on.
-    players = [{"name": "bo"}, {"name": "ana"}, {"name": "cy"}]
-    body = {"players": players, "rounds": 1, "seed": 4, "clock": {"seconds_per_move": 4}}
-    made = httpx.post(f"{server}/v1/games", json=body).json()
-    game_id, tokens = made["game_id"], [player["token"] for player in made["players"]]
+    game_id, tokens = ana_between_bo_and_cy(server, 4)
     with Present(server, game_id, [tokens[0], tokens[2]], after=1):
         process = started("play", "--server", server, f"--game={game_id}", f"--token={tokens[1]}")
         with reaped(process):
@@ -189,10 +195,7 @@ def test_a_seat_whose_time_ran_out_is_said_taken_and_coming_back_plays_it_again(
 
 def test_while_you_are_away_the_game_goes_on_before_your_eyes_to_its_end(server):
     # Nothing is typed: ana's time runs out, and bo and cy play the game to its end.
-    players = [{"name": "bo"}, {"name": "ana"}, {"name": "cy"}]
-    body = {"players": players, "rounds": 1, "seed": 4, "clock": {"seconds_per_move": 3}}
-    made = httpx.post(f"{server}/v1/games", json=body).json()
-    game_id, tokens = made["game_id"], [player["token"] for player in made["players"]]
+    game_id, tokens = ana_between_bo_and_cy(server, 3)
     with Present(server, game_id, [tokens[0], tokens[2]], after=0.2):
         process = started("play", "--server", server, f"--game={game_id}", f"--token={tokens[1]}")
         with reaped(process):
