@@ -189,6 +189,9 @@ def abandoned(logged: LoggedGame) -> Away:
     if not logged.waiting and persons_left(logged):
         left = ", ".join(map(str, persons_left(logged)))
         raise MoveConflict("game_active", f"seats {left} are still played by their persons")
+    if not logged.waiting and all(player.bot is not None for player in logged.created.players):
+        # No person ever sat there, so none went away: its bots play it to its end.
+        raise MoveConflict("game_active", "a table of bots only is played to its end, never abandoned")
     return replace(away, abandoned=True)
 
 

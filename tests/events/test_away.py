@@ -349,6 +349,20 @@ def test_a_game_is_not_abandoned_while_a_person_is_left(ruleset: str) -> None:
 
 
 @EVERY
+def test_a_table_of_bots_only_is_never_abandoned(ruleset: str) -> None:
+    # Nobody sits at it to go away: its bots play it to its end at once, so no log of ours
+    # has its game_abandoned, after the creation or after any of its moves.
+    bots = tuple(Player(seat=seat, name=f"robo{seat}", bot="random") for seat in range(3))
+    game = clocked(ruleset, players=bots)
+    assert game.logged.finished
+    for cut in (1, 2):  # after game_created, and after the first deal (a bot to move)
+        at, reason = replay_refusal([*game.numbered()[:cut], (cut + 1, GameAbandoned())])
+        assert at == cut + 1
+        assert reason.startswith("game_abandoned:")
+        assert "(game_active)" in reason
+
+
+@EVERY
 def test_a_log_that_stops_where_game_abandoned_is_owed_is_incomplete(ruleset: str) -> None:
     game = clocked(ruleset)
     for seat in (0, 1):
