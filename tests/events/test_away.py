@@ -390,6 +390,27 @@ def test_an_away_event_before_the_owed_game_started_is_refused(ruleset: str) -> 
     assert isinstance(game.step(join, 1, "bea").log[2], GameStarted)
 
 
+def test_no_seat_goes_away_or_comes_back_between_a_round_scored_and_the_next_deal() -> None:
+    # Live, the next deal is in the very step of the move that ends a round: no request
+    # finds a game between rounds, so no log of ours has an away event there.
+    options = {"rounds": 2, "cauldrons": "dynamic"}
+    events, logged = create_game("poison", "g", TABLE, seed=5, options=options, clock=MINUTE)
+    game = Game(list(events), logged).step(time_out, logged.game.turn, "greedy")
+    while sum(isinstance(event, logged.rules.deal_type) for event in game.log) < 2:
+        game = game.move()
+    second_deal = max(i for i, event in enumerate(game.log) if isinstance(event, logged.rules.deal_type))
+    away_seat = next(seat for seat, _ in game.logged.away.bots)
+    person = next(p.seat for p in TABLE if p.bot is None and p.seat != away_seat)
+    for kind, event in (
+        ("seat_resigned", SeatResigned(seat=person, bot="greedy")),
+        ("seat_returned", SeatReturned(seat=away_seat)),
+    ):
+        at, reason = replay_refusal([*game.numbered()[:second_deal], (second_deal + 1, event)])
+        assert at == second_deal + 1
+        assert reason.startswith(f"{kind}:")
+        assert "between rounds" in reason
+
+
 @EVERY
 def test_a_waiting_game_abandoned_takes_no_join_nor_leave(ruleset: str) -> None:
     # The service abandons a game that waited too long: no seat of it is taken or left after.
