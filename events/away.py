@@ -125,8 +125,8 @@ def _active(logged: LoggedGame, what: str) -> Away:
     if logged.finished:
         raise MoveConflict("game_finished", f"the game is finished: no seat may be {what}")
     to_move = logged.game.turn
-    if to_move is None:  # a log out of step: the next deal comes in the step of the last move
-        raise MoveConflict("not_your_turn", f"the next round is dealt first: no seat may be {what} between rounds")
+    if to_move is None:  # a log out of step: a deal comes in the step of the creation or of the last move
+        raise MoveConflict("not_your_turn", f"nobody is to move until the next deal: no seat may be {what} before it")
     if playing_bot(logged, to_move) is not None:  # a log out of step
         raise MoveConflict("not_your_turn", f"seat {to_move}'s bot moves here: no seat may be {what} first")
     return away

@@ -390,6 +390,16 @@ def test_an_away_event_before_the_owed_game_started_is_refused(ruleset: str) -> 
     assert isinstance(game.step(join, 1, "bea").log[2], GameStarted)
 
 
+@EVERY
+def test_no_seat_resigns_between_game_created_and_the_first_deal(ruleset: str) -> None:
+    # Live, the first deal is in the very step of the creation: no request finds it undealt.
+    game = clocked(ruleset)
+    at, reason = replay_refusal([*game.numbered()[:1], (2, SeatResigned(seat=0, bot="greedy"))])
+    assert at == 2
+    assert reason.startswith("seat_resigned:")
+    assert "until the next deal" in reason
+
+
 def test_no_seat_goes_away_or_comes_back_between_a_round_scored_and_the_next_deal() -> None:
     # Live, the next deal is in the very step of the move that ends a round: no request
     # finds a game between rounds, so no log of ours has an away event there.
@@ -408,7 +418,7 @@ def test_no_seat_goes_away_or_comes_back_between_a_round_scored_and_the_next_dea
         at, reason = replay_refusal([*game.numbered()[:second_deal], (second_deal + 1, event)])
         assert at == second_deal + 1
         assert reason.startswith(f"{kind}:")
-        assert "between rounds" in reason
+        assert "until the next deal" in reason
 
 
 @EVERY
