@@ -125,7 +125,9 @@ def _active(logged: LoggedGame, what: str) -> Away:
     if logged.finished:
         raise MoveConflict("game_finished", f"the game is finished: no seat may be {what}")
     to_move = logged.game.turn
-    if to_move is not None and playing_bot(logged, to_move) is not None:  # a log out of step
+    if to_move is None:  # a log out of step: a deal comes in the step of the creation or of the last move
+        raise MoveConflict("not_your_turn", f"nobody is to move until the next deal: no seat may be {what} before it")
+    if playing_bot(logged, to_move) is not None:  # a log out of step
         raise MoveConflict("not_your_turn", f"seat {to_move}'s bot moves here: no seat may be {what} first")
     return away
 
@@ -189,6 +191,9 @@ def abandoned(logged: LoggedGame) -> Away:
     if not logged.waiting and persons_left(logged):
         left = ", ".join(map(str, persons_left(logged)))
         raise MoveConflict("game_active", f"seats {left} are still played by their persons")
+    if not logged.waiting and all(player.bot is not None for player in logged.created.players):
+        # No person ever sat there, so none went away: its bots play it to its end.
+        raise MoveConflict("game_active", "a table of bots only is played to its end, never abandoned")
     return replace(away, abandoned=True)
 
 

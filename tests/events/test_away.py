@@ -349,6 +349,20 @@ def test_a_game_is_not_abandoned_while_a_person_is_left(ruleset: str) -> None:
 
 
 @EVERY
+def test_a_table_of_bots_only_is_never_abandoned(ruleset: str) -> None:
+    # Nobody sits at it to go away: its bots play it to its end at once, so no log of ours
+    # has its game_abandoned, after the creation or after any of its moves.
+    bots = tuple(Player(seat=seat, name=f"robo{seat}", bot="random") for seat in range(3))
+    game = clocked(ruleset, players=bots)
+    assert game.logged.finished
+    for cut in (1, 2):  # after game_created, and after the first deal (a bot to move)
+        at, reason = replay_refusal([*game.numbered()[:cut], (cut + 1, GameAbandoned())])
+        assert at == cut + 1
+        assert reason.startswith("game_abandoned:")
+        assert "(game_active)" in reason
+
+
+@EVERY
 def test_a_log_that_stops_where_game_abandoned_is_owed_is_incomplete(ruleset: str) -> None:
     game = clocked(ruleset)
     for seat in (0, 1):
@@ -374,6 +388,37 @@ def test_an_away_event_before_the_owed_game_started_is_refused(ruleset: str) -> 
     assert at == 3
     assert "the lobby derives game_started here, not seat_resigned" in reason
     assert isinstance(game.step(join, 1, "bea").log[2], GameStarted)
+
+
+@EVERY
+def test_no_seat_resigns_between_game_created_and_the_first_deal(ruleset: str) -> None:
+    # Live, the first deal is in the very step of the creation: no request finds it undealt.
+    game = clocked(ruleset)
+    at, reason = replay_refusal([*game.numbered()[:1], (2, SeatResigned(seat=0, bot="greedy"))])
+    assert at == 2
+    assert reason.startswith("seat_resigned:")
+    assert "until the next deal" in reason
+
+
+def test_no_seat_goes_away_or_comes_back_between_a_round_scored_and_the_next_deal() -> None:
+    # Live, the next deal is in the very step of the move that ends a round: no request
+    # finds a game between rounds, so no log of ours has an away event there.
+    options = {"rounds": 2, "cauldrons": "dynamic"}
+    events, logged = create_game("poison", "g", TABLE, seed=5, options=options, clock=MINUTE)
+    game = Game(list(events), logged).step(time_out, logged.game.turn, "greedy")
+    while sum(isinstance(event, logged.rules.deal_type) for event in game.log) < 2:
+        game = game.move()
+    second_deal = max(i for i, event in enumerate(game.log) if isinstance(event, logged.rules.deal_type))
+    away_seat = next(seat for seat, _ in game.logged.away.bots)
+    person = next(p.seat for p in TABLE if p.bot is None and p.seat != away_seat)
+    for kind, event in (
+        ("seat_resigned", SeatResigned(seat=person, bot="greedy")),
+        ("seat_returned", SeatReturned(seat=away_seat)),
+    ):
+        at, reason = replay_refusal([*game.numbered()[:second_deal], (second_deal + 1, event)])
+        assert at == second_deal + 1
+        assert reason.startswith(f"{kind}:")
+        assert "until the next deal" in reason
 
 
 @EVERY
