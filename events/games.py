@@ -758,7 +758,10 @@ class Games:
             except (RuleError, GameArchived):
                 return None
             return after.deadline_ms
-        return (await self.load(game_id)).deadline_ms
+        # Every judgement lost its race: the summary row's deadline keeps the game's entry
+        # for the next claim (a load, which may not learn it, could drop a pending one).
+        named = await self.store.deadline(game_id)
+        return None if named is None else named[1]
 
     def timekeeper(self) -> Timekeeper:
         """What fires this store's due deadlines, one per worker (events/clocks.py)."""

@@ -254,6 +254,17 @@ async def test_a_load_that_could_not_learn_its_deadline_is_not_kept_for_the_next
 
 
 @EVERY
+async def test_a_firing_that_lost_every_race_keeps_the_deadline_the_summary_row_names(
+    store: EventStore, ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = await clocked(Games(store), ruleset)
+    # As when every judgement loses to a move, and no load learns the deadline.
+    monkeypatch.setattr("events.games.LOBBY_RETRIES", 0)
+    monkeypatch.setattr("events.games.DEADLINE_READS", 0)
+    assert await Games(store).expire("g", made.deadline_ms + 1) == made.deadline_ms
+
+
+@EVERY
 async def test_a_resign_on_a_load_that_could_not_learn_its_deadline_leaves_the_seat_to_move_its_time(
     store: EventStore, ruleset: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
