@@ -742,10 +742,8 @@ class Games:
             if logged.over:
                 return None
             if deadline is None:
-                # The summary row's own word: a load that lost the race with appends to it
-                # (DEADLINE_READS) knows none.
-                named = await self.store.deadline(game_id)
-                return None if named is None else named[1]
+                # A load that lost the race with appends to the row (DEADLINE_READS) knows none.
+                return await self._row_deadline(game_id)
             if deadline > (now_ms() if now is None else now):
                 return deadline
             step = abandon if logged.waiting else functools.partial(time_out, seat=logged.game.turn, bot=self.away_bot)
@@ -758,8 +756,13 @@ class Games:
             except (RuleError, GameArchived):
                 return None
             return after.deadline_ms
-        # Every judgement lost its race: the summary row's deadline keeps the game's entry
-        # for the next claim (a load, which may not learn it, could drop a pending one).
+        # Every judgement lost its race: the row keeps the game's entry for the next claim
+        # (a load, which may not learn the deadline, could drop a pending one).
+        return await self._row_deadline(game_id)
+
+    async def _row_deadline(self, game_id: str) -> int | None:
+        """The deadline the game's summary row names (ms), the store's own word: None when
+        none is pending, or the row names none."""
         named = await self.store.deadline(game_id)
         return None if named is None else named[1]
 

@@ -282,9 +282,19 @@ def keyboard() -> Keyboard:
 def read_line(out: Console, prompt: str, until: float | None = None) -> str | Late | None:
     """The prompt, then the line typed after it (stripped), None at the end of the input, or
     LATE when `until` came first."""
+    prompted(out, prompt)
+    return typed(out, keyboard().line(until))
+
+
+def prompted(out: Console, prompt: str) -> None:
+    """A prompt, shown at once, its line left open for what is typed."""
     out.print(Text(prompt), end="")
     out.file.flush()
-    text = keyboard().line(until)
+
+
+def typed(out: Console, text: str | Late | None) -> str | Late | None:
+    """What the keyboard gave after a prompt, stripped; at the end of the input the prompt's
+    line is ended, as a typed line would have ended it."""
     if text is None:
         out.print()
     return text.strip() if isinstance(text, str) else text
@@ -483,6 +493,10 @@ class Terminal:
         until = None if seconds is None else time.monotonic() + seconds
         counted = until is not None and self.redraw
         text = self.counting_down(until) if until is not None and counted else read_line(self.out, prompt, until)
+        return self.echoed(text)
+
+    def echoed(self, text: T) -> T:
+        """`text`, said once more where the input is not a terminal's (it echoes nothing)."""
         if self.echo and isinstance(text, str):
             self.say(Text(text))
         return text
@@ -494,8 +508,7 @@ class Terminal:
         had begun to type stays theirs: the keyboard keeps it. The events, if the game
         ended meanwhile."""
         reader = keyboard()
-        self.out.print(Text(prompt), end="")
-        self.out.file.flush()
+        prompted(self.out, prompt)
         while isinstance(text := reader.line(time.monotonic() + AWAY_LOOK_S), Late):
             caught = self.seat.catch_up()
             if not caught:
@@ -503,19 +516,15 @@ class Terminal:
             if self.seat.view.status != "active":
                 self.say()  # the prompt's line ends: the end of the game is drawn next
                 return caught
+            if not self.redraw:
+                self.say()  # the prompt's line ends: the moves follow it
+            self.tell(caught)
             if self.redraw:
-                self.tell(caught)
                 self.draw()
-            else:
-                self.say()
-                self.tell(caught)
-            self.out.print(Text(prompt), end="")
-            self.out.file.flush()
-        if text is None:
-            self.out.print()
-        elif self.echo:
-            self.say(Text(text))
-        return text.strip() if isinstance(text, str) else text
+            prompted(self.out, prompt)
+        answer = typed(self.out, text)
+        assert not isinstance(answer, Late)  # the loop ends on a line typed or the input's end
+        return self.echoed(answer)
 
     def counting_down(self, until: float) -> str | Late | None:
         """The clock's line, then the prompt; the line is rewritten each second while the
@@ -524,8 +533,7 @@ class Terminal:
         reader = keyboard()
         shown = self.clock_text()
         self.out.file.write(f"{shown}\n")
-        self.out.print(Text(words()("cli.play.prompt")), end="")
-        self.out.file.flush()
+        prompted(self.out, words()("cli.play.prompt"))
         while not reader.ready(min(1.0, max(0.0, until - time.monotonic()))):
             if until <= time.monotonic():
                 return LATE
@@ -534,10 +542,7 @@ class Terminal:
                 self.out.file.write(f"\x1b7\x1b[1A\r\x1b[2K{again}\x1b8")
                 self.out.file.flush()
                 shown = again
-        text = reader.line()
-        if text is None:
-            self.out.print()
-        return text.strip() if isinstance(text, str) else text
+        return typed(self.out, reader.line())
 
     def clock_text(self) -> str:
         """The clock's line as plain text, cut to one line of the terminal (so that the line
